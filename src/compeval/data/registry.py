@@ -1,0 +1,156 @@
+"""The data registry: where each data set comes from, pinned and hashed, and how to find it.
+
+Lookup order for a data set ``NAME``: an explicit ``data_dir`` (CLI ``--data-dir``), then
+``$COMPEVAL_DATA_DIR``; both hold ``NAME/…`` folders laid out like the project's shared data. Without
+either, files are downloaded from their original public location at the pinned revision into
+``<cache>/data/NAME/`` and their SHA-256 checked. No data file ships with compeval.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import DataError, MissingDataError
+from ..results.schema import DataProvenance
+
+
+@dataclass(frozen=True)
+class DataFile:
+    path: str  # relative to the data set folder
+    url: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class DataSource:
+    name: str
+    description: str
+    homepage: str
+    revision: str
+    license: str
+    files: tuple[DataFile, ...]
+
+    def file(self, rel: str) -> DataFile:
+        for f in self.files:
+            if f.path == rel:
+                return f
+        raise KeyError(f"data set {self.name!r} has no registered file {rel!r}")
+
+
+SOURCES: dict[str, DataSource] = {}
+
+
+def register_source(source: DataSource) -> DataSource:
+    SOURCES[source.name] = source
+    return source
+
+
+def get_source(name: str) -> DataSource:
+    from . import sources  # noqa: F401  (fills SOURCES)
+
+    try:
+        return SOURCES[name]
+    except KeyError:
+        raise DataError(f"unknown data set {name!r}; known: {', '.join(sorted(SOURCES))}") from None
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def default_data_cache() -> Path:
+    from ..cache.store import default_cache_dir
+
+    return default_cache_dir() / "data"
+
+
+@dataclass
+class DataContext:
+    """Resolves data files for tasks and records which files (and hashes) a task read."""
+
+    data_dir: Path | None = None
+    download: bool = True
+    cache_dir: Path | None = None
+    used: dict[str, DataProvenance] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.data_dir is None and os.environ.get("COMPEVAL_DATA_DIR"):
+            self.data_dir = Path(os.environ["COMPEVAL_DATA_DIR"])
+        if self.data_dir is not None:
+            self.data_dir = Path(self.data_dir).expanduser()
+            if not self.data_dir.is_dir():
+                raise MissingDataError(
+                    f"data directory {self.data_dir} does not exist (from --data-dir or COMPEVAL_DATA_DIR); "
+                    "point it at a folder holding one sub-folder per data set, e.g. sts3k/, stsb/, sick/"
+                )
+        if self.cache_dir is None:
+            self.cache_dir = default_data_cache()
+
+    def root(self, name: str) -> Path:
+        return (self.data_dir if self.data_dir is not None else self.cache_dir) / name
+
+    def available(self, name: str, files: list[str] | None = None) -> bool:
+        """True when every needed file is already on disk (no download attempted)."""
+        src = get_source(name)
+        rels = files or [f.path for f in src.files]
+        return all((self.root(name) / r).is_file() for r in rels)
+
+    def path(self, name: str, rel: str) -> Path:
+        """The local path of one registered file, downloading it if allowed; records provenance."""
+        src = get_source(name)
+        spec = src.file(rel)
+        local = self.root(name) / rel
+        if not local.is_file():
+            if self.data_dir is not None:
+                raise MissingDataError(
+                    f"data set {name!r}: file {local} is missing. Copy it there (from {src.homepage} at "
+                    f"revision {src.revision}), point --data-dir / COMPEVAL_DATA_DIR at a folder that has "
+                    f"{name}/{rel}, or unset them to download into {self.cache_dir}"
+                )
+            if not self.download:
+                raise MissingDataError(
+                    f"data set {name!r}: {local} is not in the cache and downloads are off; "
+                    f"run with downloads on, or give --data-dir"
+                )
+            self._download(spec, local, src)
+        digest = sha256_file(local)
+        prov = self.used.setdefault(
+            name, DataProvenance(source=name, revision=src.revision, location=str(self.root(name)))
+        )
+        prov.files[rel] = digest
+        prov.verified = all(
+            prov.files[r] == src.file(r).sha256 for r in prov.files
+        )
+        return local
+
+    def _download(self, spec: DataFile, local: Path, src: DataSource) -> None:
+        local.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with urllib.request.urlopen(spec.url, timeout=60) as resp:
+                payload = resp.read()
+        except Exception as exc:  # network errors vary by platform
+            raise MissingDataError(
+                f"data set {src.name!r}: could not download {spec.url} ({exc}). Without network access, "
+                f"copy the data set to a folder and pass --data-dir (or set COMPEVAL_DATA_DIR)"
+            ) from exc
+        digest = hashlib.sha256(payload).hexdigest()
+        if digest != spec.sha256:
+            raise DataError(
+                f"data set {src.name!r}: {spec.url} has SHA-256 {digest}, expected {spec.sha256}; "
+                "the file changed upstream or the download was corrupted. Nothing was saved."
+            )
+        fd, tmp = tempfile.mkstemp(dir=local.parent, prefix=local.name + ".")
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        os.replace(tmp, local)
+
+    def provenance(self, names: tuple[str, ...] | list[str]) -> list[DataProvenance]:
+        return [self.used[n] for n in names if n in self.used]

@@ -1,0 +1,75 @@
+"""STS data sets at their original public locations (pinned commits, SHA-256 of each file)."""
+from ..registry import DataFile, DataSource, register_source
+
+_BMM = "https://raw.githubusercontent.com/bmmlab/compositional-semantics-eval/c310abbe8a50f38135a67939d3e71a878ef359bb"
+_BMM_HOME = "https://github.com/bmmlab/compositional-semantics-eval"
+_BMM_REV = "c310abbe8a50f38135a67939d3e71a878ef359bb"
+_BMM_LICENSE = "no licence file; released with Fodor, De Deyne & Suzuki (2024), cite the paper"
+
+register_source(
+    DataSource(
+        name="sts3k",
+        description="STS3k adversarial sentence similarity (2,800 pairs) with subset indices and stop list",
+        homepage=_BMM_HOME,
+        revision=_BMM_REV,
+        license=_BMM_LICENSE,
+        files=(
+            DataFile("STS3k_all.txt", f"{_BMM}/Data-experiment/STS3k_all.txt",
+                     "d3da29fbc353879fe839c29011c83604a9f86f6e02db60a49e1dfd2cd48db674"),
+            DataFile("STS3k_adv_noneg_indices.txt", f"{_BMM}/Data-experiment/STS3k_adv_noneg_indices.txt",
+                     "cbd3d4e291f4c62d106bc6a5faed5f89c014ef0e0de4e01ab9971f709fb9a9e6"),
+            DataFile("STS3k_non_adv_indices.txt", f"{_BMM}/Data-experiment/STS3k_non_adv_indices.txt",
+                     "2199bbb5ab5a220087775a381488edc9d071d2994a5f42d1db2971ca0efa1b27"),
+            DataFile("stopwords.txt", f"{_BMM}/stopwords.txt",
+                     "019f104ba2ed07436d05f9cdd3383034ad66014edc27fc651f837e1a038b6451"),
+            DataFile("pilot/Fodor_pilot_2022.txt", f"{_BMM}/Data-experiment/Fodor_pilot_2022.txt",
+                     "be83d7e65097f8f2c565710706724dc66104bd68240d3135ff4135bc26cd7656"),
+        ),
+    )
+)
+
+for _name, _file, _sha, _desc in [
+    ("gs2011", "GS2011_processed.csv", "0487d0553ea3e2b62b1eb7ed071c931680d6ae52c74fcacb1bedb04bdb4c01e3",
+     "GS2011 transitive-verb sentence similarity (STS3k authors' processed copy)"),
+    ("ks2013", "KS2013_processed.csv", "ca424625684e4fa31feebaf07607dcb8d5893829668ea8a7b0b5b7971f70a062",
+     "KS2013 SVO sentence similarity (STS3k authors' processed copy)"),
+    ("stss131", "STS131_processed.csv", "caabb4601ae817c72cdf434e0b48e1cdf2e5a11c422ac1dedaca3cbc4f3f7d5a",
+     "STSS-131 dictionary-definition similarity (STS3k authors' processed copy)"),
+]:
+    register_source(
+        DataSource(
+            name=_name, description=_desc, homepage=_BMM_HOME, revision=_BMM_REV, license=_BMM_LICENSE,
+            files=(DataFile(_file, f"{_BMM}/Data-experiment/{_file}", _sha),),
+        )
+    )
+
+_SYN = "https://raw.githubusercontent.com/amao0o0/SynWMD/59042a92e862db58bd01e47914345d2f52d2a4a3/data/downstream/STS/STSBenchmark/stsbenchmark"
+register_source(
+    DataSource(
+        name="stsb",
+        description="STS Benchmark (Cer et al. 2017), original tab-separated release",
+        homepage="https://github.com/amao0o0/SynWMD",
+        revision="59042a92e862db58bd01e47914345d2f52d2a4a3",
+        license="scores CC BY-SA 4.0; sentence sources under their own licences",
+        files=(
+            DataFile("sts-train.csv", f"{_SYN}/sts-train.csv", "0f71910b59aa1ad973c5897f0791f3b0965a92b8f82b1a95f3eea9f4162fda82"),
+            DataFile("sts-dev.csv", f"{_SYN}/sts-dev.csv", "5d7e944d8b02734b07bfdb5df67db3420c64bed153fcaa1ba47ad03480cf4234"),
+            DataFile("sts-test.csv", f"{_SYN}/sts-test.csv", "affe45928a66ee5a708531233c95b7dacbbdc57f974f002a3d32ea0180cf816a"),
+        ),
+    )
+)
+
+register_source(
+    DataSource(
+        name="sick",
+        description="SICK relatedness (Marelli et al. 2014), full original release",
+        homepage="https://github.com/kkalouli/SICK-processing",
+        revision="0848f4aec60870122a4ca18de08ba0e25f6f9a75",
+        license="CC BY-NC-SA 3.0",
+        files=(
+            DataFile("SICK.txt",
+                     "https://raw.githubusercontent.com/kkalouli/SICK-processing/0848f4aec60870122a4ca18de08ba0e25f6f9a75/SICK.txt",
+                     "1539c2d059809b5bd40694e26d8121cc85b6b496f91c7b40f2fc83bbd7dcd957"),
+        ),
+    )
+)

@@ -1,0 +1,33 @@
+"""Errors a user can act on. Every message says what is wrong and what to do."""
+
+
+class CompevalError(Exception):
+    """Base class: the CLI prints these without a traceback."""
+
+
+class SpecError(CompevalError):
+    """A model or task spec that cannot be parsed or names nothing registered."""
+
+
+class DataError(CompevalError):
+    """Missing, malformed or unverifiable data."""
+
+
+class MissingDataError(DataError):
+    """A data set is not where it was looked for."""
+
+
+class MalformedDataError(DataError):
+    """A data file line that cannot be read; the message names file and line."""
+
+    def __init__(self, path, line_no: int, reason: str):
+        self.path, self.line_no, self.reason = str(path), line_no, reason
+        super().__init__(f"{path}:{line_no}: {reason}")
+
+
+class InputTextError(CompevalError):
+    """A text a model cannot meaningfully encode (empty, whitespace only)."""
+
+
+class ModelOutputError(CompevalError):
+    """A model returned something unusable (NaN/inf vectors, wrong shape)."""

@@ -1,0 +1,50 @@
+"""Bootstrap intervals, vectorised: one (B × n) index matrix, statistics computed along axis 1.
+
+Percentile intervals (not BCa: BCa needs a jackknife that is O(n²) on 10k-pair sets). The number of
+resamples and the seed are recorded with every interval.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+DEFAULT_RESAMPLES = 1000
+
+
+def resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(n_resamples, n), dtype=np.int64 if n > 2**31 else np.int32)
+
+
+def bootstrap_ci(
+    statistic: Callable[..., np.ndarray],
+    *arrays: np.ndarray,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    level: float = 0.95,
+    indices: np.ndarray | None = None,
+) -> tuple[float, float, np.ndarray]:
+    """Percentile interval of ``statistic(*resampled, axis=-1)`` over paired resamples of ``arrays``.
+
+    ``statistic`` must accept 2-D arrays and reduce the last axis. Returns (low, high, distribution).
+    """
+    arrays = tuple(np.asarray(a) for a in arrays)
+    n = len(arrays[0])
+    if n < 2 or n_resamples <= 0:
+        return float("nan"), float("nan"), np.array([])
+    idx = resample_indices(n, n_resamples, seed) if indices is None else indices
+    dist = np.asarray(statistic(*(a[idx] for a in arrays)), dtype=np.float64)
+    finite = dist[np.isfinite(dist)]
+    if finite.size == 0:
+        return float("nan"), float("nan"), dist
+    alpha = (1 - level) / 2
+    low, high = np.quantile(finite, [alpha, 1 - alpha])
+    return float(low), float(high), dist
+
+
+def mean_ci(values: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> tuple[float, float]:
+    """Interval of a mean (accuracy, consistency rate) by bootstrap."""
+    low, high, _ = bootstrap_ci(lambda v: v.mean(axis=-1), np.asarray(values, dtype=np.float64),
+                                n_resamples=n_resamples, seed=seed)
+    return low, high

@@ -1,0 +1,155 @@
+"""Model registry: spec string → model, with versioned family names (as spaCy's registries).
+
+A family registers under ``NAME`` with a version; ``NAME:ARG`` uses the latest version and
+``NAME.vN:ARG`` pins one. Aliases give packaged models short names (``glove-6b-50d``).
+Composite models (mixed, normalised, role models) build their parts through the same builder, so
+every part sits behind the cache too.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import SpecError
+from ..specs import Spec, parse_spec, pop_option
+
+Factory = Callable[["Spec", "ModelBuilder"], Any]
+
+
+@dataclass(frozen=True)
+class ModelFamily:
+    name: str
+    version: int
+    description: str
+    spec_forms: tuple[str, ...]
+    factory: Factory
+    extra: str | None = None  # optional-dependency group that the family needs
+
+    @property
+    def versioned(self) -> str:
+        return f"{self.name}.v{self.version}"
+
+
+@dataclass(frozen=True)
+class Alias:
+    name: str
+    target: str  # a spec string
+    description: str
+
+
+FAMILIES: dict[str, dict[int, ModelFamily]] = {}
+ALIASES: dict[str, Alias] = {}
+_discovered = False
+
+
+def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
+                   extra: str | None = None):
+    """Decorator for a factory ``(spec, builder) -> model``."""
+
+    def deco(factory: Factory) -> Factory:
+        FAMILIES.setdefault(name, {})[version] = ModelFamily(
+            name, version, description, tuple(spec_forms), factory, extra
+        )
+        return factory
+
+    return deco
+
+
+def register_alias(name: str, target: str, description: str) -> None:
+    ALIASES[name] = Alias(name, target, description)
+
+
+def discover() -> None:
+    """Import every module of ``compeval.models`` so that their registrations run."""
+    global _discovered
+    if _discovered:
+        return
+    import compeval.models as pkg
+
+    for mod in pkgutil.walk_packages(pkg.__path__, prefix="compeval.models."):
+        if mod.name.rsplit(".", 1)[-1].startswith("_"):
+            continue
+        importlib.import_module(mod.name)
+    _discovered = True
+
+
+def resolve_family(name: str) -> ModelFamily:
+    discover()
+    base, _, ver = name.partition(".v")
+    if base not in FAMILIES:
+        known = sorted(set(FAMILIES) | set(ALIASES))
+        raise SpecError(f"unknown model {name!r}; known models and families: {', '.join(known)} "
+                        "(run `compeval models` for the spec forms)")
+    versions = FAMILIES[base]
+    if ver:
+        if not ver.isdigit() or int(ver) not in versions:
+            raise SpecError(f"model family {base!r} has no version {ver!r}; versions: "
+                            f"{', '.join('v%d' % v for v in sorted(versions))}")
+        return versions[int(ver)]
+    return versions[max(versions)]
+
+
+def expand_alias(spec: Spec) -> Spec:
+    discover()
+    seen = set()
+    while spec.name in ALIASES and spec.arg is None:
+        if spec.name in seen:
+            raise SpecError(f"alias loop at {spec.name!r}")
+        seen.add(spec.name)
+        target = parse_spec(ALIASES[spec.name].target)
+        spec = Spec(target.name, target.arg, {**target.options, **spec.options})
+    return spec
+
+
+@dataclass
+class ModelBuilder:
+    """Builds models from specs; with a cache, every model (and every part of a composite) is cached."""
+
+    cache: Any = None  # compeval.cache.EmbeddingCache | None
+    _built: dict[str, Any] = field(default_factory=dict)
+
+    def __call__(self, text: str | Spec) -> Any:
+        spec = parse_spec(text) if isinstance(text, str) else text
+        key = str(spec)
+        if key not in self._built:
+            self._built[key] = self._build(spec, key)
+        return self._built[key]
+
+    def _build(self, spec: Spec, text: str) -> Any:
+        spec = expand_alias(spec)
+        family = resolve_family(spec.name)
+        options = dict(spec.options)
+        norm = pop_option(options, "norm", "none", choices=("none", "zscore"), spec=text)
+        try:
+            model = family.factory(Spec(spec.name, spec.arg, options), self)
+        except ImportError as exc:
+            hint = f"pip install 'compeval[{family.extra}]'" if family.extra else "install the missing package"
+            raise SpecError(f"model {text!r} needs a package that is not installed ({exc}); {hint}") from exc
+        if self.cache is not None:
+            model = self.cache.wrap(model)
+        if norm == "zscore":
+            from .normalize import ZScoreCosine
+
+            model = ZScoreCosine(model)
+            if self.cache is not None:
+                model = self.cache.wrap(model)
+        return model
+
+
+def load_model(spec: str, cache: Any = None) -> Any:
+    """Build one model from a spec string (see ``compeval models``)."""
+    return ModelBuilder(cache=cache)(spec)
+
+
+def list_models() -> list[dict[str, str]]:
+    discover()
+    rows = []
+    for alias in sorted(ALIASES.values(), key=lambda a: a.name):
+        rows.append({"name": alias.name, "kind": "alias", "spec": alias.target, "description": alias.description})
+    for name in sorted(FAMILIES):
+        fam = FAMILIES[name][max(FAMILIES[name])]
+        rows.append({"name": fam.versioned, "kind": "family", "spec": " | ".join(fam.spec_forms),
+                     "description": fam.description})
+    return rows

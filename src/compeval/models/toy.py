@@ -1,0 +1,74 @@
+"""Tiny deterministic models for tests and examples: no files, no randomness across runs.
+
+``HashBagEncoder`` is a bag of words (mean of per-word pseudo-random vectors), so it is blind to
+word order by construction; ``TableEncoder`` returns hand-built vectors for known texts.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .protocol import ModelConfig
+from .registry import register_model
+from ..specs import pop_option, reject_unknown
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def word_vector(word: str, dim: int, seed: int = 0) -> np.ndarray:
+    digest = hashlib.sha256(f"{seed}:{word}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return rng.standard_normal(dim).astype(np.float32)
+
+
+class HashBagEncoder:
+    """Mean of hashed word vectors: order-blind, deterministic, any vocabulary."""
+
+    def __init__(self, dim: int = 32, seed: int = 0):
+        self.dim, self.seed = dim, seed
+        self._config = ModelConfig(family="hashbag.v1", name="hashbag", params={"dim": dim, "seed": seed},
+                                   shown_params=("dim",) if dim != 32 else ())
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            words = _WORD.findall(t.lower())
+            if words:
+                out[i] = np.mean([word_vector(w, self.dim, self.seed) for w in words], axis=0)
+        return out
+
+
+class TableEncoder:
+    """Returns the vector given for each text; unknown texts are an error. For hand-built test cases."""
+
+    def __init__(self, table: Mapping[str, Sequence[float]], name: str = "table"):
+        self.table = {k: np.asarray(v, dtype=np.float32) for k, v in table.items()}
+        digest = hashlib.sha256(repr(sorted((k, v.tolist()) for k, v in self.table.items())).encode()).hexdigest()
+        self._config = ModelConfig(family="table.v1", name=name, params={"sha256": digest[:16]})
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.table]
+        if missing:
+            raise KeyError(f"TableEncoder has no vector for {missing[:3]}")
+        return np.stack([self.table[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+
+
+@register_model("hashbag", 1, "deterministic bag of hashed word vectors (tests, examples)",
+                ("hashbag[,dim=32][,seed=0]",))
+def _hashbag(spec, builder):
+    opts = dict(spec.options)
+    dim = pop_option(opts, "dim", 32, int, spec=str(spec))
+    seed = pop_option(opts, "seed", 0, int, spec=str(spec))
+    reject_unknown(opts, str(spec), ["dim", "seed"])
+    return HashBagEncoder(dim=dim, seed=seed)

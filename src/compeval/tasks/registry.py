@@ -1,0 +1,93 @@
+"""Task registry: name → Task class; suites group tasks so ``--task sts`` runs them all."""
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from typing import Any
+
+from ..errors import SpecError
+from ..specs import parse_spec
+
+TASKS: dict[str, type] = {}
+_discovered = False
+
+
+def register_task(cls: type) -> type:
+    """Class decorator: registers a Task subclass under ``cls.metadata.name``."""
+    name = cls.metadata.name
+    if name in TASKS and TASKS[name] is not cls:
+        raise ValueError(f"task {name!r} registered twice")
+    TASKS[name] = cls
+    return cls
+
+
+def discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    import compeval.tasks as pkg
+
+    for mod in pkgutil.walk_packages(pkg.__path__, prefix="compeval.tasks."):
+        if mod.name.rsplit(".", 1)[-1].startswith("_"):
+            continue
+        importlib.import_module(mod.name)
+    _discovered = True
+
+
+def suites() -> dict[str, list[str]]:
+    discover()
+    out: dict[str, list[str]] = {}
+    for name, cls in TASKS.items():
+        out.setdefault(cls.metadata.suite, []).append(name)
+    return out
+
+
+def get_tasks(spec: str) -> list[Any]:
+    """A task spec ``NAME[,KEY=VALUE…]`` or a suite name → Task instances."""
+    discover()
+    parsed = parse_spec(spec)
+    if parsed.arg is not None:
+        raise SpecError(f"task spec {spec!r}: tasks take options as ',key=value', not ':'")
+    names = [parsed.name] if parsed.name in TASKS else suites().get(parsed.name)
+    if not names:
+        raise SpecError(f"unknown task {parsed.name!r}; tasks: {', '.join(sorted(TASKS))}; "
+                        f"suites: {', '.join(sorted(suites()))}")
+    out = []
+    for n in names:
+        try:
+            out.append(TASKS[n](**_coerce(TASKS[n], parsed.options)))
+        except TypeError as exc:
+            raise SpecError(f"task {n!r}: bad option ({exc})") from None
+    return out
+
+
+def _coerce(cls: type, options: dict[str, str]) -> dict[str, Any]:
+    """CLI options arrive as strings; convert each to the type of the constructor default."""
+    sig = inspect.signature(cls.__init__)
+    out: dict[str, Any] = {}
+    for key, raw in options.items():
+        param = sig.parameters.get(key)
+        if param is None:
+            allowed = [k for k in sig.parameters if k != "self"]
+            raise SpecError(f"task {cls.metadata.name!r}: unknown option {key!r}; options: {', '.join(allowed)}")
+        default = param.default
+        try:
+            if isinstance(default, bool):
+                out[key] = raw.lower() in {"1", "true", "yes", "on"}
+            elif isinstance(default, (int, float)) and not isinstance(raw, (int, float)):
+                out[key] = type(default)(raw)
+            else:
+                out[key] = raw
+        except ValueError:
+            raise SpecError(f"task {cls.metadata.name!r}: option {key}={raw!r} must be {type(default).__name__}") from None
+    return out
+
+
+def list_tasks() -> list[dict[str, str]]:
+    discover()
+    return [
+        {"name": n, "suite": c.metadata.suite, "data": ", ".join(c.metadata.data_sources) or "generated",
+         "description": c.metadata.description}
+        for n, c in sorted(TASKS.items(), key=lambda kv: (kv[1].metadata.suite, kv[0]))
+    ]

@@ -143,6 +143,9 @@ class CachedModel:
             raise TypeError(f"model {self.config.display} scores pairs only; it has no encode()")
         texts = list(texts)
         check_texts(texts)
+        if not self.cacheable:
+            # Wrappers whose parts are cached themselves (their counters speak for them).
+            return check_vectors(self.model.encode(texts), texts, self.config)
         stats = self.stats
         stats.requested += len(texts)
         unique = list(dict.fromkeys(texts))
@@ -152,7 +155,7 @@ class CachedModel:
 
         missing = [t for t in unique if t not in self._memory]
         stats.from_memory += len(unique) - len(missing)
-        store = self.cache.store(self.config.id) if self.cacheable else None
+        store = self.cache.store(self.config.id)
         if store is not None and missing:
             found = store.get_vectors(missing)
             self._memory.update(found)

@@ -33,6 +33,7 @@ class DataSource:
     revision: str
     license: str
     files: tuple[DataFile, ...]
+    folder: str | None = None  # local sub-folder when it is not the source name (e.g. "sts3k/parses")
 
     def file(self, rel: str) -> DataFile:
         for f in self.files:
@@ -95,7 +96,8 @@ class DataContext:
             self.cache_dir = default_data_cache()
 
     def root(self, name: str) -> Path:
-        return (self.data_dir if self.data_dir is not None else self.cache_dir) / name
+        base = self.data_dir if self.data_dir is not None else self.cache_dir
+        return base / (get_source(name).folder or name)
 
     def available(self, name: str, files: list[str] | None = None) -> bool:
         """True when every needed file is already on disk (no download attempted)."""

@@ -35,12 +35,19 @@ def bootstrap_ci(
         return float("nan"), float("nan"), np.array([])
     idx = resample_indices(n, n_resamples, seed) if indices is None else indices
     dist = np.asarray(statistic(*(a[idx] for a in arrays)), dtype=np.float64)
-    finite = dist[np.isfinite(dist)]
+    low, high = percentile_interval(dist, level)
+    return low, high, dist
+
+
+def percentile_interval(dist: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of a bootstrap distribution, ignoring non-finite resamples."""
+    finite = np.asarray(dist, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
     if finite.size == 0:
-        return float("nan"), float("nan"), dist
+        return float("nan"), float("nan")
     alpha = (1 - level) / 2
     low, high = np.quantile(finite, [alpha, 1 - alpha])
-    return float(low), float(high), dist
+    return float(low), float(high)
 
 
 def mean_ci(values: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> tuple[float, float]:

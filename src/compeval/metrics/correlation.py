@@ -27,3 +27,25 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(pearson_rows(np.asarray(x), np.asarray(y)))
+
+
+def _resampled_ranks(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Average ranks of each row of ``x[idx]`` by counting, O(B·n) instead of sorting every row.
+
+    A resample only holds values of ``x``, so each row is ranked on the dense code grid of ``x``:
+    rank = (values below) + (ties + 1) / 2, exactly ``scipy.stats.rankdata(method="average")``.
+    """
+    _, codes1d = np.unique(x, return_inverse=True)
+    k = int(codes1d.max()) + 1
+    codes = codes1d[idx]
+    b = idx.shape[0]
+    flat = (codes + (np.arange(b, dtype=np.int64)[:, None] * k)).ravel()
+    counts = np.bincount(flat, minlength=b * k).reshape(b, k).astype(np.float64)
+    below = np.cumsum(counts, axis=1) - counts
+    avg = below + (counts + 1) / 2
+    return np.take_along_axis(avg, codes, axis=1)
+
+
+def spearman_resampled(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Spearman ρ of every bootstrap resample ``idx`` (B × n) of the pairs (x, y)."""
+    return pearson_rows(_resampled_ranks(np.asarray(x), idx), _resampled_ranks(np.asarray(y), idx))

@@ -60,10 +60,9 @@ class ModelConfig(BaseModel):
     @property
     def slug(self) -> str:
         """A file-system-safe name for result folders."""
-        out = []
-        for ch in self.display:
-            out.append(ch if ch.isalnum() or ch in "-_." else "_")
-        return "".join(out).strip("_")[:120] or "model"
+        text = self.display.replace(",", "__").replace("=", "-")
+        out = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
+        return out.strip("_")[:120] or "model"
 
 
 @runtime_checkable

@@ -8,6 +8,7 @@ every part sits behind the cache too.
 from __future__ import annotations
 
 import importlib
+import warnings
 import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -25,7 +26,7 @@ class ModelFamily:
     description: str
     spec_forms: tuple[str, ...]
     factory: Factory
-    extra: str | None = None  # optional-dependency group that the family needs
+    extra: str | tuple[str, ...] | None = None  # optional-dependency group(s) that the family needs
 
     @property
     def versioned(self) -> str:
@@ -42,10 +43,11 @@ class Alias:
 FAMILIES: dict[str, dict[int, ModelFamily]] = {}
 ALIASES: dict[str, Alias] = {}
 _discovered = False
+BROKEN: dict[str, str] = {}  # module -> import error, shown by the CLI and checked by tests
 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
-                   extra: str | None = None):
+                   extra: str | tuple[str, ...] | None = None):
     """Decorator for a factory ``(spec, builder) -> model``."""
 
     def deco(factory: Factory) -> Factory:
@@ -71,7 +73,11 @@ def discover() -> None:
     for mod in pkgutil.walk_packages(pkg.__path__, prefix="compeval.models."):
         if mod.name.rsplit(".", 1)[-1].startswith("_"):
             continue
-        importlib.import_module(mod.name)
+        try:
+            importlib.import_module(mod.name)
+        except Exception as exc:  # one broken plug-in must not take the others down
+            BROKEN[mod.name] = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"compeval: could not import {mod.name} ({BROKEN[mod.name]})", stacklevel=2)
     _discovered = True
 
 
@@ -108,6 +114,7 @@ class ModelBuilder:
     """Builds models from specs; with a cache, every model (and every part of a composite) is cached."""
 
     cache: Any = None  # compeval.cache.EmbeddingCache | None
+    data_dir: Any = None  # where models that read released parses find them (else $COMPEVAL_DATA_DIR)
     _built: dict[str, Any] = field(default_factory=dict)
 
     def __call__(self, text: str | Spec) -> Any:
@@ -125,7 +132,8 @@ class ModelBuilder:
         try:
             model = family.factory(Spec(spec.name, spec.arg, options), self)
         except ImportError as exc:
-            hint = f"pip install 'compeval[{family.extra}]'" if family.extra else "install the missing package"
+            extras = (family.extra,) if isinstance(family.extra, str) else family.extra
+            hint = f"pip install 'compeval[{','.join(extras)}]'" if extras else "install the missing package"
             raise SpecError(f"model {text!r} needs a package that is not installed ({exc}); {hint}") from exc
         if self.cache is not None:
             model = self.cache.wrap(model)
@@ -138,9 +146,9 @@ class ModelBuilder:
         return model
 
 
-def load_model(spec: str, cache: Any = None) -> Any:
+def load_model(spec: str, cache: Any = None, data_dir: Any = None) -> Any:
     """Build one model from a spec string (see ``compeval models``)."""
-    return ModelBuilder(cache=cache)(spec)
+    return ModelBuilder(cache=cache, data_dir=data_dir)(spec)
 
 
 def list_models() -> list[dict[str, str]]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import warnings
 import inspect
 import pkgutil
 from typing import Any
@@ -11,6 +12,7 @@ from ..specs import parse_spec
 
 TASKS: dict[str, type] = {}
 _discovered = False
+BROKEN: dict[str, str] = {}  # module -> import error, shown by the CLI and checked by tests
 
 
 def register_task(cls: type) -> type:
@@ -31,7 +33,11 @@ def discover() -> None:
     for mod in pkgutil.walk_packages(pkg.__path__, prefix="compeval.tasks."):
         if mod.name.rsplit(".", 1)[-1].startswith("_"):
             continue
-        importlib.import_module(mod.name)
+        try:
+            importlib.import_module(mod.name)
+        except Exception as exc:  # one broken plug-in must not take the others down
+            BROKEN[mod.name] = f"{type(exc).__name__}: {exc}"
+            warnings.warn(f"compeval: could not import {mod.name} ({BROKEN[mod.name]})", stacklevel=2)
     _discovered = True
 
 

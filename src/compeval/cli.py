@@ -1,0 +1,207 @@
+"""``compeval`` command line: models | tasks | run | results (in the style of ``mteb run``)."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .errors import CompevalError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Evaluate how well text representations capture compositional meaning.")
+console = Console(stderr=True)
+out = Console()
+
+DEFAULT_MODELS = ["glove-6b-50d", "glove-6b-50d,tok=sts3k", "all-MiniLM-L6-v2"]
+
+
+def _table(rows: list[dict], columns: list[str], title: str | None = None) -> Table:
+    table = Table(title=title, show_lines=False)
+    for c in columns:
+        table.add_column(c, overflow="fold")
+    for r in rows:
+        table.add_row(*[_fmt(r.get(c)) for c in columns])
+    return table
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+@app.command()
+def models():
+    """List model families, packaged models and their spec forms."""
+    from .models.registry import list_models
+
+    out.print(_table(list_models(), ["name", "kind", "spec", "description"], "compeval models"))
+    out.print("Any family also takes ',norm=zscore' (per-dimension z-scoring before the cosine).")
+
+
+@app.command()
+def tasks():
+    """List tasks with their suite, data source and description."""
+    from .data.registry import DataContext
+    from .tasks.registry import list_tasks
+
+    rows = list_tasks()
+    try:
+        ctx = DataContext(download=False)
+        for r in rows:
+            names = [n.strip() for n in r["data"].split(",")] if r["data"] != "generated" else []
+            r["local data"] = "yes" if all(ctx.available(n) for n in names) else "no (download)"
+    except CompevalError:
+        pass
+    out.print(_table(rows, ["name", "suite", "data", "local data", "description"], "compeval tasks"))
+
+
+class RichReporter:
+    def __init__(self):
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console, transient=True)
+        self.bars: dict[str, int] = {}
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.progress.__exit__(*exc)
+
+    def model_start(self, name, n_jobs):
+        console.print(f"[bold]{name}[/]: {n_jobs} job(s)")
+
+    def encoding(self, name, done, total):
+        if name not in self.bars:
+            self.bars[name] = self.progress.add_task(f"encoding {name}", total=total)
+        self.progress.update(self.bars[name], completed=done, total=total)
+
+    def job_done(self, o):
+        if o.status == "done":
+            score = "" if o.main_score is None else f" main={o.main_score:.4f}"
+            console.print(f"  [green]done[/] {o.task} ({o.n_items} items, {o.seconds:.1f}s){score}")
+        elif o.status == "skipped":
+            console.print(f"  [dim]skipped {o.model} × {o.task}: result exists (use --overwrite)[/]")
+        else:
+            console.print(f"  [red]failed[/] {o.model} × {o.task}: {o.error}")
+
+
+def _default_tasks(data_dir: Optional[Path]) -> list[str]:
+    """Generated suites plus every data-backed task whose data is already on disk."""
+    from .data.registry import DataContext
+    from .tasks.registry import TASKS, discover
+
+    discover()
+    ctx = DataContext(data_dir, download=False)
+    chosen, skipped = [], []
+    for name, cls in sorted(TASKS.items()):
+        sources = cls.metadata.data_sources
+        if not sources or all(ctx.available(s) for s in sources):
+            chosen.append(name)
+        else:
+            skipped.append(name)
+    if skipped:
+        console.print(f"[dim]no local data for: {', '.join(skipped)} (name them with --task to download, "
+                      "or give --data-dir)[/]")
+    return chosen
+
+
+@app.command()
+def run(
+    model: List[str] = typer.Option(None, "--model", "-m", help="model spec (repeatable); see `compeval models`"),
+    task: List[str] = typer.Option(None, "--task", "-t", help="task or suite name (repeatable); see `compeval tasks`"),
+    output_dir: Path = typer.Option(Path("results"), "--output-dir", "-o", help="results folder"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="local data folder (else $COMPEVAL_DATA_DIR, else download)"),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="embedding cache (else $COMPEVAL_CACHE_DIR or ~/.cache/compeval)"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="keep embeddings in memory only"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="recompute and replace existing results"),
+    seed: int = typer.Option(0, "--seed", help="seed for bootstrap resampling, generators and classifiers"),
+):
+    """Run every model on every task; without --model/--task, run the defaults on what is available."""
+    from .runner import run as run_grid
+
+    models_ = list(model) if model else DEFAULT_MODELS
+    tasks_ = list(task) if task else _default_tasks(data_dir)
+    cache = None if no_cache else (cache_dir or "default")
+    with RichReporter() as reporter:
+        summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
+                           seed=seed, reporter=reporter)
+    done = [o for o in summary.outcomes if o.status == "done"]
+    skipped = [o for o in summary.outcomes if o.status == "skipped"]
+    console.print(
+        f"[bold]summary[/]: {len(done)} job(s) done, {len(skipped)} skipped (already present), "
+        f"{len(summary.failed)} failed; {summary.items} items scored in {summary.seconds:.1f}s\n"
+        f"texts: {summary.requested} requested, {summary.unique} unique, {summary.encoded} encoded, "
+        f"{summary.from_cache} served from the disk cache; encoder time {summary.encode_seconds:.1f}s\n"
+        f"results in {output_dir}"
+    )
+    if done:
+        from .results.store import ResultStore, result_rows
+
+        store = ResultStore(output_dir)
+        rows = []
+        for o in done:
+            r = store.load(o.path)
+            rows += [x for x in result_rows(r) if x["metric"] == r.task.main_metric]
+        out.print(_table(rows, ["model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"]))
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def results(
+    directory: Path = typer.Argument(..., help="a results folder written by `compeval run`"),
+    format: str = typer.Option("table", "--format", "-f", help="table | csv | json | markdown"),
+):
+    """Flatten a results folder into rows: model, task, subset, metric, value, ci_low, ci_high, n."""
+    from .results.store import ROW_COLUMNS, results_frame
+
+    df = results_frame(directory)
+    if format == "table":
+        out.print(_table(df.to_dict("records"), ROW_COLUMNS))
+    elif format == "csv":
+        sys.stdout.write(df.to_csv(index=False))
+    elif format == "json":
+        sys.stdout.write(json.dumps(df.astype(object).where(df.notna(), None).to_dict("records"), indent=1) + "\n")
+    elif format == "markdown":
+        sys.stdout.write(_markdown(df) + "\n")
+    else:
+        raise CompevalError(f"unknown format {format!r}; choose table, csv, json or markdown")
+
+
+def _markdown(df) -> str:
+    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_fmt(v) if v == v else "" for v in row) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except CompevalError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

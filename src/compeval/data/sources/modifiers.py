@@ -1,0 +1,25 @@
+"""Modifier-consistency word lists (Carvalho et al. 2024) at the authors' pinned commit.
+
+The suite generates its phrases in code; this upstream file is registered so users and tests can
+check the in-code word lists against the original. The regenerated phrase table in the shared data
+folder is not upstream and so is not registered here.
+"""
+from ..registry import DataFile, DataSource, register_source
+
+_REV = "71ce797297fec4d5a969f5aeb2c1006a78d35c64"
+_RAW = f"https://raw.githubusercontent.com/dscarvalho/modifiers_consistency/{_REV}"
+
+register_source(
+    DataSource(
+        name="modifier_consistency",
+        description="Adjective (five Montague types) and noun lists with one synonym each, used to generate "
+                    "the 44,652 adjective-noun phrases of the modifier-consistency tests",
+        homepage="https://github.com/dscarvalho/modifiers_consistency",
+        revision=_REV,
+        license="no licence file (all rights reserved); the word lists are the paper's published stimuli, cite the paper",
+        files=(
+            DataFile("adjectives.csv", f"{_RAW}/data/adjectives.csv",
+                     "fd72ec74b092163cb65640ef0ef25588e38c0e45d210d844134cb3f66550b7ad"),
+        ),
+    )
+)

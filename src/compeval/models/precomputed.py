@@ -1,0 +1,114 @@
+"""Outputs of other tools and APIs, evaluated as if they were models.
+
+``precomputed:FILE`` reads either
+- one score per line (a pair scorer: scores in the task's item order; the count must match), or
+- text → vector lines: JSONL ``{"text": …, "vector": […]}`` or TSV ``text<TAB>v1 v2 …`` (an encoder).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import MalformedDataError, ModelOutputError, SpecError
+from .protocol import ModelConfig
+from .registry import register_model
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class PrecomputedScores:
+    """Pair scores read from a file, one per line in item order (order-dependent: not cached)."""
+
+    cacheable = False
+
+    def __init__(self, path: Path, scores: np.ndarray):
+        self.path, self.scores = path, scores
+        self._config = ModelConfig(family="precomputed-scores.v1", name=path.stem,
+                                   params={"sha256": _digest(path), "n": len(scores)}, location=str(path))
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        if len(texts_a) != len(self.scores):
+            raise ModelOutputError(
+                f"{self.path} holds {len(self.scores)} scores but the task has {len(texts_a)} items; "
+                "a score file must list one score per item in the task's order"
+            )
+        return self.scores.copy()
+
+
+class PrecomputedVectors:
+    def __init__(self, path: Path, table: dict[str, np.ndarray]):
+        self.path, self.table = path, table
+        dims = {v.shape[0] for v in table.values()}
+        if len(dims) != 1:
+            raise MalformedDataError(path, 1, f"vectors have different lengths: {sorted(dims)}")
+        self._config = ModelConfig(family="precomputed-vectors.v1", name=path.stem,
+                                   params={"sha256": _digest(path), "dim": dims.pop()}, location=str(path))
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in texts if t not in self.table]
+        if missing:
+            raise ModelOutputError(
+                f"{self.path} has no vector for {len(missing)} text(s), e.g. {missing[0]!r}"
+            )
+        if not texts:
+            return np.zeros((0, int(self._config.params["dim"])), dtype=np.float32)
+        return np.stack([self.table[t] for t in texts])
+
+
+def read_precomputed(path: Path):
+    if not path.is_file():
+        raise SpecError(f"precomputed file {path} does not exist")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    body = [(i, ln) for i, ln in enumerate(lines, 1) if ln.strip()]
+    if not body:
+        raise MalformedDataError(path, 1, "file is empty")
+    first = body[0][1].strip()
+    if first.startswith("{"):
+        table = {}
+        for i, ln in body:
+            try:
+                obj = json.loads(ln)
+                table[obj["text"]] = np.asarray(obj["vector"], dtype=np.float32)
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise MalformedDataError(path, i, f"expected {{\"text\": …, \"vector\": […]}} ({exc})") from None
+        return PrecomputedVectors(path, table)
+    if "\t" in first:
+        table = {}
+        for i, ln in body:
+            text, _, vec = ln.partition("\t")
+            try:
+                table[text] = np.asarray(vec.split(), dtype=np.float32)
+            except ValueError:
+                raise MalformedDataError(path, i, "vector part is not numbers separated by spaces") from None
+        return PrecomputedVectors(path, table)
+    scores = []
+    for i, ln in body:
+        try:
+            scores.append(float(ln.strip()))
+        except ValueError:
+            raise MalformedDataError(path, i, f"expected one number per line, got {ln.strip()[:40]!r}") from None
+    return PrecomputedScores(path, np.asarray(scores, dtype=np.float64))
+
+
+@register_model("precomputed", 1, "scores (one per line, item order) or text→vector file from another tool",
+                ("precomputed:FILE  (.txt scores | .jsonl {text, vector} | .tsv text<TAB>vector)",))
+def _precomputed(spec, builder):
+    if not spec.arg:
+        raise SpecError("precomputed: needs a file, e.g. precomputed:scores.txt")
+    if spec.options:
+        raise SpecError(f"{spec}: precomputed takes no options")
+    return read_precomputed(Path(spec.arg).expanduser())

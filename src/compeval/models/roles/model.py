@@ -1,0 +1,206 @@
+"""The hybrid role model ("VerbNet-CN", ``models.md`` §4): a sentence as eight role vectors.
+
+Role similarity is the cosine of the role phrases' vectors from an inner word-vector encoder, only where
+both sentences fill the role; six cross-role alignments rescue a role that one sentence expresses
+under a neighbouring role; the sentence score is the weighted sum over roles divided by all weights
+("basic", unmatched roles add 0) or by the weights of the matched roles only ("norm").
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ...errors import SpecError
+from ...specs import Spec, parse_spec, pop_option, reject_unknown
+from ..protocol import ModelConfig, can_encode
+from ..registry import expand_alias, register_model
+from .sources import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses, load_parse_file, parse_context,
+                      missing_parse_error)
+
+PAPER_WEIGHTS = (2.0, 3.0, 2.0, 2.0, 0.5, 0.5, 0.5, 0.5)  # Agent Verb Patient Theme Time Manner Location Trajectory
+ALIGNMENTS = (("Location", "Trajectory"), ("Theme", "Patient"), ("Theme", "Manner"), ("Manner", "Trajectory"),
+              ("Patient", "Location"), ("Patient", "Manner"))
+FORMS = ("basic", "norm")
+_INDEX = {r: i for i, r in enumerate(ROLES)}
+
+
+def role_comparisons(parse_a: RoleParse, parse_b: RoleParse, align: bool = True
+                     ) -> list[tuple[str, str, str]]:
+    """Which phrases to compare for one pair: ``(role the score is kept under, phrase_a, phrase_b)``.
+
+    Roles filled in both sentences are compared directly. Then, in the order of ``ALIGNMENTS``, when
+    ``tag1`` is filled in one sentence only and ``tag2`` in the other only, the two are compared, the
+    score is kept under ``tag1`` and ``tag2`` counts as missing (as in the authors' code, where the
+    aligned role then counts as filled in both and the other is removed, so later alignments skip them).
+    """
+    a = {r: parse_a[r] for r in ROLES if parse_a.get(r)}
+    b = {r: parse_b[r] for r in ROLES if parse_b.get(r)}
+    out = [(r, a[r], b[r]) for r in ROLES if r in a and r in b]
+    if not align:
+        return out
+    for t1, t2 in ALIGNMENTS:
+        if t1 in a and t1 not in b and t2 in b and t2 not in a:
+            out.append((t1, a[t1], b[t2]))
+            b[t1] = b.pop(t2)
+        elif t1 in b and t1 not in a and t2 in a and t2 not in b:
+            out.append((t1, a[t2], b[t1]))
+            a[t1] = a.pop(t2)
+    return out
+
+
+def combine_role_similarities(sims: np.ndarray, weights: Sequence[float] = PAPER_WEIGHTS,
+                              form: str = "basic") -> np.ndarray:
+    """Sentence scores from an (n, 8) matrix of role similarities, NaN = role not matched.
+
+    basic: Σ w·sim over matched roles / Σ all weights (unmatched roles add 0 but keep their weight).
+    norm: the same sum / Σ weights of the matched roles (NaN when no role matched).
+    """
+    sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
+    w = np.asarray(weights, dtype=np.float64)
+    if sims.shape[1] != len(w):
+        raise ValueError(f"{sims.shape[1]} role columns but {len(w)} weights")
+    matched = ~np.isnan(sims)
+    num = np.where(matched, sims, 0.0) @ w
+    if form == "basic":
+        return num / w.sum()
+    if form == "norm":
+        den = matched.astype(np.float64) @ w
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    raise ValueError(f"form {form!r}: choose one of {', '.join(FORMS)}")
+
+
+class RoleModel:
+    """Pair scorer over role parses (from a table or a labeler) and an inner word-vector encoder."""
+
+    def __init__(self, inner: Any, parses: ParseTable | Any, parses_name: str, form: str = "basic",
+                 weights: Sequence[float] = PAPER_WEIGHTS, align: bool = True, missing: str = "error"):
+        if not can_encode(inner):
+            raise SpecError(f"the role model needs a word-vector encoder; {inner.config.display} cannot encode")
+        if form not in FORMS:
+            raise SpecError(f"form={form!r}: choose one of {', '.join(FORMS)}")
+        if len(weights) != len(ROLES) or any(w < 0 for w in weights) or sum(weights) <= 0:
+            raise SpecError(f"weights must be {len(ROLES)} non-negative numbers ({'/'.join(ROLES)})")
+        self.inner, self.parses, self.parses_name = inner, parses, parses_name
+        self.form, self.weights, self.align, self.missing = form, tuple(map(float, weights)), align, missing
+        params: dict[str, Any] = {"parses": parses_name, "form": form,
+                                  "weights": "/".join(f"{w:g}" for w in self.weights),
+                                  "align": align, "missing": missing, "zero_vector_sim": 0.0}
+        if isinstance(parses, ParseTable):
+            params["parses_sha256"] = parses.digest
+        else:
+            params["labeler"] = parses.version_tag
+        shown = tuple(k for k, d in (("parses", "hand"), ("form", "basic"), ("missing", "error"))
+                      if params[k] != d)
+        self._config = ModelConfig(family="roles.v1", name=f"roles:{inner.config.display}", params=params,
+                                   children=(inner.config,), shown_params=shown)
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def _parse_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> list[tuple[RoleParse | None, ...]]:
+        if not isinstance(self.parses, ParseTable):
+            pa, pb = self.parses.label(list(texts_a)), self.parses.label(list(texts_b))
+            return list(zip(pa, pb))
+        out = []
+        for a, b in zip(texts_a, texts_b):
+            pa, pb = self.parses.pair(a, b)
+            for text, parse in ((a, pa), (b, pb)):
+                if parse is None and self.missing == "error":
+                    raise missing_parse_error(text, self.parses_name)
+            out.append((pa, pb))
+        return out
+
+    def role_similarity_matrix(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        """(n, 8) role similarities in ``ROLES`` order, NaN where a role is not matched (or, with
+        missing=nan, every role of a pair without a parse). Input for the fine-tuning analyses."""
+        if len(texts_a) != len(texts_b):
+            raise ValueError(f"got {len(texts_a)} and {len(texts_b)} texts")
+        pairs = self._parse_pairs(texts_a, texts_b)
+        jobs: list[tuple[int, int, str, str]] = []
+        for row, (pa, pb) in enumerate(pairs):
+            if pa is None or pb is None:
+                continue
+            for role, x, y in role_comparisons(pa, pb, self.align):
+                jobs.append((row, _INDEX[role], x.lower(), y.lower()))
+        sims = np.full((len(pairs), len(ROLES)), np.nan)
+        if not jobs:
+            return sims
+        phrases = list(dict.fromkeys([j[2] for j in jobs] + [j[3] for j in jobs]))
+        vecs = np.asarray(self.inner.encode(phrases), dtype=np.float64)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        unit = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
+        where = {p: i for i, p in enumerate(phrases)}
+        ia = np.array([where[j[2]] for j in jobs])
+        ib = np.array([where[j[3]] for j in jobs])
+        # A phrase with no known word has a zero vector: similarity 0, as the authors' cosine gives.
+        values = np.einsum("ij,ij->i", unit[ia], unit[ib])
+        sims[np.array([j[0] for j in jobs]), np.array([j[1] for j in jobs])] = values
+        return sims
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        sims = self.role_similarity_matrix(texts_a, texts_b)
+        scores = combine_role_similarities(sims, self.weights, self.form)
+        if self.missing == "nan" and isinstance(self.parses, ParseTable):
+            pairs = self._parse_pairs(texts_a, texts_b)
+            scores[[i for i, (pa, pb) in enumerate(pairs) if pa is None or pb is None]] = np.nan
+        return scores
+
+
+def _inner_spec(arg: str, tok: str) -> str:
+    """Static word vectors get the STS3k tokenisation by default (stop words dropped, as the authors)."""
+    try:
+        family = expand_alias(parse_spec(arg)).name
+    except SpecError:
+        family = ""
+    if family == "static" and tok != "inner" and "tok=" not in arg:
+        return f"{arg},tok={tok}"
+    return arg
+
+
+def build_parses(source: str, sentences: str | None, builder: Any, spec_text: str) -> ParseTable | Any:
+    ctx = parse_context(getattr(builder, "data_dir", None))
+    if source == "hand":
+        return load_hand_parses(ctx)
+    if source == "gpt4":
+        return load_gpt4_parses(ctx)
+    if source == "spacy":
+        from .labeler import RoleLabeler
+
+        cache = getattr(builder, "cache", None)
+        return RoleLabeler(cache_dir=getattr(cache, "directory", None))
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise SpecError(f"{spec_text}: parses={source!r} is neither hand, gpt4, spacy nor an existing file")
+    return load_parse_file(path, Path(sentences).expanduser() if sentences else None)
+
+
+@register_model(
+    "roles", 1, "hybrid role model (VerbNet-CN): 8 role vectors, weighted role cosines with alignment",
+    ("roles:WORDVECTORS[,parses=hand|gpt4|spacy|PATH][,sentences=PATH][,form=basic|norm]"
+     "[,weights=2/3/2/2/0.5/0.5/0.5/0.5][,align=true][,missing=error|nan][,tok=sts3k|clean|inner]",),
+    extra=("glove", "spacy"),
+)
+def _roles(spec: Spec, builder: Any) -> RoleModel:
+    s = str(spec)
+    opts = dict(spec.options)
+    parses = pop_option(opts, "parses", "hand", spec=s)
+    sentences = pop_option(opts, "sentences", None, spec=s)
+    form = pop_option(opts, "form", "basic", choices=FORMS, spec=s)
+    weights_text = pop_option(opts, "weights", None, spec=s)
+    align = pop_option(opts, "align", True, bool, spec=s)
+    missing = pop_option(opts, "missing", "error", choices=("error", "nan"), spec=s)
+    tok = pop_option(opts, "tok", "sts3k", choices=("sts3k", "clean", "montague", "inner"), spec=s)
+    reject_unknown(opts, s, ["parses", "sentences", "form", "weights", "align", "missing", "tok"])
+    weights = PAPER_WEIGHTS
+    if weights_text:
+        try:
+            weights = tuple(float(x) for x in weights_text.split("/"))
+        except ValueError:
+            raise SpecError(f"{s}: weights={weights_text!r} must be 8 numbers joined by '/'") from None
+    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", tok))
+    return RoleModel(inner, build_parses(parses, sentences, builder, s), parses, form=form, weights=weights,
+                     align=align, missing=missing)

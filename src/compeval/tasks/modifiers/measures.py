@@ -1,0 +1,101 @@
+"""The measures as vectorised numpy over one embedding matrix, addressed by string-id arrays.
+
+Distance is ``d(x, y) = 1 - cos(x, y)``. A zero vector (e.g. a static model that knows no word of a
+text) has cosine 0 with everything, so d = 1, as torch's ``cosine_similarity`` with its eps gives
+in the authors' code; ``Embedded.zero_rows`` lets the task report how many strings that touched.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .stimuli import PAD
+
+CHUNK = 8192  # rows gathered at a time: bounds memory (8192 × dim × 2 × 8 bytes) whatever the data size
+
+
+class Embedded:
+    """An embedding matrix plus a map from global string id to its row."""
+
+    def __init__(self, matrix: np.ndarray, string_ids: np.ndarray, n_strings: int):
+        self.matrix = np.asarray(matrix)
+        self.norms = np.sqrt(np.einsum("ij,ij->i", self.matrix, self.matrix, dtype=np.float64))
+        self.row_of = np.full(n_strings, PAD, np.int64)
+        self.row_of[string_ids] = np.arange(len(string_ids))
+
+    @property
+    def zero_rows(self) -> np.ndarray:
+        return self.norms == 0
+
+    def dist(self, ids_a: np.ndarray, ids_b: np.ndarray) -> np.ndarray:
+        """Elementwise d(a, b) for two broadcastable id arrays; NaN where either id is PAD."""
+        ids_a, ids_b = np.broadcast_arrays(np.asarray(ids_a), np.asarray(ids_b))
+        out = np.full(ids_a.shape, np.nan)
+        flat_a, flat_b, flat_out = ids_a.ravel(), ids_b.ravel(), out.reshape(-1)
+        valid = np.flatnonzero((flat_a != PAD) & (flat_b != PAD))
+        ra, rb = self.row_of[flat_a[valid]], self.row_of[flat_b[valid]]
+        if (ra == PAD).any() or (rb == PAD).any():
+            raise KeyError("a string id was not encoded; the task asked for fewer texts than it uses")
+        for start in range(0, len(valid), CHUNK):
+            a, b = ra[start:start + CHUNK], rb[start:start + CHUNK]
+            dots = np.einsum("ij,ij->i", self.matrix[a].astype(np.float64), self.matrix[b].astype(np.float64))
+            den = self.norms[a] * self.norms[b]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                cos = np.where(den > 0, dots / den, 0.0)
+            flat_out[valid[start:start + CHUNK]] = 1.0 - cos
+        return out
+
+
+def drop_ge1(d: np.ndarray) -> np.ndarray:
+    """The authors' 2024 filter: distances ≥ 1 (padding, or real cosine ≤ 0) are ignored (NaN)."""
+    return np.where(d < 1, d, np.nan)
+
+
+def intersectivity(d_phrase_words: np.ndarray, d_parts: np.ndarray, ignore_ge1: bool = False) -> np.ndarray:
+    """Test 1 per phrase: every d(p, w_k) ≤ every d(part, other part); ties pass.
+
+    Inputs are (P, k) with NaN for absent slots. With ``ignore_ge1`` a comparison is dropped when
+    either distance is ≥ 1, and a phrase with nothing left passes (the authors' code).
+    """
+    if ignore_ge1:
+        d_phrase_words, d_parts = drop_ge1(d_phrase_words), drop_ge1(d_parts)
+    worst_word = np.where(np.isnan(d_phrase_words), -np.inf, d_phrase_words).max(axis=1)
+    best_part = np.where(np.isnan(d_parts), np.inf, d_parts).min(axis=1)
+    return worst_word <= best_part
+
+
+def all_compared_ignored(d_phrase_words: np.ndarray, d_parts: np.ndarray) -> np.ndarray:
+    """Phrases whose every comparison the ≥ 1 filter drops (they pass vacuously)."""
+    return (~(d_phrase_words < 1)).all(axis=1) | (~(d_parts < 1)).all(axis=1)
+
+
+def pair_intersectivity(emb: Embedded, an_grid: np.ndarray) -> dict[str, np.ndarray]:
+    """Test 2: d(a1 n, a1 n') < d(a2 n, a2 n') for nouns n < n' and ordered adjectives a1 ≠ a2.
+
+    ``an_grid`` is (A, N) string ids of "adj noun". Returns flat arrays over all A·(A-1)·N·(N-1)/2 cases.
+    """
+    n_adj, n_noun = an_grid.shape
+    n1, n2 = np.triu_indices(n_noun, k=1)
+    d = emb.dist(an_grid[:, n1], an_grid[:, n2])  # (A, pairs): how far one adjective's two phrases are
+    holds = d[:, None, :] < d[None, :, :]  # (a1, a2, pairs)
+    a1, a2, pair = np.nonzero(~np.eye(n_adj, dtype=bool)[:, :, None] & np.ones(len(n1), bool))
+    return {"adj1": a1, "adj2": a2, "noun1": n1[pair], "noun2": n2[pair],
+            "d1": d[a1, pair], "d2": d[a2, pair], "holds": holds[a1, a2, pair]}
+
+
+def non_subsectivity(d_phrase_adj: np.ndarray, d_phrase_noun: np.ndarray) -> np.ndarray:
+    """Test 3: d(p, a) < d(p, n), strict (a tie fails)."""
+    return d_phrase_adj < d_phrase_noun
+
+
+def adjective_weights(d_phrase_words: np.ndarray, n_adjectives: np.ndarray) -> np.ndarray:
+    """d(p, a_i) / Σ_k d(p, w_k) per adjective slot, summing over the phrase's real words only.
+
+    (The authors' 2024 code also adds 1.0 for each padded slot of its batch; that depends on batch
+    composition and is not reproduced.) Returns (P, 2), NaN for AN's second slot or a zero sum.
+    """
+    total = np.nansum(d_phrase_words, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = d_phrase_words[:, :2] / total[:, None]
+    w[n_adjectives == 1, 1] = np.nan
+    w[total == 0] = np.nan
+    return w

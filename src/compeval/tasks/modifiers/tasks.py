@@ -1,0 +1,274 @@
+"""The modifier-consistency suite ("modifiers"): four tasks over one generated stimulus set.
+
+One task per test (``modifiers-test1``, ``-test2``, ``-test3``) plus ``modifiers-controls`` (synonym
+controls, adjective weight, phrase-to-synonym distance), so that each result file is one of the
+paper's tables and the plain tests do not pay for the ~50k synonym strings only the controls need.
+All four list their strings in ``texts()``; the runner encodes the union once and the cache serves
+each task's matrix, so every string is encoded once per model.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import CompevalError
+from ...data.registry import DataContext
+from ..base import Task, TaskMetadata, TaskOutput
+from ..registry import register_task
+from ...models.protocol import can_encode
+from .aggregate import aggregate, bootstrap_note
+from .measures import (Embedded, adjective_weights, all_compared_ignored, intersectivity, non_subsectivity,
+                       pair_intersectivity)
+from .stimuli import PAD, Stimuli, build_stimuli, strings_for
+from .words import ADJECTIVE_TYPES, ADJECTIVES, NOUNS
+
+SUITE = "modifiers"
+REFERENCE = ("Carvalho, Manino, Rozanova, Cordeiro & Freitas, 'Montague semantics and modifier consistency "
+             "measurement in neural language models' (2024); https://github.com/dscarvalho/modifiers_consistency")
+TYPES = tuple(t.short for t in ADJECTIVE_TYPES)
+TYPE_PAIRS = tuple(f"{a}|{b}" for a in TYPES for b in TYPES)
+SIZES = ("AN", "AAN")
+ADJ_WORDS = [a.word for a in ADJECTIVES]
+ADJ_TYPE_SHORT = np.array([a.type_short for a in ADJECTIVES], dtype=object)
+NOUN_WORDS = [n for n, _ in NOUNS]
+DISTANCE_NOTE = "d = 1 - cos; a zero vector has cos 0 with everything (d = 1), as torch's eps does in the authors' code"
+
+
+class EncoderRequiredError(CompevalError):
+    """The modifier tests compare embeddings of single strings, so the model must encode texts."""
+
+
+def _categorical(codes: np.ndarray, labels: list[str]) -> pd.Categorical:
+    return pd.Categorical.from_codes(np.where(codes == PAD, -1, codes), categories=labels)
+
+
+class _ModifierTask(Task):
+    """Shared plumbing: generated stimuli, one encode call, the embedding matrix, common counts."""
+
+    def load(self, data: DataContext | None = None) -> None:
+        self.stimuli: Stimuli = build_stimuli()
+
+    def _ensure_loaded(self) -> Stimuli:
+        if not hasattr(self, "stimuli"):
+            self.load(None)
+        return self.stimuli
+
+    def _string_ids(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def texts(self) -> list[str]:
+        s = self._ensure_loaded()
+        return [s.strings[i] for i in self._string_ids()]
+
+    def _embed(self, model: Any) -> Embedded:
+        if not can_encode(model):
+            raise EncoderRequiredError(
+                f"task {self.name}: model {model.config.display} only scores pairs; these tests need "
+                "an embedding per phrase and per word (use an encoder, e.g. glove-6b-50d or all-MiniLM-L6-v2)"
+            )
+        s = self._ensure_loaded()
+        ids = self._string_ids()
+        matrix = model.encode([s.strings[i] for i in ids])
+        return Embedded(matrix, ids, len(s.strings))
+
+    def _counts(self, emb: Embedded, ids: np.ndarray, seed: int) -> dict[str, Any]:
+        s = self.stimuli
+        zero = np.flatnonzero(emb.zero_rows)
+        return {
+            "phrases": int(len(s.phrase)), "an_phrases": int(s.is_an.sum()), "aan_phrases": int((~s.is_an).sum()),
+            "unique_strings": int(len(ids)),
+            "zero_vector_strings": int(len(zero)),
+            "zero_vector_examples": [s.strings[ids[i]] for i in zero[:10]],
+            "distance": DISTANCE_NOTE,
+            "macro": "per-noun mean within each subset, then unweighted mean over nouns (authors' exp_run)",
+            "bootstrap": bootstrap_note(self.params["n_resamples"], seed),
+        }
+
+
+@register_task
+class ModifierIntersectivity(_ModifierTask):
+    """Test 1: a phrase is at least as close to each of its words as any two parts are to each other."""
+
+    metadata = TaskMetadata(
+        name="modifiers-test1", suite=SUITE, reference=REFERENCE,
+        description="Montague modifier consistency, test 1 (single-phrase intersectivity) on 732 AN + 43,920 AAN phrases",
+        main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
+    )
+
+    def __init__(self, ignore_distance_ge1: bool = False, n_resamples: int = 1000):
+        super().__init__(ignore_distance_ge1=ignore_distance_ge1, n_resamples=n_resamples)
+
+    def _string_ids(self) -> np.ndarray:
+        s = self.stimuli
+        return strings_for(s, s.phrase, s.words, s.parts)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        s = self._ensure_loaded()
+        emb = self._embed(model)
+        d_words = emb.dist(s.phrase[:, None], s.words)
+        d_parts = emb.dist(s.parts[..., 0], s.parts[..., 1])
+        ignore = self.params["ignore_distance_ge1"]
+        holds = intersectivity(d_words, d_parts, ignore_ge1=ignore)
+        config = s.type_config()
+        size = np.where(s.is_an, "AN", "AAN")
+        rng, B = np.random.default_rng(seed), self.params["n_resamples"]
+        scores = (aggregate(holds, size, s.noun, "test1", SIZES, rng=rng, n_resamples=B)
+                  + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, rng=rng, n_resamples=B))
+        predictions = pd.DataFrame({
+            "phrase": s.phrase_texts(), "subset": config, "noun": _categorical(s.noun, NOUN_WORDS),
+            "holds": holds, "max_d_phrase_word": np.nanmax(d_words, axis=1), "min_d_parts": np.nanmin(d_parts, axis=1),
+        })
+        counts = self._counts(emb, self._string_ids(), seed)
+        counts["ignore_distance_ge1"] = ignore
+        counts["ties"] = "pass (d(p, w) <= d(part, part))"
+        counts["filter_vacuous_passes"] = int(all_compared_ignored(d_words, d_parts).sum()) if ignore else 0
+        return TaskOutput(scores=scores, n_items=len(holds), predictions=predictions, counts=counts)
+
+
+@register_task
+class ModifierPairIntersectivity(_ModifierTask):
+    """Test 2: an intersective adjective keeps two nouns' phrases closer than a non-intersective one."""
+
+    metadata = TaskMetadata(
+        name="modifiers-test2", suite=SUITE, reference=REFERENCE,
+        description="Montague modifier consistency, test 2 (phrase-pair intersectivity): d(a1 n, a1 n') < d(a2 n, a2 n') "
+                    "over 66 noun pairs x 3,660 ordered adjective pairs",
+        main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS,
+    )
+
+    def __init__(self, n_resamples: int = 1000):
+        super().__init__(n_resamples=n_resamples)
+
+    def _string_ids(self) -> np.ndarray:
+        return strings_for(self.stimuli, self.stimuli.an_grid)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        s = self._ensure_loaded()
+        emb = self._embed(model)
+        cases = pair_intersectivity(emb, s.an_grid)
+        subset = ADJ_TYPE_SHORT[cases["adj1"]] + "|" + ADJ_TYPE_SHORT[cases["adj2"]]
+        rng = np.random.default_rng(seed)
+        # The authors' run for noun n compares it with every noun n' after it, so n is the averaging unit.
+        scores = aggregate(cases["holds"], subset, cases["noun1"], "test2", TYPE_PAIRS, rng=rng,
+                           n_resamples=self.params["n_resamples"])
+        predictions = pd.DataFrame({
+            "adj1": _categorical(cases["adj1"], ADJ_WORDS), "adj2": _categorical(cases["adj2"], ADJ_WORDS),
+            "noun1": _categorical(cases["noun1"], NOUN_WORDS), "noun2": _categorical(cases["noun2"], NOUN_WORDS),
+            "subset": pd.Categorical(subset, categories=list(TYPE_PAIRS)),
+            "d_adj1": cases["d1"], "d_adj2": cases["d2"], "holds": cases["holds"],
+        })
+        counts = self._counts(emb, self._string_ids(), seed)
+        counts["ties"] = "fail (strict <)"
+        counts["macro"] = "per first noun n (nouns 0-10; the last noun has no later partner), then mean over nouns"
+        return TaskOutput(scores=scores, n_items=len(subset), predictions=predictions, counts=counts)
+
+
+@register_task
+class ModifierNonSubsectivity(_ModifierTask):
+    """Test 3: the AN phrase is closer to its adjective than to its noun (expected for NS types)."""
+
+    metadata = TaskMetadata(
+        name="modifiers-test3", suite=SUITE, reference=REFERENCE,
+        description="Montague modifier consistency, test 3 (non-subsectivity): d(AN, A) < d(AN, N) on 732 AN phrases",
+        main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES,
+    )
+
+    def __init__(self, n_resamples: int = 1000):
+        super().__init__(n_resamples=n_resamples)
+
+    def _string_ids(self) -> np.ndarray:
+        s = self.stimuli
+        an = s.is_an
+        return strings_for(s, s.phrase[an], s.words[an][:, :2])
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        s = self._ensure_loaded()
+        emb = self._embed(model)
+        an = s.is_an
+        d_adj = emb.dist(s.phrase[an], s.words[an, 0])
+        d_noun = emb.dist(s.phrase[an], s.words[an, 1])
+        holds = non_subsectivity(d_adj, d_noun)
+        types = ADJ_TYPE_SHORT[s.adj1[an]]
+        rng, B = np.random.default_rng(seed), self.params["n_resamples"]
+        scores = (aggregate(holds, np.full(len(holds), "AN", object), s.noun[an], "test3", ("AN",), rng=rng, n_resamples=B)
+                  + aggregate(holds, types, s.noun[an], "test3", TYPES, rng=rng, n_resamples=B))
+        predictions = pd.DataFrame({
+            "phrase": [s.strings[i] for i in s.phrase[an]], "subset": types,
+            "noun": _categorical(s.noun[an], NOUN_WORDS), "d_phrase_adj": d_adj, "d_phrase_noun": d_noun,
+            "holds": holds,
+        })
+        counts = self._counts(emb, self._string_ids(), seed)
+        counts["ties"] = "fail (strict <)"
+        return TaskOutput(scores=scores, n_items=len(holds), predictions=predictions, counts=counts)
+
+
+@register_task
+class ModifierControls(_ModifierTask):
+    """Synonym controls of tests 1 and 3, the adjective-weight measure and the distance to a synonym variant."""
+
+    metadata = TaskMetadata(
+        name="modifiers-controls", suite=SUITE, reference=REFERENCE,
+        description="Montague modifier consistency controls: test 1 with synonyms (phrase / words / parts), "
+                    "test 3 with the adjective's synonym, adjective weight, phrase-to-synonym-variant distance",
+        main_metric="syn_distance_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
+    )
+
+    def __init__(self, ignore_distance_ge1: bool = False, n_resamples: int = 1000):
+        super().__init__(ignore_distance_ge1=ignore_distance_ge1, n_resamples=n_resamples)
+
+    def _string_ids(self) -> np.ndarray:
+        s = self.stimuli
+        return strings_for(s, s.phrase, s.syn_phrase, s.words, s.syn_words, s.parts, s.syn_parts)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        s = self._ensure_loaded()
+        emb = self._embed(model)
+        ignore = self.params["ignore_distance_ge1"]
+        rng, B = np.random.default_rng(seed), self.params["n_resamples"]
+        config = s.type_config()
+        size = np.where(s.is_an, "AN", "AAN")
+        d_words = emb.dist(s.phrase[:, None], s.words)
+        d_parts = emb.dist(s.parts[..., 0], s.parts[..., 1])
+        variants = {
+            # the authors' control < 0: the phrase is encoded with its first word swapped
+            "test1_syn_phrase": intersectivity(emb.dist(s.syn_phrase[:, None], s.words), d_parts, ignore),
+            # control & 1: each single word swapped for its synonym
+            "test1_syn_words": intersectivity(emb.dist(s.phrase[:, None], s.syn_words), d_parts, ignore),
+            # control & 2: the first word of each part swapped
+            "test1_syn_parts": intersectivity(d_words, emb.dist(s.syn_parts[..., 0], s.syn_parts[..., 1]), ignore),
+        }
+        syn_distance = emb.dist(s.phrase, s.syn_phrase)
+        scores = []
+        for metric, values in [*variants.items(), ("syn_distance", syn_distance)]:
+            scores += aggregate(values, size, s.noun, metric, SIZES, rng=rng, n_resamples=B)
+            scores += aggregate(values, config, s.noun, metric, TYPES + TYPE_PAIRS, rng=rng, n_resamples=B)
+
+        an = s.is_an
+        test3_syn = non_subsectivity(emb.dist(s.phrase[an], s.syn_words[an, 0]), d_words[an, 1])
+        types_an = ADJ_TYPE_SHORT[s.adj1[an]]
+        scores += aggregate(test3_syn, types_an, s.noun[an], "test3_syn_adj", TYPES, rng=rng, n_resamples=B)
+
+        # Adjective weight, keyed by the adjective's own type over all phrases it occurs in (authors' measure).
+        weights = adjective_weights(d_words, s.n_adjectives)
+        adj_of_slot = np.stack([s.adj1, s.adj2], axis=1)
+        slot = adj_of_slot != PAD
+        scores += aggregate(weights[slot], ADJ_TYPE_SHORT[adj_of_slot[slot]], np.broadcast_to(s.noun[:, None], slot.shape)[slot],
+                            "adj_weight", TYPES, rng=rng, n_resamples=B)
+
+        test3_col = pd.Series(pd.NA, index=range(len(s.phrase)), dtype="boolean")
+        test3_col[an] = test3_syn  # AAN phrases have no test 3
+        predictions = pd.DataFrame({
+            "phrase": s.phrase_texts(), "subset": config, "noun": _categorical(s.noun, NOUN_WORDS),
+            **{f"{k}_holds": v for k, v in variants.items()},
+            "test3_syn_adj_holds": test3_col,
+            "syn_distance": syn_distance, "adj1_weight": weights[:, 0], "adj2_weight": weights[:, 1],
+        })
+        counts = self._counts(emb, self._string_ids(), seed)
+        counts["ignore_distance_ge1"] = ignore
+        counts["adj_weight"] = ("d(p, a) / sum of d(p, w) over the phrase's real words; per-noun mean over all "
+                                "AN and AAN slots of adjectives of the type (the authors' padded-slot +1.0 is not reproduced)")
+        counts["synonym_controls"] = ("each flag alone; the authors' negative controls also set the word and part "
+                                      "flags because they test bits of a negative int (-1 & 1 == 1)")
+        return TaskOutput(scores=scores, n_items=len(s.phrase), predictions=predictions, counts=counts)

@@ -1,0 +1,3 @@
+"""Probing suite: classifiers that try to read semantic facts (roles, negation scope, content) off
+sentence vectors, on generated minimal pairs (Ettinger et al. 2016) and the Ettinger et al. 2018 sets.
+See docs/probing.md."""

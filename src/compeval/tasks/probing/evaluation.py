@@ -1,0 +1,161 @@
+"""Train and test probing classifiers on one model's sentence vectors; accuracy with 95% intervals.
+
+Shared by the generated tasks (one classifier per probe choice, sentence vector only: the 2016 setup)
+and the Ettinger 2018 tasks (one classifier, sentence vector + probe one-hots: the 2018 setup).
+The model is asked once for every distinct sentence of the task. Intervals are percentile
+bootstraps over independent units: minimal pairs for generated data (the two members of a pair are
+not independent), items for the 2018 files.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import SpecError
+from ...metrics.bootstrap import DEFAULT_RESAMPLES, mean_ci
+from ...results.schema import Score
+from ..base import TaskOutput
+from ..scoring import embed
+from .classifiers import CLASSIFIERS, ClassifierSettings, fit_predict, gaussian_vectors, one_hots, random_one_hots
+
+CONTROL_RANDOM_PROBE = "control-random-probe"
+CONTROL_GAUSSIAN = "control-gaussian"
+
+
+@dataclass
+class ProbeSplit:
+    texts: list[str]
+    probes: list[tuple[str, ...]]
+    labels: np.ndarray  # bool
+    units: np.ndarray  # bootstrap unit of each item (pair id or item index)
+
+
+@dataclass
+class ProbeProblem:
+    choice: str
+    train: ProbeSplit
+    test: ProbeSplit
+    extra: dict[str, list[Any]] = field(default_factory=dict)  # per test item, copied into predictions
+
+
+def parse_classifiers(text: str, main: str) -> list[str]:
+    names = [c.strip() for c in text.split("+") if c.strip()]
+    unknown = [c for c in names if c not in CLASSIFIERS]
+    if unknown or not names:
+        raise SpecError(f"classifiers={text!r}: choose from {', '.join(CLASSIFIERS)} joined by '+'")
+    if main not in names:
+        raise SpecError(f"classifiers={text!r} must include {main!r}, the task's main classifier and the one "
+                        "its controls use")
+    return names
+
+
+def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: int, **details) -> Score:
+    """Accuracy with a percentile bootstrap interval over units (each unit's items resampled together)."""
+    correct = np.asarray(correct, dtype=np.float64)
+    _, inverse, sizes = np.unique(units, return_inverse=True, return_counts=True)
+    per_unit = np.bincount(inverse, weights=correct) / sizes
+    low, high = mean_ci(per_unit, seed=seed) if len(per_unit) > 1 else (None, None)
+    return Score(subset=subset, metric="accuracy", value=float(correct.mean()) if len(correct) else None,
+                 ci_low=low, ci_high=high, n=int(len(correct)),
+                 details={"resamples": DEFAULT_RESAMPLES, "bootstrap_seed": seed,
+                          "bootstrap_units": int(len(per_unit)), **details})
+
+
+def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, classifiers: list[str],
+                      main: str, settings: ClassifierSettings, probe_features: bool,
+                      probe_vocab: list[str]) -> TaskOutput:
+    """Fit every classifier and both controls per problem; scores overall (averaged over the problems'
+    test items) and per problem when there are several."""
+    all_texts = [t for p in problems for t in p.train.texts + p.test.texts]
+    matrix, row = embed(model, all_texts)
+    matrix = np.asarray(matrix, dtype=np.float32)
+    rng = np.random.default_rng(seed)
+    gaussian = gaussian_vectors(list(row), matrix.shape[1], rng)
+
+    def sentence_features(split: ProbeSplit) -> np.ndarray:
+        return matrix[np.fromiter((row[t] for t in split.texts), dtype=np.int64, count=len(split.texts))]
+
+    def probe_block(split: ProbeSplit) -> np.ndarray:
+        return one_hots(split.probes, probe_vocab) if probe_features else np.zeros((len(split.texts), 0))
+
+    pooled_control = not probe_features and len(problems) > 1
+    subsets = [*classifiers, CONTROL_GAUSSIAN] + ([CONTROL_RANDOM_PROBE] if probe_features or pooled_control else [])
+    correct: dict[str, list[np.ndarray]] = {s: [] for s in subsets}
+    fitted: dict[str, dict] = {}
+    frames = []
+    for k, prob in enumerate(problems):
+        tr_sent, te_sent = sentence_features(prob.train), sentence_features(prob.test)
+        tr_probe, te_probe = probe_block(prob.train), probe_block(prob.test)
+        inputs = {c: (np.hstack([tr_sent, tr_probe]), np.hstack([te_sent, te_probe]), c) for c in classifiers}
+        inputs[CONTROL_GAUSSIAN] = (
+            np.hstack([np.stack([gaussian[t] for t in prob.train.texts]), tr_probe]),
+            np.hstack([np.stack([gaussian[t] for t in prob.test.texts]), te_probe]),
+            main,
+        )
+        if probe_features:
+            width = max(len(p) for p in prob.train.probes)
+            inputs[CONTROL_RANDOM_PROBE] = (
+                np.hstack([tr_sent, random_one_hots(len(tr_sent), width, len(probe_vocab), rng)]),
+                np.hstack([te_sent, random_one_hots(len(te_sent), width, len(probe_vocab), rng)]),
+                main,
+            )
+        frame = pd.DataFrame({"choice": prob.choice, "text": prob.test.texts,
+                              "probes": [" ".join(p) for p in prob.test.probes],
+                              "label": prob.test.labels, "unit": prob.test.units, **prob.extra})
+        for subset, (x_tr, x_te, clf) in inputs.items():
+            pred, info = fit_predict(clf, x_tr, prob.train.labels, x_te, seed=seed + k, settings=settings)
+            correct[subset].append(pred == prob.test.labels)
+            fitted.setdefault(subset, {})[prob.choice] = {"classifier": clf, **info}
+            frame[f"pred_{subset}"] = pred
+        frames.append(frame)
+
+    if pooled_control:
+        # One classifier over every choice's items, told a random probe word instead of the real one:
+        # how much of the task is solvable without knowing which words the question is about.
+        width = max(len(p) for p in problems[0].train.probes)
+        x_tr = np.vstack([sentence_features(p.train) for p in problems])
+        x_tr = np.hstack([x_tr, random_one_hots(len(x_tr), width, len(probe_vocab), rng)])
+        x_te = np.vstack([sentence_features(p.test) for p in problems])
+        x_te = np.hstack([x_te, random_one_hots(len(x_te), width, len(probe_vocab), rng)])
+        y_tr = np.concatenate([p.train.labels for p in problems])
+        pred, info = fit_predict(main, x_tr, y_tr, x_te, seed=seed, settings=settings)
+        fitted[CONTROL_RANDOM_PROBE] = {"pooled": {"classifier": main, **info}}
+        start = 0
+        for p, frame in zip(problems, frames):
+            part = pred[start:start + len(p.test.texts)]
+            start += len(p.test.texts)
+            correct[CONTROL_RANDOM_PROBE].append(part == p.test.labels)
+            frame[f"pred_{CONTROL_RANDOM_PROBE}"] = part
+
+    scores: list[Score] = []
+    units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])
+    for subset in subsets:
+        clf = subset if subset in classifiers else main
+        per_choice = {p.choice: float(c.mean()) for p, c in zip(problems, correct[subset])}
+        scores.append(accuracy_score(subset, np.concatenate(correct[subset]), units, seed, classifier=clf,
+                                     per_choice=per_choice, choices=len(problems)))
+        if len(problems) > 1:
+            for p, c in zip(problems, correct[subset]):
+                scores.append(accuracy_score(f"{subset}/{p.choice}", c, p.test.units, seed, classifier=clf))
+    if not (probe_features or pooled_control):
+        scores.append(Score(subset=CONTROL_RANDOM_PROBE, metric="accuracy", value=None, n=0, details={
+            "reason": "a single probe choice: the probe is the same for every item, so a random probe "
+                      "controls nothing"}))
+    predictions = pd.concat(frames, ignore_index=True)
+    counts = {
+        "choices": [p.choice for p in problems],
+        "n_train": {p.choice: len(p.train.texts) for p in problems},
+        "n_test": {p.choice: len(p.test.texts) for p in problems},
+        "train_positive_share": {p.choice: float(np.mean(p.train.labels)) for p in problems},
+        "test_positive_share": {p.choice: float(np.mean(p.test.labels)) for p in problems},
+        "unique_sentences": len(row),
+        "embedding_dim": int(matrix.shape[1]),
+        "fitted": fitted,
+        "classifier_seed": seed,
+        "mlp_max_iter": settings.mlp_max_iter,
+        "mlp_early_stopping": settings.mlp_early_stopping,
+    }
+    return TaskOutput(scores=scores, n_items=int(len(predictions)), predictions=predictions, counts=counts)

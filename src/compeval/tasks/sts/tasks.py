@@ -1,0 +1,184 @@
+"""STS tasks: Spearman (average ranks) between model similarities and mean human ratings.
+
+Every task reports Spearman and Pearson with bootstrap 95% intervals over pairs, per subset; STS3k
+adds ``non``, ``adv``, ``negative`` and the structure-blindness gap ``non − adv``. Missing scores (NaN
+from a pair scorer or an all-unknown sentence) follow an explicit policy: ``zero`` (the STS3k authors'
+``nan_to_num``; default) or ``drop``; their count is part of the result.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...data.registry import DataContext
+from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
+from ...results.schema import Score
+from ..base import Task, TaskMetadata, TaskOutput
+from ..registry import register_task
+from ..scoring import pair_similarity
+from . import loaders
+
+MISSING_POLICIES = ("zero", "drop")
+FODOR = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics"
+
+
+class STSTask(Task):
+    """Base class: subclasses set ``metadata`` and implement ``read`` (→ pairs and subset masks)."""
+
+    def __init__(self, missing: str = "zero", bootstrap: int = 1000):
+        if missing not in MISSING_POLICIES:
+            from ...errors import SpecError
+
+            raise SpecError(f"{self.metadata.name}: missing={missing!r}; choose one of {', '.join(MISSING_POLICIES)}")
+        super().__init__(missing=missing, bootstrap=bootstrap)
+        self.pairs: pd.DataFrame | None = None
+        self.subsets: dict[str, np.ndarray] = {}
+
+    def read(self, data: DataContext) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+        raise NotImplementedError
+
+    def load(self, data: DataContext) -> None:
+        self.pairs, subsets = self.read(data)
+        self.subsets = {"all": np.arange(len(self.pairs)), **subsets}
+
+    def texts(self) -> list[str]:
+        return self.pairs["sentence_1"].tolist() + self.pairs["sentence_2"].tolist()
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        pairs = self.pairs
+        raw = pair_similarity(model, pairs["sentence_1"].tolist(), pairs["sentence_2"].tolist())
+        missing = np.isnan(raw)
+        scores_used = np.where(missing, 0.0, raw) if self.params["missing"] == "zero" else raw
+        gold = pairs["gold"].to_numpy(dtype=np.float64)
+        out: list[Score] = []
+        dists: dict[str, np.ndarray] = {}
+        for k, (subset, rows) in enumerate(self.subsets.items()):
+            keep = rows if self.params["missing"] == "zero" else rows[~missing[rows]]
+            x, y = scores_used[keep], gold[keep]
+            idx = resample_indices(len(keep), self.params["bootstrap"], seed + k) if len(keep) > 1 else None
+            details = {"n_missing": int(missing[rows].sum()), "missing_policy": self.params["missing"]}
+            for metric, fn, resampled in (
+                ("spearman", spearman_rows, lambda: spearman_resampled(x, y, idx)),
+                ("pearson", pearson_rows, lambda: pearson_rows(x[idx], y[idx])),
+            ):
+                value = float(fn(x, y)) if len(keep) > 1 else float("nan")
+                if idx is not None:
+                    dist = resampled()
+                    lo, hi = percentile_interval(dist)
+                else:
+                    lo, hi, dist = float("nan"), float("nan"), np.array([])
+                dists[(subset, metric)] = dist
+                out.append(Score(subset=subset, metric=metric, value=_clean(value), ci_low=_clean(lo),
+                                 ci_high=_clean(hi), n=len(keep), details=details))
+        if "non" in self.subsets and "adv" in self.subsets:
+            non = next(s for s in out if s.subset == "non" and s.metric == "spearman")
+            adv = next(s for s in out if s.subset == "adv" and s.metric == "spearman")
+            lo, hi = percentile_interval(dists[("non", "spearman")] - dists[("adv", "spearman")])
+            gap = None if non.value is None or adv.value is None else non.value - adv.value
+            out.append(Score(subset="non_minus_adv", metric="spearman", value=gap, ci_low=_clean(lo),
+                             ci_high=_clean(hi), n=non.n + adv.n,
+                             details={"note": "structure blindness: Spearman(non) - Spearman(adv)"}))
+        predictions = pairs.assign(score=raw, missing=missing)
+        subset_of = np.full(len(pairs), "", dtype=object)
+        for subset, rows in self.subsets.items():
+            if subset != "all":
+                subset_of[rows] = np.where(subset_of[rows] == "", subset, subset_of[rows] + "," + subset)
+        predictions["subsets"] = subset_of
+        return TaskOutput(
+            scores=out, n_items=len(pairs), predictions=predictions.reset_index(names="item"),
+            counts={"pairs": len(pairs), "missing_scores": int(missing.sum()),
+                    "missing_policy": self.params["missing"], "bootstrap_resamples": self.params["bootstrap"],
+                    "bootstrap_method": "percentile", **{f"subset_{k}": len(v) for k, v in self.subsets.items()}},
+        )
+
+
+def _clean(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+@register_task
+class STS3k(STSTask):
+    metadata = TaskMetadata(
+        name="sts3k", suite="sts", data_sources=("sts3k",), main_metric="spearman",
+        description="STS3k: 2,800 adversarial pairs where word overlap and meaning come apart",
+        subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR,
+    )
+
+    def read(self, data):
+        pairs = loaders.read_semicolon(data.path("sts3k", "STS3k_all.txt"))
+        n = len(pairs)
+        non = loaders.read_indices(data.path("sts3k", "STS3k_non_adv_indices.txt"), n)
+        adv = loaders.read_indices(data.path("sts3k", "STS3k_adv_noneg_indices.txt"), n)
+        negative = sorted(set(range(n)) - set(non) - set(adv))
+        return pairs, {"non": np.array(non), "adv": np.array(adv), "negative": np.array(negative)}
+
+
+@register_task
+class STS3kPilot(STSTask):
+    metadata = TaskMetadata(
+        name="sts3k-pilot", suite="sts", data_sources=("sts3k",), main_metric="spearman",
+        description="STS3k pilot (2022): 120 simple 'the N1 Vs the N2' pairs", reference=FODOR,
+    )
+
+    def read(self, data):
+        return loaders.read_semicolon(data.path("sts3k", "pilot/Fodor_pilot_2022.txt")), {}
+
+
+@register_task
+class STSB(STSTask):
+    metadata = TaskMetadata(
+        name="stsb", suite="sts", data_sources=("stsb",), main_metric="spearman",
+        description="STS Benchmark (Cer et al. 2017); test split by default",
+        reference="Cer et al. (2017), SemEval-2017 Task 1",
+    )
+
+    def __init__(self, split: str = "test", missing: str = "zero", bootstrap: int = 1000):
+        if split not in ("train", "dev", "test"):
+            from ...errors import SpecError
+
+            raise SpecError(f"stsb: split={split!r}; choose train, dev or test")
+        super().__init__(missing=missing, bootstrap=bootstrap)
+        self.params["split"] = split
+
+    def read(self, data):
+        return loaders.read_stsb(data.path("stsb", f"sts-{self.params['split']}.csv")), {}
+
+
+@register_task
+class SICK(STSTask):
+    metadata = TaskMetadata(
+        name="sick", suite="sts", data_sources=("sick",), main_metric="spearman",
+        description="SICK relatedness (Marelli et al. 2014); all 9,840 pairs by default",
+        reference="Marelli et al. (2014), SemEval-2014 Task 1",
+    )
+
+    def __init__(self, split: str = "all", missing: str = "zero", bootstrap: int = 1000):
+        if split not in ("all", "train", "trial", "test"):
+            from ...errors import SpecError
+
+            raise SpecError(f"sick: split={split!r}; choose all, train, trial or test")
+        super().__init__(missing=missing, bootstrap=bootstrap)
+        self.params["split"] = split
+
+    def read(self, data):
+        return loaders.read_sick(data.path("sick", "SICK.txt"), self.params["split"]), {}
+
+
+def _simple(name: str, source: str, file: str, description: str, reference: str) -> type:
+    cls = type(
+        name.upper(), (STSTask,),
+        {"metadata": TaskMetadata(name=name, suite="sts", data_sources=(source,), main_metric="spearman",
+                                  description=description, reference=reference),
+         "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {})},
+    )
+    return register_task(cls)
+
+
+GS2011 = _simple("gs2011", "gs2011", "GS2011_processed.csv",
+                 "GS2011 transitive-verb sentence similarity (199 pairs)", "Grefenstette & Sadrzadeh (2011)")
+KS2013 = _simple("ks2013", "ks2013", "KS2013_processed.csv",
+                 "KS2013 subject-verb-object similarity (108 pairs)", "Kartsaklis & Sadrzadeh (2013)")
+STSS131 = _simple("stss131", "stss131", "STS131_processed.csv",
+                  "STSS-131 dictionary-definition sentence similarity", "O'Shea, Bandar & Crockett (2014)")

@@ -1,0 +1,61 @@
+"""Data registry: local folders, verified downloads into the cache, and what a miss says."""
+import hashlib
+
+import pytest
+
+from compeval.data.registry import SOURCES, DataContext, DataFile, DataSource, register_source
+from compeval.errors import DataError, MissingDataError
+
+
+@pytest.fixture()
+def fake_source(tmp_path):
+    remote = tmp_path / "remote"
+    remote.mkdir()
+    payload = b"a;b;0.5\n"
+    (remote / "pairs.txt").write_bytes(payload)
+    src = DataSource("fake-test-source", "test", "https://example.org", "abc123", "none",
+                     (DataFile("pairs.txt", (remote / "pairs.txt").as_uri(), hashlib.sha256(payload).hexdigest()),))
+    register_source(src)
+    yield src, remote
+    SOURCES.pop("fake-test-source")
+
+
+def test_download_verifies_hash_and_caches(tmp_path, fake_source, monkeypatch):
+    monkeypatch.delenv("COMPEVAL_DATA_DIR", raising=False)
+    ctx = DataContext(cache_dir=tmp_path / "dl")
+    path = ctx.path("fake-test-source", "pairs.txt")
+    assert path.read_bytes() == b"a;b;0.5\n" and path.is_relative_to(tmp_path / "dl")
+    assert ctx.used["fake-test-source"].verified is True
+
+
+def test_download_with_wrong_hash_saves_nothing(tmp_path, fake_source, monkeypatch):
+    monkeypatch.delenv("COMPEVAL_DATA_DIR", raising=False)
+    src, remote = fake_source
+    (remote / "pairs.txt").write_bytes(b"tampered\n")
+    ctx = DataContext(cache_dir=tmp_path / "dl")
+    with pytest.raises(DataError, match="SHA-256 .* expected"):
+        ctx.path("fake-test-source", "pairs.txt")
+    assert not (tmp_path / "dl" / "fake-test-source" / "pairs.txt").exists()
+
+
+def test_missing_data_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(MissingDataError, match="does not exist"):
+        DataContext(tmp_path / "nope")
+
+
+def test_missing_file_in_data_dir_says_what_and_how(tmp_path):
+    (tmp_path / "sts3k").mkdir()
+    ctx = DataContext(tmp_path)
+    with pytest.raises(MissingDataError, match=r"sts3k.*STS3k_all.txt is missing.*github.com/bmmlab"):
+        ctx.path("sts3k", "STS3k_all.txt")
+
+
+def test_env_variable_is_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPEVAL_DATA_DIR", str(tmp_path))
+    assert DataContext().data_dir == tmp_path
+
+
+def test_local_copy_is_checked_against_pinned_hashes(data_dir):
+    ctx = DataContext(data_dir)
+    ctx.path("sts3k", "STS3k_all.txt")
+    assert ctx.used["sts3k"].verified is True

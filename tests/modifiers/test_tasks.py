@@ -1,0 +1,124 @@
+"""The four tasks end to end on fast deterministic encoders."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from compeval.cache.cached import EmbeddingCache
+from compeval.models.protocol import ModelConfig
+from compeval.tasks.modifiers.tasks import (EncoderRequiredError, ModifierControls, ModifierIntersectivity,
+                                            ModifierNonSubsectivity, ModifierPairIntersectivity)
+from compeval.tasks.registry import get_tasks
+
+from .conftest import MeanOfWords, RandomPerText
+
+TYPES = ["S-I", "S-NI", "NS-Pl", "NS-Pr", "A"]
+
+
+def run(task, model, seed=0):
+    task.load(None)
+    return task.evaluate(model, seed=seed)
+
+
+def by_key(output):
+    return {(s.subset, s.metric): s for s in output.scores}
+
+
+def test_suite_name_runs_all_four_tasks():
+    names = sorted(t.name for t in get_tasks("modifiers"))
+    assert names == ["modifiers-controls", "modifiers-test1", "modifiers-test2", "modifiers-test3"]
+    (t,) = get_tasks("modifiers-test1,ignore_distance_ge1=true")
+    assert t.params["ignore_distance_ge1"] is True
+
+
+def test_mean_composition_scores_exactly_one_on_every_an_type():
+    out = run(ModifierIntersectivity(n_resamples=100), MeanOfWords())
+    got = by_key(out)
+    for t in TYPES:
+        assert got[t, "test1_macro"].value == 1.0 and got[t, "test1_micro"].value == 1.0
+    assert got["AN", "test1_macro"].n == 732
+    # The relation is not automatic for three words: mean pooling can fail on AAN phrases.
+    assert got["AAN", "test1_macro"].value < 1.0 and got["AAN", "test1_macro"].n == 43_920
+    assert sum(s.n for (sub, m), s in got.items() if m == "test1_micro" and "|" in sub) == 43_920
+
+
+def test_unrelated_phrase_vectors_fail_test1():
+    got = by_key(run(ModifierIntersectivity(n_resamples=0), RandomPerText(dim=8)))
+    assert got["AN", "test1_micro"].value < 0.9
+
+
+def test_test2_counts_and_same_type_diagonal_near_half():
+    out = run(ModifierPairIntersectivity(n_resamples=100), MeanOfWords())
+    got = by_key(out)
+    assert out.n_items == 61 * 60 * 66
+    assert got["S-I|S-NI", "test2_micro"].n == 11 * 6 * 66
+    assert got["NS-Pl|NS-Pl", "test2_micro"].n == 27 * 26 * 66
+    assert got["S-I|S-I", "test2_micro"].details["n_nouns"] == 11  # the last noun has no later partner
+    # By symmetry a same-type pair holds in one direction or the other (ties aside): mean 0.5.
+    for t in TYPES:
+        assert got[f"{t}|{t}", "test2_micro"].value == pytest.approx(0.5, abs=1e-9)
+    # Opposite orders of a type pair add to one (no ties with continuous random vectors).
+    assert got["S-I|NS-Pr", "test2_micro"].value + got["NS-Pr|S-I", "test2_micro"].value == pytest.approx(1.0)
+
+
+def test_test3_and_controls_on_mean_composition():
+    got = by_key(run(ModifierNonSubsectivity(n_resamples=50), MeanOfWords()))
+    assert {k[0] for k in got} == {"AN", *TYPES}
+    assert got["AN", "test3_micro"].n == 732
+    out = run(ModifierControls(n_resamples=20), MeanOfWords())
+    ctl = by_key(out)
+    # A weight is a share of the phrase's distances to its words, so strictly between 0 and 1 here.
+    assert 0 < ctl["S-I", "adj_weight_micro"].value < 1
+    # A synonym swap changes an AAN phrase less than an AN one (one word of three, not of two).
+    assert ctl["AAN", "syn_distance_micro"].value < ctl["AN", "syn_distance_micro"].value
+    for metric in ("test1_syn_phrase", "test1_syn_words", "test1_syn_parts", "test3_syn_adj"):
+        assert (("S-I", f"{metric}_macro") in ctl), metric
+    assert out.predictions["test3_syn_adj_holds"].isna().sum() == 43_920
+
+
+def test_texts_list_everything_evaluate_asks_for_and_each_string_once():
+    for task_cls in (ModifierIntersectivity, ModifierPairIntersectivity, ModifierNonSubsectivity, ModifierControls):
+        task = task_cls(n_resamples=0)
+        task.load(None)
+        model = MeanOfWords()
+        task.evaluate(model, seed=0)
+        assert sorted(model.requested) == sorted(task.texts()), task.name
+        assert len(set(model.requested)) == len(model.requested), task.name
+
+
+def test_cache_encodes_each_unique_string_once_across_the_suite():
+    cache = EmbeddingCache(None)
+    model = cache.wrap(MeanOfWords())
+    tasks = get_tasks("modifiers,n_resamples=0")
+    for t in tasks:
+        t.load(None)
+    union = list(dict.fromkeys(x for t in tasks for x in t.texts()))
+    model.encode(union)
+    for t in tasks:
+        t.evaluate(model, seed=0)
+    stats = cache.stats_for(model.config.id)
+    assert stats.encoded == stats.unique == len(union)
+
+
+def test_pair_only_model_is_refused_with_a_clear_error():
+    class PairsOnly:
+        config = ModelConfig(family="pairs.v1", name="pairs-only")
+
+        def score_pairs(self, a, b):
+            return np.zeros(len(a))
+
+    with pytest.raises(EncoderRequiredError, match="only scores pairs"):
+        run(ModifierNonSubsectivity(), PairsOnly())
+
+
+def test_zero_vectors_are_counted():
+    class ZeroForEx(MeanOfWords):
+        def encode(self, texts):
+            out = super().encode(texts)
+            out[[t == "ex-" for t in texts]] = 0
+            return out
+
+    out = run(ModifierNonSubsectivity(n_resamples=0), ZeroForEx())
+    assert out.counts["zero_vector_strings"] == 1 and out.counts["zero_vector_examples"] == ["ex-"]
+    ex = out.predictions[out.predictions["phrase"].str.startswith("ex- ")]
+    assert (ex["d_phrase_adj"] == 1.0).all()

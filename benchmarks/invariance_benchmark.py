@@ -43,31 +43,36 @@ def main(argv: list[str] | None = None) -> int:
     cache = EmbeddingCache(None)
     table: dict[str, dict[str, dict[str, dict]]] = {t.name: {} for t in tasks}
     counts: dict[str, dict] = {}
+    names: dict[str, str] = {}
     for spec in args.models:
         model = load_model(spec, cache=cache)
+        names[spec] = model.config.display
         for t in tasks:
             start = time.perf_counter()
             out = t.evaluate(model, seed=args.seed)
             seconds = time.perf_counter() - start
             table[t.name][spec] = {s.subset: s.model_dump() for s in out.scores if not s.subset.startswith("group=")}
             counts[t.name] = out.counts
+            table[t.name][spec]["_missing"] = {"value": out.counts.get("missing_scores")}
             print(f"[{spec} × {t.name}: {seconds:.1f} s]", file=sys.stderr)
     for t in tasks:
         metric = t.metadata.main_metric
         print(f"\n## {t.name} ({metric}; mean with 95% bootstrap interval)")
-        subsets = list(dict.fromkeys(sub for per_model in table[t.name].values() for sub in per_model))
+        subsets = [s for s in dict.fromkeys(sub for per_model in table[t.name].values() for sub in per_model)
+                   if s != "_missing"]
         width = max(len(s) for s in subsets) + 2
-        print("subset".ljust(width) + " | " + " | ".join(m[:24].ljust(24) for m in args.models))
+        print("subset".ljust(width) + " | " + " | ".join(names[m][:26].ljust(26) for m in args.models))
         for sub in subsets:
             cells = []
             for m in args.models:
                 s = table[t.name][m].get(sub)
                 if s is None or s["value"] is None:
-                    cells.append("–".ljust(24))
+                    cells.append("–".ljust(26))
                 else:
                     ci = f"[{s['ci_low']:.3f}, {s['ci_high']:.3f}]" if s["ci_low"] is not None else ""
-                    cells.append(f"{s['value']:.3f} {ci} n={s['n']}".ljust(24))
+                    cells.append(f"{s['value']:.3f} {ci} n={s['n']}".ljust(26))
             print(sub.ljust(width) + " | " + " | ".join(cells))
+        print("missing scores: " + ", ".join(f"{names[m]}={table[t.name][m]['_missing']['value']}" for m in args.models))
         c = counts[t.name]
         keep = {k: v for k, v in c.items() if k not in ("bootstrap_method",)}
         print("counts:", json.dumps(keep))

@@ -154,7 +154,7 @@ class CachedModel:
         stats.unique += len(new_unique)
 
         missing = [t for t in unique if t not in self._memory]
-        stats.from_memory += len(unique) - len(missing)
+        stats.from_memory += len(unique) - len(missing)  # includes what warm() brought from disk
         store = self.cache.store(self.config.id)
         if store is not None and missing:
             found = store.get_vectors(missing)
@@ -180,6 +180,16 @@ class CachedModel:
                 if self.on_progress:
                     self.on_progress(done, len(order))
         return np.stack([self._memory[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+
+    def warm(self, texts: Sequence[str]) -> list[str]:
+        """Pull whatever the disk holds for ``texts`` into memory; return the texts still to encode."""
+        unique = [t for t in dict.fromkeys(texts) if t not in self._memory]
+        store = self.cache.store(self.config.id) if self.cacheable else None
+        if store is not None and unique:
+            found = store.get_vectors(unique)
+            self._memory.update(found)
+            self.stats.from_disk += len(found)
+        return [t for t in unique if t not in self._memory]
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
         if not can_score_pairs(self.model):

@@ -43,6 +43,10 @@ class HFModel:
             shown_params=("layer", "pooling"), location=str(directory),
         )
 
+    def load(self) -> None:
+        """Load the weights now (the runner times this apart from encoding)."""
+        self._load()
+
     def _load(self):
         """Weights load on first use (a re-run with every result present never imports torch)."""
         if self._loaded is None:

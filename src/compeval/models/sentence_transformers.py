@@ -30,6 +30,10 @@ class SentenceTransformerModel:
             shown_params=("prompt",) if prompt else (), location=str(directory),
         )
 
+    def load(self) -> None:
+        """Load the weights now (the runner times this apart from encoding)."""
+        _ = self.model
+
     @property
     def model(self):
         if self._model is None:

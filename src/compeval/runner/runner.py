@@ -131,12 +131,16 @@ def run(
             if id(task) not in loaded:
                 task.load(data)
                 loaded[id(task)] = True
-        if can_encode(model):
-            union = list(dict.fromkeys(t for task in pending for t in task.texts()))
-            if union:
-                model.on_progress = lambda done, total, _n=model.config.display: reporter.encoding(_n, done, total)
-                model.encode(union)
-                model.on_progress = None
+        union = list(dict.fromkeys(t for task in pending for t in task.texts())) if can_encode(model) else []
+        todo = model.warm(union) if union and hasattr(model, "warm") else union
+        if callable(getattr(model, "load", None)) and (todo or not union):
+            t0 = time.perf_counter()
+            model.load()  # weights only when something must be encoded (or the tasks did not say)
+            summary.load_seconds += time.perf_counter() - t0
+        if union:
+            model.on_progress = lambda done, total, _n=model.config.display: reporter.encoding(_n, done, total)
+            model.encode(union)
+            model.on_progress = None
         for task in pending:
             summary.outcomes.append(_run_job(model, task, data, store, seed))
             reporter.job_done(summary.outcomes[-1])

@@ -113,9 +113,9 @@ class ModifierIntersectivity(_ModifierTask):
         holds = intersectivity(d_words, d_parts, ignore_ge1=ignore)
         config = s.type_config()
         size = np.where(s.is_an, "AN", "AAN")
-        rng, B = np.random.default_rng(seed), self.params["n_resamples"]
-        scores = (aggregate(holds, size, s.noun, "test1", SIZES, rng=rng, n_resamples=B)
-                  + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, rng=rng, n_resamples=B))
+        B = self.params["n_resamples"]
+        scores = (aggregate(holds, size, s.noun, "test1", SIZES, seed=seed, n_resamples=B)
+                  + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, seed=seed, n_resamples=B))
         predictions = pd.DataFrame({
             "phrase": s.phrase_texts(), "subset": config, "noun": _categorical(s.noun, NOUN_WORDS),
             "holds": holds, "max_d_phrase_word": np.nanmax(d_words, axis=1), "min_d_parts": np.nanmin(d_parts, axis=1),
@@ -149,9 +149,8 @@ class ModifierPairIntersectivity(_ModifierTask):
         emb = self._embed(model)
         cases = pair_intersectivity(emb, s.an_grid)
         subset = ADJ_TYPE_SHORT[cases["adj1"]] + "|" + ADJ_TYPE_SHORT[cases["adj2"]]
-        rng = np.random.default_rng(seed)
         # The authors' run for noun n compares it with every noun n' after it, so n is the averaging unit.
-        scores = aggregate(cases["holds"], subset, cases["noun1"], "test2", TYPE_PAIRS, rng=rng,
+        scores = aggregate(cases["holds"], subset, cases["noun1"], "test2", TYPE_PAIRS, seed=seed,
                            n_resamples=self.params["n_resamples"])
         predictions = pd.DataFrame({
             "adj1": _categorical(cases["adj1"], ADJ_WORDS), "adj2": _categorical(cases["adj2"], ADJ_WORDS),
@@ -191,9 +190,9 @@ class ModifierNonSubsectivity(_ModifierTask):
         d_noun = emb.dist(s.phrase[an], s.words[an, 1])
         holds = non_subsectivity(d_adj, d_noun)
         types = ADJ_TYPE_SHORT[s.adj1[an]]
-        rng, B = np.random.default_rng(seed), self.params["n_resamples"]
-        scores = (aggregate(holds, np.full(len(holds), "AN", object), s.noun[an], "test3", ("AN",), rng=rng, n_resamples=B)
-                  + aggregate(holds, types, s.noun[an], "test3", TYPES, rng=rng, n_resamples=B))
+        B = self.params["n_resamples"]
+        scores = (aggregate(holds, np.full(len(holds), "AN", object), s.noun[an], "test3", ("AN",), seed=seed, n_resamples=B)
+                  + aggregate(holds, types, s.noun[an], "test3", TYPES, seed=seed, n_resamples=B))
         predictions = pd.DataFrame({
             "phrase": [s.strings[i] for i in s.phrase[an]], "subset": types,
             "noun": _categorical(s.noun[an], NOUN_WORDS), "d_phrase_adj": d_adj, "d_phrase_noun": d_noun,
@@ -226,7 +225,7 @@ class ModifierControls(_ModifierTask):
         s = self._ensure_loaded()
         emb = self._embed(model)
         ignore = self.params["ignore_distance_ge1"]
-        rng, B = np.random.default_rng(seed), self.params["n_resamples"]
+        B = self.params["n_resamples"]
         config = s.type_config()
         size = np.where(s.is_an, "AN", "AAN")
         d_words = emb.dist(s.phrase[:, None], s.words)
@@ -242,20 +241,20 @@ class ModifierControls(_ModifierTask):
         syn_distance = emb.dist(s.phrase, s.syn_phrase)
         scores = []
         for metric, values in [*variants.items(), ("syn_distance", syn_distance)]:
-            scores += aggregate(values, size, s.noun, metric, SIZES, rng=rng, n_resamples=B)
-            scores += aggregate(values, config, s.noun, metric, TYPES + TYPE_PAIRS, rng=rng, n_resamples=B)
+            scores += aggregate(values, size, s.noun, metric, SIZES, seed=seed, n_resamples=B)
+            scores += aggregate(values, config, s.noun, metric, TYPES + TYPE_PAIRS, seed=seed, n_resamples=B)
 
         an = s.is_an
         test3_syn = non_subsectivity(emb.dist(s.phrase[an], s.syn_words[an, 0]), d_words[an, 1])
         types_an = ADJ_TYPE_SHORT[s.adj1[an]]
-        scores += aggregate(test3_syn, types_an, s.noun[an], "test3_syn_adj", TYPES, rng=rng, n_resamples=B)
+        scores += aggregate(test3_syn, types_an, s.noun[an], "test3_syn_adj", TYPES, seed=seed, n_resamples=B)
 
         # Adjective weight, keyed by the adjective's own type over all phrases it occurs in (authors' measure).
         weights = adjective_weights(d_words, s.n_adjectives)
         adj_of_slot = np.stack([s.adj1, s.adj2], axis=1)
         slot = adj_of_slot != PAD
         scores += aggregate(weights[slot], ADJ_TYPE_SHORT[adj_of_slot[slot]], np.broadcast_to(s.noun[:, None], slot.shape)[slot],
-                            "adj_weight", TYPES, rng=rng, n_resamples=B)
+                            "adj_weight", TYPES, seed=seed, n_resamples=B)
 
         test3_col = pd.Series(pd.NA, index=range(len(s.phrase)), dtype="boolean")
         test3_col[an] = test3_syn  # AAN phrases have no test 3

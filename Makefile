@@ -1,0 +1,28 @@
+# Two entry points for a fresh machine: `make run` (main job) and `make test` (the test suite).
+# Both create .venv and install compeval with every optional part first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: setup run test bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# torch first, pinned: an unpinned torch pulls the CUDA build (gigabytes) on Linux.
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[all,test]'
+	touch $@
+
+run: setup
+	$(VENV)/bin/compeval run $(ARGS)
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) benchmarks/sts_benchmark.py
+
+clean:
+	rm -rf $(VENV) results

@@ -26,7 +26,7 @@ def test_glove_mean_scores_exactly_one_on_every_an_type():
 
 
 def test_runner_writes_listable_results(tmp_path):
-    from compeval.results.store import ResultStore  # noqa: F401  (the store the CLI lists)
+    from compeval.results.store import results_frame  # what `compeval results` lists
     from compeval.runner.runner import run
 
     _glove()
@@ -34,3 +34,7 @@ def test_runner_writes_listable_results(tmp_path):
     assert not summary.failed, summary.failed
     (outcome,) = summary.outcomes
     assert outcome.n_items == 732 and 0.0 <= outcome.main_score <= 1.0
+    rows = results_frame(tmp_path)
+    assert set(rows["subset"]) == {"AN", "S-I", "S-NI", "NS-Pl", "NS-Pr", "A"}
+    assert set(rows["metric"]) == {"test3_macro", "test3_micro"}
+    assert (rows.loc[rows["subset"] == "AN", "n"] == 732).all()

@@ -1,8 +1,6 @@
 """The registered probing tasks, end to end on tiny deterministic encoders (and, marked, real models)."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from compeval.cache.cached import EmbeddingCache
@@ -84,15 +82,14 @@ def test_bad_task_options(spec, message):
         get_tasks(spec)
 
 
-needs_models = pytest.mark.skipif(os.environ.get("COMPEVAL_SKIP_INTEGRATION") == "1", reason="integration off")
-
-
 @pytest.mark.integration
-@needs_models
 def test_mean_glove_knows_words_but_not_roles():
     from compeval.models.registry import load_model
 
-    glove = load_model("glove-6b-50d", cache=EmbeddingCache(None))
+    try:
+        glove = load_model("glove-6b-50d", cache=EmbeddingCache(None))
+    except SpecError as exc:
+        pytest.skip(f"glove-6b-50d is not available: {exc}")
     _, has_x = _run("probe-has-x,words=school,n_train=400,n_test=200,classifiers=logreg", glove)
     _, role = _run("probe-x-as-agent,words=school,n_train=400,n_test=200,classifiers=logreg", glove)
     assert next(s for s in has_x.scores if s.subset == "logreg").value > 0.85

@@ -3,11 +3,13 @@
 - ``logreg``: L2 logistic regression, C chosen by 5-fold stratified CV over a log grid (the 2016
   setup). Features are standardised first so one C grid suits models whose vectors differ in scale.
 - ``mlp``: the 2018 classifier, ``MLPClassifier`` with one ReLU hidden layer as wide as the input,
-  at most 700 iterations, otherwise sklearn defaults (so training stops once the training loss has
-  not improved by 1e-4 for 10 epochs, typically after 100-150 epochs). Unlike the original code, the
-  classifier is seeded. ``mlp_early_stopping=true`` switches on sklearn's validation-based early
-  stopping; it is not the default because validation *accuracy* often stays flat for the first ten
-  epochs while the loss still falls, and the classifier then stops untrained.
+  otherwise sklearn defaults, seeded (the original is not). Deviation: at most 200 epochs by default
+  instead of 700. On the 2018 sets with 384-d vectors the paper setting runs 350-400 epochs (~50 s per
+  fit on a shared 2-core machine, three fits per task) for the same test accuracy (MiniLM, sr: 0.571
+  at 700 vs 0.590 at 200; neg: 0.863 vs 0.864); ``mlp_max_iter=700`` restores it.
+  ``mlp_early_stopping=true`` switches on sklearn's validation-based early stopping; it is not the
+  default because validation accuracy often stays flat for the first epochs while the loss still
+  falls, and the network then stops untrained (sr: 0.533).
 Controls: the probe one-hots replaced by one-hots of random probe-vocabulary words, and the sentence
 vectors replaced by standard Gaussian vectors (one fixed vector per distinct sentence).
 """
@@ -30,7 +32,7 @@ LOGREG_CS = tuple(np.logspace(-3, 3, 7))
 
 @dataclass(frozen=True)
 class ClassifierSettings:
-    mlp_max_iter: int = 700
+    mlp_max_iter: int = 200
     mlp_early_stopping: bool = False
     logreg_folds: int = 5
 

@@ -73,7 +73,7 @@ class Ettinger2018Task(Task):
     directory: ClassVar[str]
     n_probes: ClassVar[int]
 
-    def __init__(self, classifiers: str = "mlp+logreg", mlp_max_iter: int = 700, mlp_early_stopping: bool = False):
+    def __init__(self, classifiers: str = "mlp+logreg", mlp_max_iter: int = 200, mlp_early_stopping: bool = False):
         super().__init__(classifiers=classifiers, mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
         self.classifiers = parse_classifiers(classifiers, "mlp")
         self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)

@@ -84,7 +84,7 @@ class ProbeHasX(GeneratedProbeTask):
     metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X")
 
     def __init__(self, words: str = "school+professor+dog", n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 700,
+                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
                  mlp_early_stopping: bool = False):
         super().__init__(words=words, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
                          mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
@@ -101,7 +101,7 @@ class ProbeHasHuman(GeneratedProbeTask):
                          "(human by default), with the test set's category nouns unseen in training")
 
     def __init__(self, category: str = "human", n_heldout: int = 4, n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 700,
+                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
                  mlp_early_stopping: bool = False):
         super().__init__(category=category, n_heldout=n_heldout, n_train=n_train, n_test=n_test, seed=seed,
                          classifiers=classifiers, mlp_max_iter=mlp_max_iter,
@@ -125,7 +125,7 @@ class ProbeXAsAgent(GeneratedProbeTask):
                          "only a patient, same words)")
 
     def __init__(self, words: str = "school+professor+dog", n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 700,
+                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
                  mlp_early_stopping: bool = False):
         super().__init__(words=words, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
                          mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
@@ -145,7 +145,7 @@ class ProbeAgentOfVerb(GeneratedProbeTask):
                          "hold N and V in other relations, same words)")
 
     def __init__(self, pairs: str = _PAIRS, n_train: int = 1000, n_test: int = 500, seed: int = 0,
-                 classifiers: str = "logreg+mlp", mlp_max_iter: int = 700, mlp_early_stopping: bool = False):
+                 classifiers: str = "logreg+mlp", mlp_max_iter: int = 200, mlp_early_stopping: bool = False):
         super().__init__(pairs=pairs, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
                          mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
         self.pairs = builders.parse_pairs(pairs)
@@ -161,7 +161,7 @@ class ProbeNegationScope(GeneratedProbeTask):
                          "negated); every sentence has N as V's agent and one negation, placed on V or elsewhere")
 
     def __init__(self, pairs: str = _PAIRS, role_negatives: float = 0.0, n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 700,
+                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
                  mlp_early_stopping: bool = False):
         super().__init__(pairs=pairs, role_negatives=role_negatives, n_train=n_train, n_test=n_test, seed=seed,
                          classifiers=classifiers, mlp_max_iter=mlp_max_iter,

@@ -1,0 +1,82 @@
+"""BIO tags for phrase type: span extraction, span-level F1, and constrained (Viterbi) decoding.
+
+Tags are ``O``, ``I`` (untyped, as in the data) and ``B-<TYPE>``. A legal sequence never has an ``I``
+without a ``B``/``I`` right before it; decoding finds the most probable legal sequence.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def spans(tags) -> set[tuple[int, int, str]]:
+    """Typed (start, end inclusive, type) spans; a stray ``I`` opens no span."""
+    out, start, typ = set(), None, None
+    for i, t in enumerate(list(tags) + ["O"]):
+        if t == "I" and start is not None:
+            continue
+        if start is not None:
+            out.add((start, i - 1, typ))
+            start = None
+        if t.startswith("B-"):
+            start, typ = i, t[2:]
+    return out
+
+
+def span_counts(gold: list, pred: list) -> np.ndarray:
+    """(n, 3) per-sentence [true positives, predicted spans, gold spans], for F1 and its bootstrap."""
+    rows = []
+    for g, p in zip(gold, pred):
+        gs, ps = spans(g), spans(p)
+        rows.append((len(gs & ps), len(ps), len(gs)))
+    return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+
+
+def f1_from_counts(counts: np.ndarray, axis: int = 0) -> np.ndarray:
+    tp, np_, ng = (counts.sum(axis=axis)[..., k] for k in range(3))
+    denom = np_ + ng
+    return np.where(denom > 0, 2 * tp / np.maximum(denom, 1e-12), 0.0)
+
+
+def span_f1(gold: list, pred: list) -> float:
+    return float(f1_from_counts(span_counts(gold, pred)))
+
+
+def allowed_transitions(labels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(start_ok[K], trans_ok[K, K]): ``I`` may start nothing and follow only ``B-*`` or ``I``."""
+    is_i = np.array([t == "I" for t in labels])
+    inside_ok = np.array([t == "I" or t.startswith("B-") for t in labels])
+    start_ok = ~is_i
+    trans_ok = np.ones((len(labels), len(labels)), dtype=bool)
+    trans_ok[:, is_i] = inside_ok[:, None]
+    return start_ok, trans_ok
+
+
+def viterbi(log_probs: np.ndarray, labels: list[str]) -> list[str]:
+    """Most probable legal tag sequence for one sentence given (n_words, K) log-probabilities."""
+    n = len(log_probs)
+    if n == 0:
+        return []
+    start_ok, trans_ok = allowed_transitions(labels)
+    neg = -1e9
+    trans = np.where(trans_ok, 0.0, neg)
+    score = np.where(start_ok, log_probs[0], neg)
+    back = np.zeros((n, len(labels)), dtype=np.int64)
+    for t in range(1, n):
+        cand = score[:, None] + trans  # prev x next
+        back[t] = cand.argmax(0)
+        score = cand.max(0) + log_probs[t]
+    best = [int(score.argmax())]
+    for t in range(n - 1, 0, -1):
+        best.append(int(back[t, best[-1]]))
+    return [labels[k] for k in reversed(best)]
+
+
+def repair(tags: list[str]) -> list[str]:
+    """Turn a stray ``I`` into ``O`` (for baselines that predict tags word by word)."""
+    out, prev = [], "O"
+    for t in tags:
+        if t == "I" and prev == "O":
+            t = "O"
+        out.append(t)
+        prev = t
+    return out

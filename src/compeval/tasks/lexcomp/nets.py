@@ -1,0 +1,170 @@
+"""Encode + Predict heads in PyTorch, and the training loop with early stopping on validation.
+
+Inputs are frozen word vectors ``(batch, words, layers, dim)``. ``layer="top"`` uses the last layer;
+``layer="mix"`` learns a softmax-weighted scalar mix of all layers (Peters et al. 2018). Encoders:
+``none``; ``bilstm`` (hidden size = input size per direction); ``attention`` (each word = its vector
+concatenated with the dot-product-softmax average of the *other* words). The span head is an MLP
+over the span's first and last encoded words (plus the mean encoded paraphrase where the task has
+one); the tagger an MLP per word.
+"""
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+ENCODERS = ("none", "bilstm", "attention")
+LAYERS = ("top", "mix")
+
+
+class ScalarMix(nn.Module):
+    def __init__(self, n_layers: int):
+        super().__init__()
+        self.w = nn.Parameter(torch.zeros(n_layers))
+        self.gamma = nn.Parameter(torch.ones(1))
+
+    def forward(self, x):  # B, T, L, D -> B, T, D
+        return self.gamma * torch.einsum("btld,l->btd", x, torch.softmax(self.w, 0))
+
+
+class Embed(nn.Module):
+    def __init__(self, layer: str, n_layers: int):
+        super().__init__()
+        self.layer = layer
+        self.mix = ScalarMix(n_layers) if layer == "mix" and n_layers > 1 else None
+
+    def forward(self, x):
+        x = x.float()
+        return self.mix(x) if self.mix is not None else x[:, :, -1]
+
+
+class Encode(nn.Module):
+    def __init__(self, kind: str, dim: int):
+        super().__init__()
+        if kind not in ENCODERS:
+            raise ValueError(f"encoder {kind!r} unknown; choose one of {', '.join(ENCODERS)}")
+        self.kind = kind
+        self.lstm = nn.LSTM(dim, dim, batch_first=True, bidirectional=True) if kind == "bilstm" else None
+        self.out_dim = dim if kind == "none" else 2 * dim
+
+    def forward(self, x, mask):  # x: B, T, D; mask: B, T bool
+        if self.kind == "none":
+            return x
+        if self.kind == "bilstm":
+            lengths = mask.sum(1).clamp(min=1).cpu()
+            packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+            out, _ = self.lstm(packed)
+            out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
+            return out
+        scores = x @ x.transpose(1, 2)  # B, T, T
+        eye = torch.eye(x.shape[1], dtype=torch.bool, device=x.device)[None]
+        keep = mask[:, None, :] & ~eye
+        scores = scores.masked_fill(~keep, float("-inf"))
+        weights = torch.nan_to_num(torch.softmax(scores, -1), nan=0.0)  # a one-word sentence: no others
+        return torch.cat([x, weights @ x], -1)
+
+
+def mlp(d_in: int, d_out: int, hidden: int, dropout: float) -> nn.Module:
+    return nn.Sequential(nn.Dropout(dropout), nn.Linear(d_in, hidden), nn.ReLU(), nn.Dropout(dropout),
+                         nn.Linear(hidden, d_out))
+
+
+class SpanClassifier(nn.Module):
+    def __init__(self, layer, encoder, n_layers, dim, use_span=True, use_para=False, hidden=100,
+                 dropout=0.2, n_classes=2):
+        super().__init__()
+        self.embed = Embed(layer, n_layers)
+        self.encode = Encode(encoder, dim)
+        self.use_span, self.use_para = use_span, use_para
+        d = self.encode.out_dim * (2 * use_span + use_para)
+        self.head = mlp(d, n_classes, hidden, dropout)
+
+    def forward(self, x, mask, start, end, px=None, pmask=None):
+        parts = []
+        if self.use_span:
+            h = self.encode(self.embed(x), mask)
+            rows = torch.arange(len(h))
+            parts += [h[rows, start], h[rows, end]]
+        if self.use_para:
+            hp = self.encode(self.embed(px), pmask)
+            m = pmask.unsqueeze(-1).float()
+            parts.append((hp * m).sum(1) / m.sum(1).clamp(min=1))
+        return self.head(torch.cat(parts, -1))
+
+
+class Tagger(nn.Module):
+    def __init__(self, layer, encoder, n_layers, dim, n_tags, hidden=100, dropout=0.2):
+        super().__init__()
+        self.embed = Embed(layer, n_layers)
+        self.encode = Encode(encoder, dim)
+        self.head = mlp(self.encode.out_dim, n_tags, hidden, dropout)
+
+    def forward(self, x, mask):
+        return self.head(self.encode(self.embed(x), mask))
+
+
+def pad(arrays: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+    """float16 (N, T, L, D) and a (N, T) mask from per-sentence (n_i, L, D) arrays."""
+    n_max = max(1, max((len(a) for a in arrays), default=1))
+    L, D = arrays[0].shape[1:]
+    x = np.zeros((len(arrays), n_max, L, D), dtype=np.float16)
+    m = np.zeros((len(arrays), n_max), dtype=bool)
+    for i, a in enumerate(arrays):
+        x[i, : len(a)] = a
+        m[i, : len(a)] = True
+    return torch.from_numpy(x), torch.from_numpy(m)
+
+
+@dataclass
+class TrainConfig:
+    max_epochs: int = 500
+    patience: int = 20
+    batch_size: int = 32
+    lr: float = 1e-3
+    hidden: int = 100
+    dropout: float = 0.2
+
+
+@dataclass
+class TrainResult:
+    model: nn.Module
+    best_val: float
+    best_epoch: int
+    epochs: int
+    seconds: float
+    history: list[float] = field(default_factory=list)
+
+
+def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg: TrainConfig,
+          seed: int) -> TrainResult:
+    """Adam on shuffled mini-batches; after each epoch ``val_score(model)`` (higher is better); stop
+    after ``patience`` epochs without gain; return the best epoch's weights."""
+    t0 = time.perf_counter()
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    best, best_state, best_epoch, history = -np.inf, None, -1, []
+    n = len(y)
+    epoch = 0
+    for epoch in range(1, cfg.max_epochs + 1):
+        model.train()
+        for idx in torch.randperm(n, generator=gen).split(cfg.batch_size):
+            opt.zero_grad()
+            loss = loss_fn(model(*(t[idx] if t is not None else None for t in train_inputs)), y[idx])
+            loss.backward()
+            opt.step()
+        model.eval()
+        with torch.no_grad():
+            score = float(val_score(model))
+        history.append(score)
+        if score > best:
+            best, best_state, best_epoch = score, copy.deepcopy(model.state_dict()), epoch
+        elif epoch - best_epoch >= cfg.patience:
+            break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+    return TrainResult(model, best, best_epoch, epoch, time.perf_counter() - t0, history)

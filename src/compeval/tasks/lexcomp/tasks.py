@@ -1,0 +1,344 @@
+"""The six lexcomp tasks (Shwartz & Dagan 2019) as compeval Tasks.
+
+Each task scores the majority baselines (always) and, unless ``baseline_only``, trains the
+Embed-Encode-Predict grid (layer x encoder), picks the best setting on validation and only then
+scores it on test. Options use ``+`` to list grid values (``encoders=none+bilstm``) because ``,``
+separates options in a task spec.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from ...cache.store import default_cache_dir
+from ...data.registry import DataContext
+from ...errors import MissingDataError, SpecError
+from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample_indices
+from ...results.schema import Score
+from ..base import Task, TaskMetadata, TaskOutput
+from ..registry import register_task
+from . import bio, majority, nets
+from .data import SpanItem, load_splits
+from .embed import TokenCache, token_encoder
+
+SUITE = "lexcomp"
+REFERENCE = ("Shwartz & Dagan (2019), Still a Pain in the Neck: Evaluating Text Representations on "
+             "Lexical Composition, TACL")
+HUMAN = {"lexcomp-vpc": 93.8, "lexcomp-lvc": 83.8, "lexcomp-nc-literality": 91.0,
+         "lexcomp-nc-relations": 77.8, "lexcomp-an-attributes": 86.4}
+ABLATIONS = ("none", "phrase", "context", "context-phrase")
+MASK = "[MASK]"
+
+
+def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
+    vals = [v for v in raw.replace("|", "+").split("+") if v]
+    bad = [v for v in vals if v not in allowed]
+    if bad or not vals:
+        raise SpecError(f"{what}={raw!r}: choose from {', '.join(allowed)} joined by '+'")
+    return vals
+
+
+class LexcompTask(Task):
+    folder: str
+    kind: str  # literality | paraphrase | tagging | bnc
+
+    def _setup(self, encoders: str, layers: str, max_epochs: int, patience: int, batch_size: int,
+               hidden: int) -> None:
+        self.encoders = _grid(encoders, nets.ENCODERS, "encoders")
+        self.layers = _grid(layers, nets.LAYERS, "layers")
+        if max_epochs < 1 or patience < 1:
+            raise SpecError(f"{self.name}: max_epochs and patience must be positive")
+        self.train_cfg = nets.TrainConfig(max_epochs=max_epochs, patience=patience, batch_size=batch_size,
+                                          hidden=hidden)
+        self.splits: dict[str, list] | None = None
+
+    def load(self, data: DataContext) -> None:
+        self.load_error: MissingDataError | None = None
+        try:
+            self.splits = load_splits(data, self.folder, self.kind, bnc_dir=self.params.get("bnc_dir") or None,
+                                      task=self.name)
+        except MissingDataError as exc:
+            if self.kind != "bnc":
+                raise
+            self.load_error = exc  # no BNC: fail this job only (in evaluate), not the whole suite run
+
+    def _require(self) -> dict[str, list]:
+        if getattr(self, "load_error", None) is not None:
+            raise self.load_error
+        if self.splits is None:
+            raise RuntimeError(f"{self.name}: call load() before evaluate()")
+        return self.splits
+
+    def _acc_score(self, subset, correct, seed, **details) -> Score:
+        correct = np.asarray(correct, dtype=np.float64)
+        lo, hi = mean_ci(correct, seed=seed)
+        return Score(subset=subset, metric="accuracy", value=float(correct.mean()), ci_low=lo, ci_high=hi,
+                     n=len(correct), details=details)
+
+    def _human(self) -> list[Score]:
+        if self.name not in HUMAN:
+            return []
+        return [Score(subset="human", metric="accuracy", value=HUMAN[self.name] / 100, n=100,
+                      details={"source": "Shwartz & Dagan 2019, 100 re-annotated test items (spec lexcomp.md)"})]
+
+
+def _settings(layers: list[str], encoders: list[str], n_layers: int) -> list[tuple[str, str]]:
+    ls = [l for l in layers if not (l == "mix" and n_layers == 1)] or ["top"]
+    return [(l, e) for l in ls for e in encoders]
+
+
+class SpanTask(LexcompTask):
+    """Binary classification of a target span in its sentence (VPC, LVC, NC literality/relations, AN)."""
+
+    has_paraphrase = False
+
+    def _views(self, items: list[SpanItem]):
+        """(sentences, starts, ends, paraphrases) after the ablation, which changes only the input."""
+        ab = self.params.get("ablation", "none")
+        sents, starts, ends = [], [], []
+        for it in items:
+            if ab == "phrase":
+                w = list(it.words)
+                w[it.start : it.end + 1] = [MASK] * (it.end - it.start + 1)
+                sents.append(w), starts.append(it.start), ends.append(it.end)
+            elif ab == "context":
+                sents.append(list(it.span_words)), starts.append(0), ends.append(it.end - it.start)
+            else:
+                sents.append(list(it.words)), starts.append(it.start), ends.append(it.end)
+        paras = [list(it.paraphrase or ()) for it in items] if self.has_paraphrase else None
+        return sents, starts, ends, paras
+
+    def _tensors(self, cache: TokenCache, items: list[SpanItem]):
+        sents, starts, ends, paras = self._views(items)
+        x, m = nets.pad(cache.get(sents))
+        px = pm = None
+        if paras is not None:
+            px, pm = nets.pad(cache.get(paras))
+        return (x, m, torch.tensor(starts), torch.tensor(ends), px, pm)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        sp = self._require()
+        train, val, test = sp["train"], sp["val"], sp["test"]
+        y = {k: np.array([i.label for i in v]) for k, v in sp.items()}
+        scores: list[Score] = []
+        base = majority.fit_span(train)
+        pv, pt = majority.predict_span(base, val), majority.predict_span(base, test)
+        val_acc = {n: float((pv[n] == y["val"]).mean()) for n in majority.NAMES}
+        for n in majority.NAMES:
+            scores.append(self._acc_score(n, pt[n] == y["test"], seed, val_accuracy=val_acc[n]))
+        best_base = max(majority.NAMES, key=lambda n: (val_acc[n], -majority.NAMES.index(n)))
+        scores.append(self._acc_score("majority", pt[best_base] == y["test"], seed, chosen=best_base,
+                                      chosen_on="validation accuracy",
+                                      best_on_test=max(majority.NAMES, key=lambda n: (pt[n] == y["test"]).mean())))
+        scores += self._human()
+        preds = pd.DataFrame({"ident": [i.ident for i in test], "span": [" ".join(i.span_words) for i in test],
+                              "label": y["test"], **{n: pt[n] for n in majority.NAMES}})
+        counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
+        counts["ablation"] = self.params.get("ablation", "none")
+        if self.params.get("baseline_only"):
+            scores.append(Score(subset="all", metric="accuracy", value=None, n=len(test),
+                                details={"reason": "baseline_only=true: no model trained"}))
+            return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+
+        enc = token_encoder(model)
+        cache = TokenCache(enc, default_cache_dir())
+        try:
+            data = {k: self._tensors(cache, v) for k, v in sp.items()}
+        finally:
+            counts["token_cache"] = {"encoded": cache.encoded, "from_disk": cache.from_disk}
+            cache.close()
+        n_layers, dim = data["train"][0].shape[2:]
+        yt = {k: torch.from_numpy(v).long() for k, v in y.items()}
+        use_span = self.params.get("ablation", "none") != "context-phrase"
+        runs = []
+        for layer, encoder in _settings(self.layers, self.encoders, n_layers):
+            torch.manual_seed(seed)
+            net = nets.SpanClassifier(layer, encoder, n_layers, dim, use_span=use_span,
+                                      use_para=self.has_paraphrase, hidden=self.train_cfg.hidden,
+                                      dropout=self.train_cfg.dropout)
+
+            def val_score(m, _d=data["val"]):
+                return float((m(*_d).argmax(-1) == yt["val"]).float().mean())
+
+            res = nets.train(net, data["train"], yt["train"], nn.functional.cross_entropy, val_score,
+                             self.train_cfg, seed)
+            runs.append((layer, encoder, res))
+            scores.append(Score(subset=f"{layer}+{encoder}", metric="val_accuracy", value=res.best_val,
+                                n=len(val), details={"best_epoch": res.best_epoch, "epochs": res.epochs,
+                                                     "seconds": round(res.seconds, 1)}))
+        layer, encoder, res = max(runs, key=lambda r: r[2].best_val)  # first wins ties: grid order
+        with torch.no_grad():
+            pred = res.model(*data["test"]).argmax(-1).numpy()
+        scores.append(self._acc_score("all", pred == y["test"], seed, layer=layer, encoder=encoder,
+                                      val_accuracy=res.best_val, chosen_on="validation accuracy"))
+        preds["model"] = pred
+        counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
+        counts["chosen"] = f"{layer}+{encoder}"
+        return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+
+
+class TaggingTask(LexcompTask):
+    """Phrase type: BIO tags per word, decoded under the B-before-I constraint; span-level F1."""
+
+    def _f1_score(self, subset, gold, pred, seed, **details) -> Score:
+        c = bio.span_counts(gold, pred)
+        # bootstrap over sentences: resample rows of the (n, 3) count table, recompute micro F1
+        lo = hi = None
+        if len(c) > 1:
+            dist = bio.f1_from_counts(c[resample_indices(len(c), DEFAULT_RESAMPLES, seed)], axis=1)
+            lo, hi = percentile_interval(dist)
+        return Score(subset=subset, metric="span_f1", value=float(bio.f1_from_counts(c)), ci_low=lo, ci_high=hi,
+                     n=len(c), details=details)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        sp = self._require()
+        train, val, test = sp["train"], sp["val"], sp["test"]
+        gold = {k: [list(i.tags) for i in v] for k, v in sp.items()}
+        scores: list[Score] = []
+        base = majority.fit_tags(train)
+        pv, pt = majority.predict_tags(base, val), majority.predict_tags(base, test)
+        val_f1 = {n: bio.span_f1(gold["val"], pv[n]) for n in majority.NAMES}
+        for n in majority.NAMES:
+            scores.append(self._f1_score(n, gold["test"], pt[n], seed, val_span_f1=val_f1[n]))
+        best_base = max(majority.NAMES, key=lambda n: (val_f1[n], -majority.NAMES.index(n)))
+        scores.append(self._f1_score("majority", gold["test"], pt[best_base], seed, chosen=best_base,
+                                     chosen_on="validation span F1"))
+        preds = pd.DataFrame({"words": [" ".join(i.words) for i in test], "gold": [" ".join(t) for t in gold["test"]],
+                              **{n: [" ".join(t) for t in pt[n]] for n in majority.NAMES}})
+        counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
+        if self.params.get("baseline_only"):
+            scores.append(Score(subset="all", metric="span_f1", value=None, n=len(test),
+                                details={"reason": "baseline_only=true: no model trained"}))
+            return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+
+        labels = sorted({t for i in train for t in i.tags} | {"O", "I"})
+        tag_id = {t: k for k, t in enumerate(labels)}
+        enc = token_encoder(model)
+        cache = TokenCache(enc, default_cache_dir())
+        try:
+            data = {k: nets.pad(cache.get([list(i.words) for i in v])) for k, v in sp.items()}
+        finally:
+            counts["token_cache"] = {"encoded": cache.encoded, "from_disk": cache.from_disk}
+            cache.close()
+        T = data["train"][0].shape[1]
+        ytr = torch.full((len(train), T), -100, dtype=torch.long)
+        for r, it in enumerate(train):
+            ytr[r, : len(it.tags)] = torch.tensor([tag_id[t] for t in it.tags])
+        n_layers, dim = data["train"][0].shape[2:]
+        K = len(labels)
+
+        def decode(m, split):
+            x, mask = data[split]
+            logp = torch.log_softmax(m(x, mask), -1).numpy()
+            return [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(sp[split])]
+
+        def loss_fn(logits, y):
+            return nn.functional.cross_entropy(logits.reshape(-1, K), y.reshape(-1), ignore_index=-100)
+
+        runs = []
+        for layer, encoder in _settings(self.layers, self.encoders, n_layers):
+            torch.manual_seed(seed)
+            net = nets.Tagger(layer, encoder, n_layers, dim, K, hidden=self.train_cfg.hidden,
+                              dropout=self.train_cfg.dropout)
+            res = nets.train(net, data["train"], ytr, loss_fn, lambda m: bio.span_f1(gold["val"], decode(m, "val")),
+                             self.train_cfg, seed)
+            runs.append((layer, encoder, res))
+            scores.append(Score(subset=f"{layer}+{encoder}", metric="val_span_f1", value=res.best_val, n=len(val),
+                                details={"best_epoch": res.best_epoch, "epochs": res.epochs,
+                                         "seconds": round(res.seconds, 1)}))
+        layer, encoder, res = max(runs, key=lambda r: r[2].best_val)
+        with torch.no_grad():
+            pred = decode(res.model, "test")
+        scores.append(self._f1_score("all", gold["test"], pred, seed, layer=layer, encoder=encoder,
+                                     val_span_f1=res.best_val, chosen_on="validation span F1"))
+        preds["model"] = [" ".join(t) for t in pred]
+        counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
+        counts["chosen"] = f"{layer}+{encoder}"
+        return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+
+
+def _meta(name, description, metric="accuracy"):
+    return TaskMetadata(name=name, suite=SUITE, description=description, data_sources=("lexcomp",),
+                        main_metric=metric, main_subset="all", reference=REFERENCE,
+                        subsets=("all", "majority", "Majority_All", "Majority_1", "Majority_2"))
+
+
+_GRID = dict(encoders="none+bilstm+attention", layers="top+mix", max_epochs=500, patience=20, batch_size=32,
+             hidden=100)
+
+
+@register_task
+class NCLiteralityTask(SpanTask):
+    metadata = _meta("lexcomp-nc-literality", "Is the noun-compound constituent used literally? (Reddy et al. 2011)")
+    folder, kind = "nc_literality", "literality"
+
+    def __init__(self, baseline_only: bool = False, encoders: str = _GRID["encoders"], layers: str = _GRID["layers"],
+                 max_epochs: int = 500, patience: int = 20, batch_size: int = 32, hidden: int = 100):
+        super().__init__(baseline_only=baseline_only, encoders=encoders, layers=layers, max_epochs=max_epochs,
+                         patience=patience, batch_size=batch_size, hidden=hidden)
+        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)
+
+
+class _ParaphraseTask(SpanTask):
+    has_paraphrase = True
+    kind = "paraphrase"
+
+    def __init__(self, baseline_only: bool = False, encoders: str = _GRID["encoders"], layers: str = _GRID["layers"],
+                 max_epochs: int = 500, patience: int = 20, batch_size: int = 32, hidden: int = 100,
+                 ablation: str = "none"):
+        if ablation not in ABLATIONS:
+            raise SpecError(f"ablation={ablation!r}: choose one of {', '.join(ABLATIONS)}")
+        super().__init__(baseline_only=baseline_only, encoders=encoders, layers=layers, max_epochs=max_epochs,
+                         patience=patience, batch_size=batch_size, hidden=hidden, ablation=ablation)
+        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)
+
+
+@register_task
+class NCRelationsTask(_ParaphraseTask):
+    metadata = _meta("lexcomp-nc-relations", "Does the paraphrase explicate the noun compound? (SemEval-2013 Task 4)")
+    folder = "nc_relations"
+
+
+@register_task
+class ANAttributesTask(_ParaphraseTask):
+    metadata = _meta("lexcomp-an-attributes", "Is the attribute in '[A] refers to the [AT] of [N]' right? (HeiPLAS)")
+    folder = "an_attribute_selection"
+
+
+class _BNCTask(SpanTask):
+    kind = "bnc"
+
+    def __init__(self, baseline_only: bool = False, bnc_dir: str = "", encoders: str = _GRID["encoders"],
+                 layers: str = _GRID["layers"], max_epochs: int = 500, patience: int = 20, batch_size: int = 32,
+                 hidden: int = 100):
+        super().__init__(baseline_only=baseline_only, bnc_dir=bnc_dir, encoders=encoders, layers=layers,
+                         max_epochs=max_epochs, patience=patience, batch_size=batch_size, hidden=hidden)
+        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)
+
+
+@register_task
+class VPCTask(_BNCTask):
+    metadata = _meta("lexcomp-vpc", "Is the verb + preposition a verb-particle construction? (Tu & Roth 2012; needs BNC)")
+    folder = "vpc_classification"
+
+
+@register_task
+class LVCTask(_BNCTask):
+    metadata = _meta("lexcomp-lvc", "Is the candidate a light-verb construction? (Tu & Roth 2011; needs BNC)")
+    folder = "lvc_classification"
+
+
+@register_task
+class PhraseTypeTask(TaggingTask):
+    metadata = _meta("lexcomp-phrase-type", "BIO tagging of multi-word expressions by type (STREUSLE)", "span_f1")
+    folder, kind = "mwe_type", "tagging"
+
+    def __init__(self, baseline_only: bool = False, encoders: str = _GRID["encoders"], layers: str = _GRID["layers"],
+                 max_epochs: int = 500, patience: int = 20, batch_size: int = 32, hidden: int = 100):
+        super().__init__(baseline_only=baseline_only, encoders=encoders, layers=layers, max_epochs=max_epochs,
+                         patience=patience, batch_size=batch_size, hidden=hidden)
+        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)

@@ -1,0 +1,2 @@
+"""STS3k structure analyses (pair types, per-type profiles, modifier effects), fine-tuning
+generalisation, human-data reliability and a controlled minimal-pair generator (suite ``structure``)."""

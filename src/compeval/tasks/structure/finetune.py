@@ -1,0 +1,49 @@
+"""Fine-tuning generalisation: can small regressors learn human similarity from a model's own features,
+and does that transfer from ordinary (non) to adversarial (adv) pairs?"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy import stats
+from sklearn.decomposition import PCA
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neural_network import MLPRegressor
+
+# The paper's hidden sizes: roughly tenfold more parameters per added layer.
+LAYERS: dict[int, tuple[int, ...]] = {0: (), 1: (10,), 2: (60, 100), 3: (100, 100, 10)}
+
+
+def n_parameters(n_in: int, hidden: tuple[int, ...]) -> int:
+    """Weights plus biases of an MLP with one output."""
+    sizes = (n_in, *hidden, 1)
+    return int(sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:])))
+
+
+def pair_features(vectors: np.ndarray, ia: np.ndarray, ib: np.ndarray, train_rows: np.ndarray,
+                  n_components: int | None, seed: int) -> np.ndarray:
+    """Both sentences' vectors concatenated; with ``n_components``, PCA fitted on the training pairs'
+    sentences only (so the test sentences never shape the projection)."""
+    if n_components:
+        fit_on = np.unique(np.concatenate([ia[train_rows], ib[train_rows]]))
+        pca = PCA(n_components=n_components, random_state=seed).fit(vectors[fit_on])
+        vectors = pca.transform(vectors)
+    return np.hstack([vectors[ia], vectors[ib]])
+
+
+def fit_score(x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, hidden: tuple[int, ...],
+              seed: int) -> float:
+    """Spearman on the test pairs of an MLPRegressor (default settings) trained on the training pairs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reg = MLPRegressor(hidden_layer_sizes=hidden, random_state=seed).fit(x[train], y[train])
+    return float(stats.spearmanr(reg.predict(x[test]), y[test]).statistic)
+
+
+def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Interval of the mean over repeats (few seeds, so a t interval rather than a bootstrap)."""
+    values = np.asarray(values, dtype=float)
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    half = stats.t.ppf((1 + level) / 2, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
+    return float(values.mean() - half), float(values.mean() + half)

@@ -1,0 +1,335 @@
+"""Structure tasks (suite ``structure``): sts3k-types, sts3k-finetune, sts3k-reliability, minimal-pairs."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...data.registry import DataContext
+from ...errors import DataError, MalformedDataError, SpecError
+from ...metrics import mean_ci, percentile_interval, resample_indices
+from ...results.schema import Score
+from ..base import Task, TaskMetadata, TaskOutput
+from ..registry import register_task
+from ..scoring import can_encode, embed, pair_similarity
+from ..sts.tasks import FODOR, STS3k
+from . import finetune as ft
+from . import generator as gen
+from . import reliability as rel
+from .types import PUBLISHED, TYPES, added_modifier_kind, group_means, infer_type, type_counts
+
+# Profile types, in the spec's order of increasing structural change; check pairs are left out.
+PROFILE_TYPES = ("added_modifiers", "single_verb", "single_dobj", "single_subj", "double_swap", "triple_swap",
+                 "quadruple_swap", "paraphrase", "negative", "constant_verb", "constant_dobj", "constant_subj",
+                 "adjective", "other", "zero")
+NORMALISER = "added_modifiers"
+
+
+def _clean(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _load_sts3k(data: DataContext) -> STS3k:
+    sts = STS3k()
+    sts.load(data)
+    return sts
+
+
+def _stop(data: DataContext) -> frozenset[str]:
+    with open(data.path("sts3k", "stopwords.txt"), encoding="utf-8") as f:
+        return frozenset(w.strip().lower() for w in f if w.strip())
+
+
+@register_task
+class STS3kTypes(Task):
+    metadata = TaskMetadata(
+        name="sts3k-types", suite="structure", data_sources=("sts3k", "sts3k-parses", "sts3k-ratings"),
+        main_metric="profile_mad", main_subset="all",
+        description="STS3k pair types inferred from role parses; per-type profile vs humans (MAD); modifier effects",
+        subsets=("all",), reference=FODOR,
+    )
+
+    def __init__(self, parses: str = "hand", bootstrap: int = 1000):
+        if parses not in ("hand", "spacy"):
+            raise SpecError(f"sts3k-types: parses={parses!r}; choose hand (labeler for pairs without one) or spacy")
+        super().__init__(parses=parses, bootstrap=bootstrap)
+
+    def load(self, data: DataContext) -> None:
+        from ...models.roles.sources import load_hand_parses
+
+        sts = _load_sts3k(data)
+        self.pairs = sts.pairs.reset_index(drop=True)
+        stop = _stop(data)
+        n = len(self.pairs)
+        adv, neg = set(sts.subsets["adv"].tolist()), set(sts.subsets["negative"].tolist())
+        s1, s2 = self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist()
+        parsed = [(None, None)] * n
+        if self.params["parses"] == "hand":
+            table = load_hand_parses(data)
+            parsed = [table.pair(a, b) for a, b in zip(s1, s2)]
+        todo = [i for i, (pa, pb) in enumerate(parsed) if pa is None or pb is None]
+        if todo:  # the built-in labeler for sentences the hand parses do not cover
+            from ...models.roles.labeler import RoleLabeler
+
+            lab = RoleLabeler()
+            la, lb = lab.label([s1[i] for i in todo]), lab.label([s2[i] for i in todo])
+            for i, pa, pb in zip(todo, la, lb):
+                parsed[i] = (pa, pb)
+        self.n_labeler = len(todo)
+        self.types = np.array([infer_type(pa, pb, adversarial=i in adv, negative=i in neg, check=i < 10, stop=stop,
+                                          text_a=s1[i], text_b=s2[i]) for i, (pa, pb) in enumerate(parsed)])
+        self.inferred_mod = np.array([added_modifier_kind(pa, pb, stop) if self.types[i] == "added_modifiers"
+                                      else None for i, (pa, pb) in enumerate(parsed)], dtype=object)
+        path = data.path("sts3k-ratings", "STS3k_only_mod_modifier_type_indices.json")
+        try:
+            listed = json.loads(path.read_text(encoding="utf-8"))["indices"]
+        except (json.JSONDecodeError, KeyError) as exc:
+            raise MalformedDataError(path, 1, f"expected {{'indices': {{TYPE: [rows]}}}} ({exc})") from None
+        self.listed_mod = np.full(n, None, dtype=object)
+        for kind, rows in listed.items():
+            if any(not 0 <= r < n for r in rows):
+                raise DataError(f"{path}: {kind} lists a row outside 0..{n - 1}")
+            self.listed_mod[rows] = kind
+
+    def texts(self) -> list[str]:
+        return self.pairs["sentence_1"].tolist() + self.pairs["sentence_2"].tolist()
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        sim = pair_similarity(model, self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist())
+        n_missing = int(np.isnan(sim).sum())
+        sim = np.nan_to_num(sim, nan=0.0)  # the authors' policy; counted below
+        human = self.pairs["gold"].to_numpy(float)
+        scores: list[Score] = []
+        counts = type_counts(self.types)
+        for t in TYPES:
+            scores.append(Score(subset=t, metric="type_count", value=counts[t], n=counts[t],
+                                details={"published": PUBLISHED[t], "difference": counts[t] - PUBLISHED[t]}))
+        # Per-type profile: group means for humans and model, per bootstrap resample of pairs.
+        code = {t: k for k, t in enumerate(PROFILE_TYPES)}
+        keep = np.flatnonzero(np.isin(self.types, PROFILE_TYPES))
+        groups = np.array([code[t] for t in self.types[keep]])
+        idx = resample_indices(len(keep), self.params["bootstrap"], seed)
+        prof = {}
+        for who, v in (("human", human[keep]), ("model", sim[keep])):
+            point = group_means(v, groups, len(PROFILE_TYPES))[0]
+            boot = group_means(v, groups, len(PROFILE_TYPES), idx)
+            norm = code[NORMALISER]
+            prof[who] = (point / point[norm], boot / boot[:, [norm]])
+        present = np.array([counts[t] > 0 for t in PROFILE_TYPES]) & (np.arange(len(PROFILE_TYPES)) != code[NORMALISER])
+        for k, t in enumerate(PROFILE_TYPES):
+            for who in ("human", "model"):
+                lo, hi = percentile_interval(prof[who][1][:, k])
+                scores.append(Score(subset=t, metric=f"profile_{who}", value=_clean(prof[who][0][k]),
+                                    ci_low=_clean(lo), ci_high=_clean(hi), n=counts[t],
+                                    details={"normalised_by": NORMALISER}))
+        mad_point = np.nanmean(np.abs(prof["model"][0] - prof["human"][0])[present])
+        mad_boot = np.nanmean(np.abs(prof["model"][1] - prof["human"][1])[:, present], axis=1)
+        lo, hi = percentile_interval(mad_boot)
+        scores.append(Score(subset="all", metric="profile_mad", value=_clean(mad_point), ci_low=_clean(lo),
+                            ci_high=_clean(hi), n=len(keep),
+                            details={"types": [t for t, p in zip(PROFILE_TYPES, present) if p],
+                                     "normalised_by": NORMALISER}))
+        adv_types = np.array([code[t] for t in ("single_verb", "single_dobj", "single_subj", "double_swap",
+                                                "triple_swap", "quadruple_swap", "paraphrase", "negative")])
+        mad_adv = np.nanmean(np.abs(prof["model"][1] - prof["human"][1])[:, adv_types], axis=1)
+        lo, hi = percentile_interval(mad_adv)
+        scores.append(Score(subset="structural", metric="profile_mad",
+                            value=_clean(np.nanmean(np.abs(prof["model"][0] - prof["human"][0])[adv_types])),
+                            ci_low=_clean(lo), ci_high=_clean(hi), n=len(keep),
+                            details={"types": [PROFILE_TYPES[i] for i in adv_types]}))
+        # Modifier effects: drop = 1 − similarity on one-modifier pairs, by modifier type.
+        for source, labels in (("listed", self.listed_mod), ("inferred", self.inferred_mod)):
+            for kind in sorted({k for k in labels if k}):
+                rows = np.flatnonzero(labels == kind)
+                for who, v in (("human", human), ("model", sim)):
+                    drop = 1.0 - v[rows]
+                    lo, hi = mean_ci(drop, self.params["bootstrap"], seed) if len(rows) > 1 else (np.nan, np.nan)
+                    scores.append(Score(subset=f"{source}:{kind}", metric=f"modifier_drop_{who}",
+                                        value=_clean(drop.mean()), ci_low=_clean(lo), ci_high=_clean(hi),
+                                        n=len(rows), details={"drop": "1 - similarity"}))
+        preds = self.pairs.assign(type=self.types, score=sim, listed_modifier=self.listed_mod,
+                                  inferred_modifier=self.inferred_mod).reset_index(names="item")
+        return TaskOutput(scores=scores, n_items=len(self.pairs), predictions=preds,
+                          counts={"pairs": len(self.pairs), "missing_scores": n_missing, "missing_policy": "zero",
+                                  "parses": self.params["parses"], "labeler_pairs": self.n_labeler,
+                                  "bootstrap_resamples": self.params["bootstrap"], "type_counts": counts,
+                                  "published_type_counts": PUBLISHED})
+
+
+@register_task
+class STS3kFinetune(Task):
+    metadata = TaskMetadata(
+        name="sts3k-finetune", suite="structure", data_sources=("sts3k",), main_metric="spearman",
+        main_subset="non_to_adv:pca:layers=3",
+        description="MLP regressors (0–3 hidden layers) on PCA-8 embeddings or role similarities: random vs non→adv",
+        reference=FODOR,
+    )
+
+    def __init__(self, repeats: int = 5, components: int = 8, test_fraction: float = 0.2, no_pca: bool = True):
+        if repeats < 1 or components < 1 or not 0 < test_fraction < 1:
+            raise SpecError("sts3k-finetune: repeats ≥ 1, components ≥ 1, 0 < test_fraction < 1")
+        super().__init__(repeats=repeats, components=components, test_fraction=test_fraction, no_pca=no_pca)
+
+    def load(self, data: DataContext) -> None:
+        self.sts = _load_sts3k(data)
+        self.pairs = self.sts.pairs.reset_index(drop=True)
+
+    def texts(self) -> list[str]:
+        return self.pairs["sentence_1"].tolist() + self.pairs["sentence_2"].tolist()
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        s1, s2 = self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist()
+        y = self.pairs["gold"].to_numpy(float)
+        n = len(y)
+        role_features = hasattr(model, "role_similarity_matrix")
+        if role_features:  # the role model: its 8 per-role similarities (unmatched role → 0)
+            base = np.nan_to_num(np.asarray(model.role_similarity_matrix(s1, s2), dtype=float), nan=0.0)
+            variants = {"roles": None}
+        elif can_encode(model):
+            vectors, row = embed(model, s1 + s2)
+            vectors = np.asarray(vectors, dtype=float)
+            ia = np.array([row[t] for t in s1])
+            ib = np.array([row[t] for t in s2])
+            variants = {"pca": self.params["components"]}
+            if self.params["no_pca"]:
+                variants["full"] = 0
+        else:
+            raise SpecError(f"sts3k-finetune needs an encoder or a role model; {model.config.display} only scores pairs")
+        non, adv = self.sts.subsets["non"], self.sts.subsets["adv"]
+        scores, rows = [], []
+        for split in ("random", "non_to_adv"):
+            for feat, comps in variants.items():
+                for layers, hidden in ft.LAYERS.items():
+                    vals = []
+                    for r in range(self.params["repeats"]):
+                        s = seed + r
+                        if split == "random":
+                            perm = np.random.default_rng(s).permutation(n)
+                            n_test = int(round(n * self.params["test_fraction"]))
+                            test, train = perm[:n_test], perm[n_test:]
+                        else:
+                            train, test = non, adv
+                        x = base if role_features else ft.pair_features(vectors, ia, ib, train, comps, s)
+                        vals.append(ft.fit_score(x, y, train, test, hidden, s))
+                        rows.append({"split": split, "features": feat, "layers": layers, "repeat": r,
+                                     "seed": s, "spearman": vals[-1]})
+                    vals = np.array(vals)
+                    lo, hi = ft.t_interval(vals)
+                    scores.append(Score(subset=f"{split}:{feat}:layers={layers}", metric="spearman",
+                                        value=_clean(vals.mean()), ci_low=_clean(lo), ci_high=_clean(hi),
+                                        n=len(test), details={"hidden": list(hidden), "n_inputs": x.shape[1],
+                                                              "n_parameters": ft.n_parameters(x.shape[1], hidden),
+                                                              "repeats": len(vals), "interval": "t over repeats",
+                                                              "per_repeat": vals.tolist()}))
+        if role_features:  # the main subset names PCA; alias it for the role model
+            for sc in list(scores):
+                if sc.subset.startswith("non_to_adv:roles:layers=3"):
+                    scores.append(sc.model_copy(update={"subset": "non_to_adv:pca:layers=3",
+                                                        "details": {**sc.details, "alias_of": sc.subset}}))
+        return TaskOutput(scores=scores, n_items=n, predictions=pd.DataFrame(rows),
+                          counts={"pairs": n, "features": "role similarities" if role_features else "embeddings",
+                                  "train_random": n - int(round(n * self.params["test_fraction"])),
+                                  "train_non": len(non), "test_adv": len(adv),
+                                  "regressor": "sklearn MLPRegressor, default settings"})
+
+
+@register_task
+class STS3kReliability(Task):
+    metadata = TaskMetadata(
+        name="sts3k-reliability", suite="structure", data_sources=("sts3k", "sts3k-ratings"),
+        main_metric="split_half", main_subset="all",
+        description="Human-data reliability of STS3k: split-half (Spearman–Brown) and linear-weighted kappa; ignores the model",
+        subsets=("all", "non", "adv"), reference=FODOR,
+    )
+
+    def __init__(self, splits: int = 100):
+        if splits < 2:
+            raise SpecError("sts3k-reliability: splits must be ≥ 2")
+        super().__init__(splits=splits)
+
+    def load(self, data: DataContext) -> None:
+        self.sts = _load_sts3k(data)
+        n = len(self.sts.pairs)
+        self.ratings = rel.rating_matrix(rel.read_ratings_long(data.path("sts3k-ratings", "STS3k_ratings_long.tsv")), n)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        """The model is ignored: these figures describe the human ratings only."""
+        checks = np.arange(10)
+        subsets = {"all": np.setdiff1d(self.sts.subsets["all"], checks),
+                   "non": np.setdiff1d(self.sts.subsets["non"], checks), "adv": self.sts.subsets["adv"]}
+        published = {"all": (0.953, 0.832), "non": (0.950, 0.825), "adv": (0.940, 0.804)}
+        scores, rows = [], []
+        note = "model ignored: human-data reliability"
+        for subset, idx in subsets.items():
+            out = rel.split_half(self.ratings, idx, self.params["splits"], seed)
+            for metric, key, pub in (("split_half", "spearman_brown", published[subset][0]),
+                                     ("split_half_pearson", "pearson", None),
+                                     ("kappa_linear", "kappa", published[subset][1])):
+                lo, hi = percentile_interval(out[key])
+                scores.append(Score(subset=subset, metric=metric, value=_clean(out[key].mean()), ci_low=_clean(lo),
+                                    ci_high=_clean(hi), n=len(idx),
+                                    details={"published": pub, "interval": "2.5–97.5% over random halvings",
+                                             "min_pairs_used": int(out["n_used"].min()), "note": note}))
+            scores.append(Score(subset=subset, metric="mean_rater_sd", value=rel.mean_rater_sd(self.ratings, idx),
+                                n=len(idx), details={"published": 0.216 if subset == "all" else None,
+                                                     "scale": "0-1 (rating/6)", "note": note}))
+            rows += [{"subset": subset, "split": k, **{m: float(out[m][k]) for m in ("pearson", "spearman_brown", "kappa")}}
+                     for k in range(self.params["splits"])]
+        return TaskOutput(scores=scores, n_items=int(np.isfinite(self.ratings).sum()), predictions=pd.DataFrame(rows),
+                          counts={"model_used": False, "note": note, "participants": self.ratings.shape[1],
+                                  "ratings": int(np.isfinite(self.ratings).sum()), "splits": self.params["splits"],
+                                  "check_pairs_excluded": 10})
+
+
+@register_task
+class MinimalPairsTask(Task):
+    metadata = TaskMetadata(
+        name="minimal-pairs", suite="structure", main_metric="order_agreement", main_subset="all",
+        description="Generated minimal pairs: how often a model orders variant types as STS3k humans do",
+        reference=FODOR,
+    )
+
+    def __init__(self, n_bases: int = 40, bootstrap: int = 1000):
+        super().__init__(n_bases=n_bases, bootstrap=bootstrap)
+
+    def load(self, data: DataContext) -> None:
+        self.items = None  # generated per seed in evaluate
+
+    def _table(self, seed: int) -> pd.DataFrame:
+        mp = gen.generate(self.params["n_bases"], seed)
+        rows = []
+        for b, (base, var) in enumerate(zip(mp.bases, mp.variants)):
+            for vtype, items in var.items():
+                for detail, s in items:
+                    rows.append({"base": b, "type": vtype, "detail": detail, "sentence_1": base.render(),
+                                 "sentence_2": s.render(), "changed": ",".join(sorted(gen.changed_slots(base, s)))})
+        return pd.DataFrame(rows)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        table = self._table(seed)
+        table["score"] = pair_similarity(model, table["sentence_1"].tolist(), table["sentence_2"].tolist())
+        means = table.groupby(["base", "type"])["score"].mean().unstack()  # bases × types
+        scores, agree = [], []
+        for i, hi_t in enumerate(gen.ORDER):
+            for lo_t in gen.ORDER[i + 1:]:
+                d = means[hi_t].to_numpy() - means[lo_t].to_numpy()
+                ok = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
+                agree.append(ok)
+                lo, hi = mean_ci(ok, self.params["bootstrap"], seed)
+                scores.append(Score(subset=f"{hi_t}>{lo_t}", metric="order_agreement", value=float(ok.mean()),
+                                    ci_low=_clean(lo), ci_high=_clean(hi), n=len(ok)))
+        allk = np.vstack(agree).mean(axis=0)  # per base, over the 10 type pairs
+        lo, hi = mean_ci(allk, self.params["bootstrap"], seed)
+        scores.insert(0, Score(subset="all", metric="order_agreement", value=float(allk.mean()), ci_low=_clean(lo),
+                               ci_high=_clean(hi), n=len(allk),
+                               details={"expected_order": " > ".join(gen.ORDER), "ties": "count 0.5"}))
+        for t in (*gen.ORDER, "paraphrase"):
+            v = means[t].to_numpy()
+            lo, hi = mean_ci(v, self.params["bootstrap"], seed)
+            scores.append(Score(subset=t, metric="mean_similarity", value=float(v.mean()), ci_low=_clean(lo),
+                                ci_high=_clean(hi), n=len(v)))
+        return TaskOutput(scores=scores, n_items=len(table), predictions=table,
+                          counts={"bases": self.params["n_bases"], "pairs": len(table), "generator_seed": seed,
+                                  "bootstrap_resamples": self.params["bootstrap"]})

@@ -1,0 +1,100 @@
+"""End-to-end task runs on hand-made splits with a tiny token encoder (no download, a few seconds)."""
+import json
+
+import numpy as np
+import pytest
+
+from compeval.data.registry import DataContext
+from compeval.models.protocol import ModelConfig
+from compeval.tasks.registry import get_tasks
+
+
+class ToyTokens:
+    """Two 'layers' of 4-d one-hot-ish word vectors: layer 0 is noise, the top layer carries the word."""
+
+    config = ModelConfig(family="toy-tokens.v1", name="toy-tokens")
+    WORDS = {"red": 0, "blue": 1, "green": 2}
+
+    def encode_tokens(self, sentences):
+        out = []
+        for s in sentences:
+            v = np.zeros((len(s), 2, 4), dtype=np.float32)
+            for i, w in enumerate(s):
+                v[i, 0] = np.random.default_rng(len(w)).normal(size=4)
+                v[i, 1, self.WORDS.get(w, 3)] = 1.0
+            out.append(v)
+        return out
+
+
+def _write(root, folder, split_rows):
+    d = root / "lexcomp" / folder
+    d.mkdir(parents=True)
+    for split, rows in split_rows.items():
+        (d / f"{split}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.fixture()
+def ctx(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(0)
+
+    def lit(n):  # label = literal iff the target word is "red"; modifiers vary so Majority_1 cannot tell
+        rows = []
+        for k in range(n):
+            w = ["red", "blue"][k % 2]
+            rows.append({"sentence": f"a {w} thing{k % 5} here", "nc": f"{w}_thing{k % 5}", "target_index": 1,
+                         "target_word": w, "label": "LITERAL" if w == "red" else "NON-LITERAL"})
+        rng.shuffle(rows)
+        return rows
+
+    _write(tmp_path, "nc_literality", {"train": lit(40), "val": lit(10), "test": lit(12)})
+    tags = [{"sentence_words": ["red", "blue", "x"], "sentence_tags": ["B-N", "I", "O"]},
+            {"sentence_words": ["x", "red", "blue"], "sentence_tags": ["O", "B-N", "I"]}]
+    _write(tmp_path, "mwe_type", {"train": tags * 10, "val": tags, "test": tags})
+    return DataContext(data_dir=tmp_path)
+
+
+def _score(out, subset):
+    return next(s for s in out.scores if s.subset == subset)
+
+
+def test_span_task_learns_and_chooses_on_validation(ctx):
+    (task,) = get_tasks("lexcomp-nc-literality,encoders=none+attention,max_epochs=60,patience=10,batch_size=8")
+    task.load(ctx)
+    out = task.evaluate(ToyTokens(), seed=0)
+    assert _score(out, "Majority_All").value == pytest.approx(0.5)
+    best = _score(out, "all")
+    assert best.details["layer"] in ("top", "mix") and best.details["encoder"] in ("none", "attention")
+    assert best.value == 1.0  # the top layer names the target word
+    assert len([s for s in out.scores if s.metric == "val_accuracy"]) == 4  # 2 layers x 2 encoders
+    assert out.counts["token_cache"]["encoded"] > 0
+
+
+def test_baseline_only_and_tagger(ctx):
+    (task,) = get_tasks("lexcomp-phrase-type,baseline_only=true")
+    task.load(ctx)
+    out = task.evaluate(ToyTokens(), seed=0)
+    assert _score(out, "all").value is None and _score(out, "Majority_1").metric == "span_f1"
+    (task,) = get_tasks("lexcomp-phrase-type,encoders=bilstm,layers=top,max_epochs=40,patience=10,batch_size=4")
+    task.load(ctx)
+    out = task.evaluate(ToyTokens(), seed=0)
+    assert _score(out, "all").value == 1.0
+    for tags in out.predictions["model"]:
+        assert not tags.startswith("I") and " O I" not in tags  # decoding obeys B-before-I
+
+
+def test_ablation_views():
+    from compeval.tasks.lexcomp.data import SpanItem
+
+    item = SpanItem(("a", "dark", "corner", "here"), 1, 2, 1, "dark", "corner",
+                    paraphrase=("dark", "refers", "to", "the", "light", "of", "corner"))
+    views = {}
+    for ab in ("none", "phrase", "context", "context-phrase"):
+        (task,) = get_tasks(f"lexcomp-an-attributes,ablation={ab}")
+        views[ab] = task._views([item])
+    assert views["none"][0] == [["a", "dark", "corner", "here"]] and views["none"][1:3] == ([1], [2])
+    assert views["phrase"][0] == [["a", "[MASK]", "[MASK]", "here"]]
+    assert views["context"][0] == [["dark", "corner"]] and views["context"][1:3] == ([0], [1])
+    assert views["context-phrase"][3] == [list(item.paraphrase)]
+    with pytest.raises(Exception, match="ablation"):
+        get_tasks("lexcomp-an-attributes,ablation=bogus")

@@ -31,3 +31,7 @@ class InputTextError(CompevalError):
 
 class ModelOutputError(CompevalError):
     """A model returned something unusable (NaN/inf vectors, wrong shape)."""
+
+
+class ModelCapabilityError(CompevalError):
+    """The task needs something the model cannot do (e.g. encode texts, when it only scores pairs)."""

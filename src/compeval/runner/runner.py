@@ -10,7 +10,7 @@ import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..cache import EmbeddingCache
 from ..data.registry import DataContext
@@ -104,17 +104,9 @@ def run(
     loaded: dict[int, bool] = {}
 
     for m in models:
-        label = m if isinstance(m, str) else getattr(m, "name", type(m).__name__)
-        model = None
-        try:
-            t0 = time.perf_counter()
-            if isinstance(m, str):
-                model = builder(m)
-            else:
-                model = cache.wrap(as_model(m))
-            summary.load_seconds += time.perf_counter() - t0
-        except CompevalError:
-            raise
+        t0 = time.perf_counter()
+        model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+        summary.load_seconds += time.perf_counter() - t0
         slug = model.config.slug
         pending = []
         for task in task_list:

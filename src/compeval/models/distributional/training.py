@@ -7,7 +7,6 @@ thresholds, seed, corpus file hashes, parser version) is written to ``meta.json`
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import resource
 import tempfile
@@ -19,6 +18,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 from scipy import sparse
 
+from ...data.registry import sha256_file
 from ...errors import CompevalError
 from .parsing import Parsed, parse_corpus, parser_version, read_parsed
 
@@ -26,12 +26,7 @@ KINDS = ("ml", "ep", "tfp", "dl")
 FORMAT_VERSION = 1
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+sha256_of = sha256_file  # one hashing helper for the whole package
 
 
 def _chunks(items: Iterable[Parsed], size: int) -> Iterator[list[Parsed]]:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import CompevalError
+from ...errors import ModelCapabilityError
 from ...data.registry import DataContext
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
@@ -36,7 +36,7 @@ NOUN_WORDS = [n for n, _ in NOUNS]
 DISTANCE_NOTE = "d = 1 - cos; a zero vector has cos 0 with everything (d = 1), as torch's eps does in the authors' code"
 
 
-class EncoderRequiredError(CompevalError):
+class EncoderRequiredError(ModelCapabilityError):
     """The modifier tests compare embeddings of single strings, so the model must encode texts."""
 
 

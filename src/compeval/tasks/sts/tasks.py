@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...data.registry import DataContext
+from ...errors import SpecError
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
@@ -28,13 +29,14 @@ class STSTask(Task):
     """Base class: subclasses set ``metadata`` and implement ``read`` (→ pairs and subset masks)."""
 
     def __init__(self, missing: str = "zero", bootstrap: int = 1000):
-        if missing not in MISSING_POLICIES:
-            from ...errors import SpecError
-
-            raise SpecError(f"{self.metadata.name}: missing={missing!r}; choose one of {', '.join(MISSING_POLICIES)}")
+        self._check_choice("missing", missing, MISSING_POLICIES)
         super().__init__(missing=missing, bootstrap=bootstrap)
         self.pairs: pd.DataFrame | None = None
         self.subsets: dict[str, np.ndarray] = {}
+
+    def _check_choice(self, option: str, value: str, choices: tuple[str, ...]) -> None:
+        if value not in choices:
+            raise SpecError(f"{self.metadata.name}: {option}={value!r}; choose one of {', '.join(choices)}")
 
     def read(self, data: DataContext) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
         raise NotImplementedError
@@ -135,10 +137,7 @@ class STSB(STSTask):
     )
 
     def __init__(self, split: str = "test", missing: str = "zero", bootstrap: int = 1000):
-        if split not in ("train", "dev", "test"):
-            from ...errors import SpecError
-
-            raise SpecError(f"stsb: split={split!r}; choose train, dev or test")
+        self._check_choice("split", split, ("train", "dev", "test"))
         super().__init__(missing=missing, bootstrap=bootstrap)
         self.params["split"] = split
 
@@ -155,10 +154,7 @@ class SICK(STSTask):
     )
 
     def __init__(self, split: str = "all", missing: str = "zero", bootstrap: int = 1000):
-        if split not in ("all", "train", "trial", "test"):
-            from ...errors import SpecError
-
-            raise SpecError(f"sick: split={split!r}; choose all, train, trial or test")
+        self._check_choice("split", split, ("all", "train", "trial", "test"))
         super().__init__(missing=missing, bootstrap=bootstrap)
         self.params["split"] = split
 

@@ -108,7 +108,7 @@ def test_evaluate_problems_with_hand_built_vectors():
     assert scores["logreg"].value == 1.0 and scores["logreg"].n == 400
     assert scores["logreg/one"].value == 1.0 and scores["logreg/two"].n == 200
     assert abs(scores["control-gaussian"].value - 0.5) < 0.12
-    assert scores["control-random-probe"].value == 1.0  # pooled control: this label needs no probe
+    assert scores["control-random-probe"].value is None  # no probe features, nothing to randomise
     assert out.counts["n_train"] == {"one": 200, "two": 200}
     assert len(out.predictions) == 400 and set(out.predictions["choice"]) == {"one", "two"}
     # every distinct sentence encoded exactly once

@@ -63,11 +63,11 @@ def test_results_are_reproducible_for_a_seed():
     assert a.counts["heldout_nouns"] == b.counts["heldout_nouns"]
 
 
-def test_single_choice_task_reports_why_the_random_probe_control_is_absent():
+def test_generated_tasks_report_why_the_random_probe_control_does_not_apply():
     model = EmbeddingCache(None).wrap(HashBagEncoder(dim=16))
-    _, out = _run(f"probe-has-human,{SMALL}", model)
+    _, out = _run(f"probe-agent-of-verb,{SMALL}", model)
     control = next(s for s in out.scores if s.subset == "control-random-probe")
-    assert control.value is None and "single probe choice" in control.details["reason"]
+    assert control.value is None and "not applicable" in control.details["reason"]
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -141,12 +141,15 @@ class TrainResult:
 
 def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg: TrainConfig,
           seed: int) -> TrainResult:
-    """Adam on shuffled mini-batches; after each epoch ``val_score(model)`` (higher is better); stop
-    after ``patience`` epochs without gain; return the best epoch's weights."""
+    """Adam on shuffled mini-batches; after each epoch ``val_score(model)``: a number or a tuple
+    compared in order, e.g. (accuracy, -validation loss), so that on a plateau of the metric (all
+    majority class in the first epochs) a falling loss still counts as gain instead of stopping
+    training at epoch 1 + patience. Stop after ``patience`` epochs without gain; keep the best
+    epoch's weights. ``best_val`` is the first element."""
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    best, best_state, best_epoch, history = -np.inf, None, -1, []
+    best, best_state, best_epoch, history = None, None, -1, []
     n = len(y)
     epoch = 0
     for epoch in range(1, cfg.max_epochs + 1):
@@ -158,13 +161,14 @@ def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_s
             opt.step()
         model.eval()
         with torch.no_grad():
-            score = float(val_score(model))
-        history.append(score)
-        if score > best:
+            score = val_score(model)
+        score = tuple(float(v) for v in score) if isinstance(score, tuple) else (float(score),)
+        history.append(score[0])
+        if best is None or score > best:
             best, best_state, best_epoch = score, copy.deepcopy(model.state_dict()), epoch
         elif epoch - best_epoch >= cfg.patience:
             break
     if best_state is not None:
         model.load_state_dict(best_state)
     model.eval()
-    return TrainResult(model, best, best_epoch, epoch, time.perf_counter() - t0, history)
+    return TrainResult(model, best[0] if best else float("nan"), best_epoch, epoch, time.perf_counter() - t0, history)

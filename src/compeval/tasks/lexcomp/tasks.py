@@ -162,7 +162,9 @@ class SpanTask(LexcompTask):
                                       dropout=self.train_cfg.dropout)
 
             def val_score(m, _d=data["val"]):
-                return float((m(*_d).argmax(-1) == yt["val"]).float().mean())
+                logits = m(*_d)
+                acc = float((logits.argmax(-1) == yt["val"]).float().mean())
+                return acc, -float(nn.functional.cross_entropy(logits, yt["val"]))
 
             res = nets.train(net, data["train"], yt["train"], nn.functional.cross_entropy, val_score,
                              self.train_cfg, seed)
@@ -239,13 +241,23 @@ class TaggingTask(LexcompTask):
         def loss_fn(logits, y):
             return nn.functional.cross_entropy(logits.reshape(-1, K), y.reshape(-1), ignore_index=-100)
 
+        xv, mv = data["val"]
+        yv = torch.full(mv.shape, -100, dtype=torch.long)
+        for r, it in enumerate(val):
+            yv[r, : len(it.tags)] = torch.tensor([tag_id.get(t, tag_id["O"]) for t in it.tags])
+
+        def val_score(m):
+            logits = m(xv, mv)
+            logp = torch.log_softmax(logits, -1).numpy()
+            pred = [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(val)]
+            return bio.span_f1(gold["val"], pred), -float(loss_fn(logits, yv))
+
         runs = []
         for layer, encoder in _settings(self.layers, self.encoders, n_layers):
             torch.manual_seed(seed)
             net = nets.Tagger(layer, encoder, n_layers, dim, K, hidden=self.train_cfg.hidden,
                               dropout=self.train_cfg.dropout)
-            res = nets.train(net, data["train"], ytr, loss_fn, lambda m: bio.span_f1(gold["val"], decode(m, "val")),
-                             self.train_cfg, seed)
+            res = nets.train(net, data["train"], ytr, loss_fn, val_score, self.train_cfg, seed)
             runs.append((layer, encoder, res))
             scores.append(Score(subset=f"{layer}+{encoder}", metric="val_span_f1", value=res.best_val, n=len(val),
                                 details={"best_epoch": res.best_epoch, "epochs": res.epochs,

@@ -67,7 +67,7 @@ def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: in
 def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, classifiers: list[str],
                       main: str, settings: ClassifierSettings, probe_features: bool,
                       probe_vocab: list[str]) -> TaskOutput:
-    """Fit every classifier and both controls per problem; scores overall (averaged over the problems'
+    """Fit every classifier and the controls per problem; scores overall (averaged over the problems'
     test items) and per problem when there are several."""
     all_texts = [t for p in problems for t in p.train.texts + p.test.texts]
     matrix, row = embed(model, all_texts)
@@ -81,8 +81,7 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
     def probe_block(split: ProbeSplit) -> np.ndarray:
         return one_hots(split.probes, probe_vocab) if probe_features else np.zeros((len(split.texts), 0))
 
-    pooled_control = not probe_features and len(problems) > 1
-    subsets = [*classifiers, CONTROL_GAUSSIAN] + ([CONTROL_RANDOM_PROBE] if probe_features or pooled_control else [])
+    subsets = [*classifiers, CONTROL_GAUSSIAN] + ([CONTROL_RANDOM_PROBE] if probe_features else [])
     correct: dict[str, list[np.ndarray]] = {s: [] for s in subsets}
     fitted: dict[str, dict] = {}
     frames = []
@@ -112,24 +111,6 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
             frame[f"pred_{subset}"] = pred
         frames.append(frame)
 
-    if pooled_control:
-        # One classifier over every choice's items, told a random probe word instead of the real one:
-        # how much of the task is solvable without knowing which words the question is about.
-        width = max(len(p) for p in problems[0].train.probes)
-        x_tr = np.vstack([sentence_features(p.train) for p in problems])
-        x_tr = np.hstack([x_tr, random_one_hots(len(x_tr), width, len(probe_vocab), rng)])
-        x_te = np.vstack([sentence_features(p.test) for p in problems])
-        x_te = np.hstack([x_te, random_one_hots(len(x_te), width, len(probe_vocab), rng)])
-        y_tr = np.concatenate([p.train.labels for p in problems])
-        pred, info = fit_predict(main, x_tr, y_tr, x_te, seed=seed, settings=settings)
-        fitted[CONTROL_RANDOM_PROBE] = {"pooled": {"classifier": main, **info}}
-        start = 0
-        for p, frame in zip(problems, frames):
-            part = pred[start:start + len(p.test.texts)]
-            start += len(p.test.texts)
-            correct[CONTROL_RANDOM_PROBE].append(part == p.test.labels)
-            frame[f"pred_{CONTROL_RANDOM_PROBE}"] = part
-
     scores: list[Score] = []
     units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])
     for subset in subsets:
@@ -140,10 +121,11 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
         if len(problems) > 1:
             for p, c in zip(problems, correct[subset]):
                 scores.append(accuracy_score(f"{subset}/{p.choice}", c, p.test.units, seed, classifier=clf))
-    if not (probe_features or pooled_control):
+    if not probe_features:
         scores.append(Score(subset=CONTROL_RANDOM_PROBE, metric="accuracy", value=None, n=0, details={
-            "reason": "a single probe choice: the probe is the same for every item, so a random probe "
-                      "controls nothing"}))
+            "reason": "not applicable: one classifier per probe choice (2016 setup), so the probe is not a "
+                      "feature to randomise; pooling the choices does not help either, since each choice's "
+                      "sentences contain its probe words and so reveal the question"}))
     predictions = pd.concat(frames, ignore_index=True)
     counts = {
         "choices": [p.choice for p in problems],

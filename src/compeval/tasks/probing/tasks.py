@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...data.registry import DataContext
+from ...errors import SpecError
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from . import builders
@@ -38,8 +39,6 @@ class GeneratedProbeTask(Task):
 
     def _setup(self, n_train: int, n_test: int, seed: int, classifiers: str, mlp_max_iter: int,
                mlp_early_stopping: bool) -> None:
-        from ...errors import SpecError
-
         if n_train < 10 or n_test < 10:
             raise SpecError(f"{self.name}: n_train and n_test must be at least 10 (got {n_train}, {n_test})")
         self.classifiers = parse_classifiers(classifiers, self.main_classifier)
@@ -65,10 +64,9 @@ class GeneratedProbeTask(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         datasets = self._require()
         problems = [ProbeProblem(d.choice, _split(d.train), _split(d.test)) for d in datasets]
-        vocab = sorted({w for d in datasets for i in d.train[:1] for w in i.probes})
         out = evaluate_problems(model, problems, seed=seed, classifiers=self.classifiers,
                                 main=self.main_classifier, settings=self.settings, probe_features=False,
-                                probe_vocab=vocab)
+                                probe_vocab=[])
         out.counts["generator"] = {"pool_seed": self.pool.seed, **{
             d.choice: d.counts for d in datasets}}
         return out

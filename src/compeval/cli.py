@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -102,16 +103,24 @@ def _default_tasks(data_dir: Optional[Path]) -> list[str]:
 
     discover()
     ctx = DataContext(data_dir, download=False)
-    chosen, skipped = [], []
+    chosen, skipped, slow, unmet = [], [], [], []
     for name, cls in sorted(TASKS.items()):
         sources = cls.metadata.data_sources
-        if not sources or all(ctx.available(s) for s in sources):
-            chosen.append(name)
-        else:
+        if not cls.default_run:
+            slow.append(name)
+        elif sources and not all(ctx.available(s) for s in sources):
             skipped.append(name)
+        elif cls().missing_requirements():
+            unmet.append(f"{name} ({cls().missing_requirements()})")
+        else:
+            chosen.append(name)
     if skipped:
         console.print(f"[dim]no local data for: {', '.join(skipped)} (name them with --task to download, "
                       "or give --data-dir)[/]")
+    if slow:
+        console.print(f"[dim]not in the default run (they train many models): {', '.join(slow)}[/]")
+    if unmet:
+        console.print(f"[dim]skipped: {'; '.join(unmet)}[/]")
     return chosen
 
 
@@ -125,10 +134,13 @@ def run(
     no_cache: bool = typer.Option(False, "--no-cache", help="keep embeddings in memory only"),
     overwrite: bool = typer.Option(False, "--overwrite", help="recompute and replace existing results"),
     seed: int = typer.Option(0, "--seed", help="seed for bootstrap resampling, generators and classifiers"),
+    bnc_dir: Optional[Path] = typer.Option(None, "--bnc-dir", help="British National Corpus XML folder (lexcomp VPC/LVC); else $COMPEVAL_BNC_DIR"),
 ):
     """Run every model on every task; without --model/--task, run the defaults on what is available."""
     from .runner import run as run_grid
 
+    if bnc_dir is not None:
+        os.environ["COMPEVAL_BNC_DIR"] = str(bnc_dir)
     models_ = list(model) if model else DEFAULT_MODELS
     tasks_ = list(task) if task else _default_tasks(data_dir)
     cache = None if no_cache else (cache_dir or "default")

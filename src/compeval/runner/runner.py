@@ -101,7 +101,7 @@ def run(
         if isinstance(m, str):
             validate_model_spec(m)
     summary = RunSummary()
-    loaded: dict[int, bool] = {}
+    loaded: dict[int, str | None] = {}  # task -> None when loaded, else the load error
 
     for m in models:
         t0 = time.perf_counter()
@@ -119,10 +119,20 @@ def run(
         if not pending:
             continue
         reporter.model_start(model.config.display, len(pending))
+        ready = []
         for task in pending:
             if id(task) not in loaded:
-                task.load(data)
-                loaded[id(task)] = True
+                try:
+                    task.load(data)
+                    loaded[id(task)] = None
+                except CompevalError as exc:  # e.g. a corpus the user does not have: fail that job only
+                    loaded[id(task)] = str(exc)
+            if loaded[id(task)] is None:
+                ready.append(task)
+            else:
+                summary.outcomes.append(JobOutcome(model.config.display, task.slug, "failed", error=loaded[id(task)]))
+                reporter.job_done(summary.outcomes[-1])
+        pending = ready
         union = list(dict.fromkeys(t for task in pending for t in task.texts())) if can_encode(model) else []
         todo = model.warm(union) if union and hasattr(model, "warm") else union
         if callable(getattr(model, "load", None)) and (todo or not union):

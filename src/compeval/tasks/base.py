@@ -58,6 +58,8 @@ class Task(ABC):
     """
 
     metadata: ClassVar[TaskMetadata]
+    #: False for tasks too slow for the no-argument ``compeval run`` (they train many models); name them to run.
+    default_run: ClassVar[bool] = True
 
     def __init__(self, **params: Any):
         self.params = params
@@ -72,6 +74,10 @@ class Task(ABC):
         defaults = {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
         extra = {k: v for k, v in self.params.items() if defaults.get(k, object()) != v}
         return self.name + "".join(f"__{k}-{v}" for k, v in sorted(extra.items()))
+
+    def missing_requirements(self) -> str | None:
+        """What the user must supply beyond the registry's data (e.g. a licensed corpus), or None."""
+        return None
 
     def load(self, data: DataContext) -> None:
         """Read (or generate) the items. Called once before ``texts`` and ``evaluate``."""

@@ -7,6 +7,8 @@ separates options in a task spec.
 """
 from __future__ import annotations
 
+import os
+
 from typing import Any
 
 import numpy as np
@@ -43,6 +45,7 @@ def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
 
 
 class LexcompTask(Task):
+    default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str
     kind: str  # literality | paraphrase | tagging | bnc
 
@@ -323,6 +326,11 @@ class ANAttributesTask(_ParaphraseTask):
 
 class _BNCTask(SpanTask):
     kind = "bnc"
+
+    def missing_requirements(self) -> str | None:
+        if self.params.get("bnc_dir") or os.environ.get("COMPEVAL_BNC_DIR"):
+            return None
+        return "needs the British National Corpus (--bnc-dir or COMPEVAL_BNC_DIR)"
 
     def __init__(self, baseline_only: bool = False, bnc_dir: str = "", encoders: str = _GRID["encoders"],
                  layers: str = _GRID["layers"], max_epochs: int = 500, patience: int = 20, batch_size: int = 32,

@@ -160,6 +160,7 @@ class STS3kTypes(Task):
 
 @register_task
 class STS3kFinetune(Task):
+    default_run = False  # fits dozens of regressors per model: name the task to run it
     metadata = TaskMetadata(
         name="sts3k-finetune", suite="structure", data_sources=("sts3k",), main_metric="spearman",
         main_subset="non_to_adv:pca:layers=3",

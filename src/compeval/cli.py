@@ -110,8 +110,8 @@ def _default_tasks(data_dir: Optional[Path]) -> list[str]:
             slow.append(name)
         elif sources and not all(ctx.available(s) for s in sources):
             skipped.append(name)
-        elif cls().missing_requirements():
-            unmet.append(f"{name} ({cls().missing_requirements()})")
+        elif (need := cls().missing_requirements()):
+            unmet.append(f"{name} ({need})")
         else:
             chosen.append(name)
     if skipped:

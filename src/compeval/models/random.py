@@ -4,7 +4,6 @@ It knows nothing of words, so it sets the floor every real model should clear.
 """
 from __future__ import annotations
 
-import hashlib
 from typing import Sequence
 
 import numpy as np
@@ -12,6 +11,7 @@ import numpy as np
 from ..specs import pop_option, reject_unknown
 from .protocol import ModelConfig
 from .registry import register_model
+from .toy import hashed_gaussian
 
 
 class RandomModel:
@@ -27,8 +27,7 @@ class RandomModel:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):
-            h = hashlib.sha256(f"{self.seed}\x00{t}".encode()).digest()
-            out[i] = np.random.default_rng(int.from_bytes(h[:8], "little")).standard_normal(self.dim)
+            out[i] = hashed_gaussian(f"{self.seed}\x00{t}", self.dim)
         return out
 
 

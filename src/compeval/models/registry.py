@@ -64,13 +64,14 @@ def register_alias(name: str, target: str, description: str) -> None:
 
 
 def discover() -> None:
-    """Import every module of ``compeval.models`` so that their registrations run."""
+    """Import each module and sub-package of ``compeval.models`` (one level; a package imports its own
+    registering modules) so that registrations run without importing every helper module."""
     global _discovered
     if _discovered:
         return
     import compeval.models as pkg
 
-    for mod in pkgutil.walk_packages(pkg.__path__, prefix="compeval.models."):
+    for mod in pkgutil.iter_modules(pkg.__path__, prefix="compeval.models."):
         if mod.name.rsplit(".", 1)[-1].startswith("_"):
             continue
         try:

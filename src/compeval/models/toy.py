@@ -19,7 +19,12 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def word_vector(word: str, dim: int, seed: int = 0) -> np.ndarray:
-    digest = hashlib.sha256(f"{seed}:{word}".encode()).digest()
+    return hashed_gaussian(f"{seed}:{word}", dim)
+
+
+def hashed_gaussian(key: str, dim: int) -> np.ndarray:
+    """A standard-normal vector fixed by ``key`` alone: the same on every machine and run."""
+    digest = hashlib.sha256(key.encode()).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     return rng.standard_normal(dim).astype(np.float32)
 

@@ -30,7 +30,7 @@ def discover() -> None:
         return
     import compeval.tasks as pkg
 
-    for mod in pkgutil.walk_packages(pkg.__path__, prefix="compeval.tasks."):
+    for mod in pkgutil.iter_modules(pkg.__path__, prefix="compeval.tasks."):
         if mod.name.rsplit(".", 1)[-1].startswith("_"):
             continue
         try:

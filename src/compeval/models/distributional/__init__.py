@@ -7,3 +7,5 @@ from .models import load_distributional
 from .training import KINDS, train_distributional
 
 __all__ = ["KINDS", "load_distributional", "train_distributional"]
+
+from . import family  # noqa: E402,F401  (registers dist:)

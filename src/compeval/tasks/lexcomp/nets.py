@@ -17,8 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
-ENCODERS = ("none", "bilstm", "attention")
-LAYERS = ("top", "mix")
+from .settings import ENCODERS, LAYERS, TrainConfig  # noqa: F401  (re-exported)
+
 
 
 class ScalarMix(nn.Module):
@@ -117,16 +117,6 @@ def pad(arrays: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
         x[i, : len(a)] = a
         m[i, : len(a)] = True
     return torch.from_numpy(x), torch.from_numpy(m)
-
-
-@dataclass
-class TrainConfig:
-    max_epochs: int = 500
-    patience: int = 20
-    batch_size: int = 32
-    lr: float = 1e-3
-    hidden: int = 100
-    dropout: float = 0.2
 
 
 @dataclass

@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
-from torch import nn
 
 from ...cache.store import default_cache_dir
 from ...data.registry import DataContext
@@ -23,7 +21,7 @@ from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
-from . import bio, majority, nets
+from . import bio, majority, settings
 from .data import SpanItem, load_splits
 from .embed import TokenCache, token_encoder
 
@@ -51,11 +49,11 @@ class LexcompTask(Task):
 
     def _setup(self, encoders: str, layers: str, max_epochs: int, patience: int, batch_size: int,
                hidden: int) -> None:
-        self.encoders = _grid(encoders, nets.ENCODERS, "encoders")
-        self.layers = _grid(layers, nets.LAYERS, "layers")
+        self.encoders = _grid(encoders, settings.ENCODERS, "encoders")
+        self.layers = _grid(layers, settings.LAYERS, "layers")
         if max_epochs < 1 or patience < 1:
             raise SpecError(f"{self.name}: max_epochs and patience must be positive")
-        self.train_cfg = nets.TrainConfig(max_epochs=max_epochs, patience=patience, batch_size=batch_size,
+        self.train_cfg = settings.TrainConfig(max_epochs=max_epochs, patience=patience, batch_size=batch_size,
                                           hidden=hidden)
         self.splits: dict[str, list] | None = None
 
@@ -116,6 +114,10 @@ class SpanTask(LexcompTask):
         return sents, starts, ends, paras
 
     def _tensors(self, cache: TokenCache, items: list[SpanItem]):
+        import torch
+
+        from . import nets
+
         sents, starts, ends, paras = self._views(items)
         x, m = nets.pad(cache.get(sents))
         px = pm = None
@@ -124,6 +126,11 @@ class SpanTask(LexcompTask):
         return (x, m, torch.tensor(starts), torch.tensor(ends), px, pm)
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        import torch  # torch only when training: task discovery must stay cheap
+        from torch import nn
+
+        from . import nets
+
         sp = self._require()
         train, val, test = sp["train"], sp["val"], sp["test"]
         y = {k: np.array([i.label for i in v]) for k, v in sp.items()}
@@ -200,6 +207,11 @@ class TaggingTask(LexcompTask):
                      n=len(c), details=details)
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        import torch  # torch only when training: task discovery must stay cheap
+        from torch import nn
+
+        from . import nets
+
         sp = self._require()
         train, val, test = sp["train"], sp["val"], sp["test"]
         gold = {k: [list(i.tags) for i in v] for k, v in sp.items()}

@@ -77,9 +77,12 @@ def _metadata(name: str, description: str) -> TaskMetadata:
                         main_subset="logreg", subsets=SUBSETS, reference=REFERENCE)
 
 
-@register_task
-class ProbeHasX(GeneratedProbeTask):
-    metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X")
+class _WordProbeTask(GeneratedProbeTask):
+    """A probe asked once per chosen noun X (``words=a+b+c``); subclasses name the builder."""
+
+    @staticmethod
+    def build(word: str) -> ProbeSpec:
+        raise NotImplementedError
 
     def __init__(self, words: str = "school+professor+dog", n_train: int = 1000, n_test: int = 500,
                  seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
@@ -90,7 +93,13 @@ class ProbeHasX(GeneratedProbeTask):
         self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
 
     def probe_specs(self) -> list[ProbeSpec]:
-        return [builders.has_x(w) for w in self.words]
+        return [self.build(w) for w in self.words]
+
+
+@register_task
+class ProbeHasX(_WordProbeTask):
+    metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X")
+    build = staticmethod(builders.has_x)
 
 
 @register_task
@@ -118,20 +127,10 @@ class ProbeHasHuman(GeneratedProbeTask):
 
 
 @register_task
-class ProbeXAsAgent(GeneratedProbeTask):
+class ProbeXAsAgent(_WordProbeTask):
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
                          "only a patient, same words)")
-
-    def __init__(self, words: str = "school+professor+dog", n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
-                 mlp_early_stopping: bool = False):
-        super().__init__(words=words, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
-                         mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
-        self.words = builders.parse_words(words)
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
-
-    def probe_specs(self) -> list[ProbeSpec]:
-        return [builders.x_as_agent(w) for w in self.words]
+    build = staticmethod(builders.x_as_agent)
 
 
 _PAIRS = "professor:recommend+school:hire+dog:follow"

@@ -55,6 +55,18 @@ def test_a_bag_of_words_encoder_solves_has_x():
     assert next(s for s in out.scores if s.subset == "logreg").value > 0.9
 
 
+def test_has_x_is_limited_by_dimension_not_by_the_data():
+    """Why mean 50-d GloVe stops near 91% on has-X: with the same sentences and the same linear probe,
+    a mean of random 300-d word vectors is perfect, a mean of random 50-d ones is not."""
+    accuracy = {}
+    for dim in (50, 300):
+        model = EmbeddingCache(None).wrap(HashBagEncoder(dim=dim))
+        _, out = _run("probe-has-x,classifiers=logreg", model)
+        accuracy[dim] = next(s for s in out.scores if s.subset == "logreg").value
+    assert accuracy[300] >= 0.99
+    assert accuracy[50] < accuracy[300] - 0.05
+
+
 def test_results_are_reproducible_for_a_seed():
     model = EmbeddingCache(None).wrap(HashBagEncoder(dim=16))
     _, a = _run(f"probe-has-human,{SMALL}", model, seed=3)

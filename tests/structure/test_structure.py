@@ -99,12 +99,17 @@ def test_split_half_tracks_known_agreement():
     identical = np.repeat(np.arange(1, 8, dtype=float), 6)[:, None].repeat(20, axis=1)
     out = rel.split_half(identical, np.arange(len(identical)), n_splits=10, seed=0)
     assert np.allclose(out["spearman_brown"], 1.0) and np.allclose(out["kappa"], 1.0)
+    assert np.allclose(out["kappa_quadratic"], 1.0)
     rows = np.arange(300)
     good = rel.split_half(_synthetic(300, 40, 0.5), rows, 20, 0)["spearman_brown"].mean()
     bad = rel.split_half(_synthetic(300, 40, 4.0), rows, 20, 0)["spearman_brown"].mean()
     assert good > 0.95 and bad < good - 0.1
     noise = rel.split_half(np.random.default_rng(1).integers(1, 8, (300, 40)).astype(float), rows, 20, 0)
     assert abs(noise["spearman_brown"].mean()) < 0.2 and abs(noise["kappa"].mean()) < 0.1
+    assert abs(noise["kappa_quadratic"].mean()) < 0.1
+    # disagreements by one step cost less under quadratic weights: quadratic ≥ linear on real agreement
+    moderate = rel.split_half(_synthetic(300, 40, 1.5), rows, 20, 0)
+    assert (moderate["kappa_quadratic"] >= moderate["kappa"]).all()
 
 
 def test_split_half_matches_spearman_brown_prediction():

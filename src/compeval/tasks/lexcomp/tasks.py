@@ -177,7 +177,7 @@ class SpanTask(LexcompTask):
                 return acc, -float(nn.functional.cross_entropy(logits, yt["val"]))
 
             res = nets.train(net, data["train"], yt["train"], nn.functional.cross_entropy, val_score,
-                             self.train_cfg, seed)
+                             self.train_cfg, seed, lengths=data["train"][1].sum(1))
             runs.append((layer, encoder, res))
             scores.append(Score(subset=f"{layer}+{encoder}", metric="val_accuracy", value=res.best_val,
                                 n=len(val), details={"best_epoch": res.best_epoch, "epochs": res.epochs,
@@ -253,7 +253,8 @@ class TaggingTask(LexcompTask):
             logp = torch.log_softmax(m(x, mask), -1).numpy()
             return [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(sp[split])]
 
-        def loss_fn(logits, y):
+        def loss_fn(logits, y):  # logits cover the batch's longest sentence only (nets.trim)
+            y = y[:, : logits.shape[1]]
             return nn.functional.cross_entropy(logits.reshape(-1, K), y.reshape(-1), ignore_index=-100)
 
         xv, mv = data["val"]
@@ -272,7 +273,8 @@ class TaggingTask(LexcompTask):
             torch.manual_seed(seed)
             net = nets.Tagger(layer, encoder, n_layers, dim, K, hidden=self.train_cfg.hidden,
                               dropout=self.train_cfg.dropout)
-            res = nets.train(net, data["train"], ytr, loss_fn, val_score, self.train_cfg, seed)
+            res = nets.train(net, data["train"], ytr, loss_fn, val_score, self.train_cfg, seed,
+                             lengths=data["train"][1].sum(1))
             runs.append((layer, encoder, res))
             scores.append(Score(subset=f"{layer}+{encoder}", metric="val_span_f1", value=res.best_val, n=len(val),
                                 details={"best_epoch": res.best_epoch, "epochs": res.epochs,

@@ -68,3 +68,19 @@ def test_static_adapter_one_layer():
     (v,) = enc.encode_tokens([["Dog", "zzz", "run"]])
     assert v.shape == (3, 1, 3)
     np.testing.assert_array_equal(v[:, 0], [[1, 0, 0], [0, 0, 0], [0, 1, 0]])
+
+
+def test_sentence_transformer_models_give_the_same_token_vectors_as_their_transformer(tiny_bert):
+    """``all-MiniLM-L6-v2`` (a sentence-transformers model) runs lexcomp through its inner transformer."""
+    pytest.importorskip("sentence_transformers")
+    from compeval.cache import EmbeddingCache
+    from compeval.models.hf import HFModel
+    from compeval.models.sentence_transformers import SentenceTransformerModel
+
+    words = [["the", "dog", "runs", "unhappy", "."], ["a", "cat"]]
+    expected = token_encoder(HFModel(str(tiny_bert))).encode_tokens(words)
+    for model in (SentenceTransformerModel(str(tiny_bert)),
+                  EmbeddingCache(None).wrap(SentenceTransformerModel(str(tiny_bert)))):
+        got = token_encoder(model).encode_tokens(words)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, atol=1e-5)

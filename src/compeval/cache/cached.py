@@ -191,6 +191,11 @@ class CachedModel:
             self.stats.from_disk += len(found)
         return [t for t in unique if t not in self._memory]
 
+    def prime(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Hold vectors another process encoded (a Ray encode stage) in memory, without counting them."""
+        if self.cacheable:
+            self._memory.update(zip(texts, vectors))
+
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
         if not can_score_pairs(self.model):
             raise TypeError(f"model {self.config.display} has no score_pairs()")

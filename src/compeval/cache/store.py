@@ -8,12 +8,29 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
 _CHUNK = 900  # SQLite host-parameter limit is 999 on old builds
+_TIMEOUT = 60.0  # seconds a connection waits for another process's write lock
+
+
+def _retry_locked(action, deadline: float = _TIMEOUT):
+    """Run ``action``, retrying while SQLite reports the file busy or locked (up to ``deadline`` s)."""
+    end = time.monotonic() + deadline
+    delay = 0.01
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            msg = str(exc).lower()
+            if ("locked" not in msg and "busy" not in msg) or time.monotonic() > end:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
 
 def default_cache_dir() -> Path:
@@ -30,13 +47,16 @@ class EmbeddingStore:
     def __init__(self, directory: Path, config_id: str):
         self.path = Path(directory) / "embeddings" / f"{config_id}.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn = sqlite3.connect(self.path, timeout=_TIMEOUT, isolation_level=None, check_same_thread=False)
+        self._conn.execute(f"PRAGMA busy_timeout={int(_TIMEOUT * 1000)}")
+        # Several processes may open a new file at once: switching it to WAL and creating the tables
+        # need a write lock, which SQLite can refuse outright (SQLITE_BUSY) instead of waiting for it.
+        _retry_locked(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
         self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (text TEXT PRIMARY KEY, dim INTEGER, vec BLOB)")
-        self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS pairs (a TEXT, b TEXT, score REAL, PRIMARY KEY (a, b))"
-        )
+        _retry_locked(lambda: self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (text TEXT PRIMARY KEY, dim INTEGER, vec BLOB)"))
+        _retry_locked(lambda: self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS pairs (a TEXT, b TEXT, score REAL, PRIMARY KEY (a, b))"))
 
     def get_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
@@ -68,7 +88,7 @@ class EmbeddingStore:
 
     def _write(self, sql: str, rows: list) -> None:
         """One transaction per batch: a crash leaves either all of a batch or none of it."""
-        self._conn.execute("BEGIN IMMEDIATE")
+        _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
         try:
             self._conn.executemany(sql, rows)
         except BaseException:

@@ -1,4 +1,7 @@
-"""Plan and execute model × task jobs."""
-from .runner import JobOutcome, Reporter, RunSummary, run
+"""Plan and execute model × task jobs (in process, or as Ray tasks with ``executor="ray"``)."""
+from .executors import ExecutionReport, Executor, LocalExecutor, make_executor
+from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary
+from .runner import plan, run
 
-__all__ = ["JobOutcome", "Reporter", "RunSummary", "run"]
+__all__ = ["ExecutionReport", "Executor", "Job", "JobOutcome", "LocalExecutor", "Plan", "Reporter", "RunContext",
+           "RunSummary", "make_executor", "plan", "run"]

@@ -1,68 +1,31 @@
-"""The one runner: plans the model × task grid, skips finished jobs, encodes each model's texts once
-across all its tasks, evaluates, and writes typed results atomically.
+"""The one runner: plans the model × task grid (jobs minus those whose result file exists), then hands the
+jobs to an executor — in process by default, or Ray — which encodes each model's texts once across all its
+tasks, evaluates, and writes typed results atomically.
 
-Everything here is usable from Python without the CLI: ``run(["glove-6b-50d"], ["sts3k"], "results")``.
+Everything here is usable from Python without the CLI: ``run(["glove-6b-50d"], ["sts3k"], "results")``;
+``run(..., executor="ray")`` runs the same jobs as Ray tasks.
 """
 from __future__ import annotations
 
 import time
-import traceback
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..cache import EmbeddingCache
-from ..data.registry import DataContext
-from ..errors import CompevalError
-from ..models.protocol import ModelConfig, as_model, can_encode
+from ..cache import EmbeddingCache, default_cache_dir
+from ..models.protocol import as_model
 from ..models.registry import ModelBuilder, expand_alias, resolve_family
-from ..results.schema import TaskInfo, TaskResult
 from ..results.store import ResultStore
 from ..specs import parse_spec
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
-from .environment import environment
+from .executors import make_executor
+from .jobs import (Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, evaluate_job, forwarded_env,
+                   model_record, task_spec)
 
+__all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
+           "plan", "run", "validate_model_spec"]
 
-@dataclass
-class JobOutcome:
-    model: str
-    task: str
-    status: str  # "done" | "skipped" | "failed"
-    path: Path | None = None
-    seconds: float = 0.0
-    n_items: int = 0
-    main_score: float | None = None
-    error: str | None = None
-
-
-@dataclass
-class RunSummary:
-    outcomes: list[JobOutcome] = field(default_factory=list)
-    seconds: float = 0.0
-    requested: int = 0
-    unique: int = 0
-    encoded: int = 0
-    from_cache: int = 0
-    encode_seconds: float = 0.0
-    load_seconds: float = 0.0
-
-    @property
-    def failed(self) -> list[JobOutcome]:
-        return [o for o in self.outcomes if o.status == "failed"]
-
-    @property
-    def items(self) -> int:
-        return sum(o.n_items for o in self.outcomes if o.status == "done")
-
-
-class Reporter:
-    """Progress callbacks; the CLI passes a rich-backed one, the API a silent one."""
-
-    def model_start(self, name: str, n_jobs: int) -> None: ...
-    def encoding(self, name: str, done: int, total: int) -> None: ...
-    def job_done(self, outcome: JobOutcome) -> None: ...
+_run_job = evaluate_job  # the name this function had before executors
 
 
 def validate_model_spec(spec: str) -> None:
@@ -71,8 +34,58 @@ def validate_model_spec(spec: str) -> None:
     resolve_family(parsed.name)
 
 
-def model_record(config: ModelConfig) -> dict[str, Any]:
-    return {**config.model_dump(mode="json"), "display": config.display}
+def _absolute(path: Path | str | None) -> Path | None:
+    return Path(path).expanduser().absolute() if path is not None else None
+
+
+def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
+                 cache_dir: Path | str | None = "default", seed: int = 0, download: bool = True,
+                 overwrite: bool = False) -> RunContext:
+    """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need."""
+    cache = default_cache_dir() if cache_dir == "default" else cache_dir
+    return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
+                      seed=seed, download=download, overwrite=overwrite, env=forwarded_env())
+
+
+def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
+    """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
+
+    Models are built here (cheap: weights load only when something must be encoded) because a model's
+    configuration names its results folder. Repeated tasks or models are planned once.
+    """
+    task_list: list[Task] = []
+    seen_tasks: set[str] = set()
+    for t in tasks:
+        for task in (get_tasks(t) if isinstance(t, str) else [t]):
+            if task.slug not in seen_tasks:
+                seen_tasks.add(task.slug)
+                task_list.append(task)
+    for m in models:
+        if isinstance(m, str):
+            validate_model_spec(m)
+    specs = [task_spec(t) for t in task_list]
+    cache = EmbeddingCache(ctx.cache_dir)
+    builder = ModelBuilder(cache=cache, data_dir=ctx.data_dir)
+    store = ResultStore(ctx.output_dir)
+    out = Plan(jobs=[], skipped=[], models=[], tasks=task_list, cache=cache)
+    seen_models: set[str] = set()
+    for m in models:
+        t0 = time.perf_counter()
+        model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+        out.load_seconds += time.perf_counter() - t0
+        config = model.config
+        if config.id in seen_models:
+            continue
+        seen_models.add(config.id)
+        out.models.append(model)
+        for i, task in enumerate(task_list):
+            if store.exists(config.slug, task.slug) and not ctx.overwrite:
+                out.skipped.append(JobOutcome(config.display, task.slug, "skipped", store.path(config.slug, task.slug)))
+            else:
+                out.jobs.append(Job(model_spec=m if isinstance(m, str) else None, task_spec=specs[i],
+                                    model_id=config.id, model_slug=config.slug, model_display=config.display,
+                                    task_slug=task.slug, model_index=len(out.models) - 1, task_index=i))
+    return out
 
 
 def run(
@@ -86,107 +99,35 @@ def run(
     seed: int = 0,
     download: bool = True,
     reporter: Reporter | None = None,
+    executor: str | Any = "local",
 ) -> RunSummary:
-    """Run every model on every task; return what was done, skipped or failed."""
+    """Run every model on every task; return what was done, skipped or failed.
+
+    ``executor`` is ``"local"`` (in process, the default), ``"ray"`` (a fresh local Ray cluster unless
+    ``ray.init`` was already called), or an executor object such as ``RayExecutor(address="auto")``.
+    Models and tasks given as Python objects rather than spec strings run on the local executor only.
+    """
     started = time.perf_counter()
     reporter = reporter or Reporter()
-    store = ResultStore(output_dir)
-    cache = EmbeddingCache(cache_dir)
-    builder = ModelBuilder(cache=cache, data_dir=Path(data_dir) if data_dir else None)
-    data = DataContext(Path(data_dir) if data_dir else None, download=download)
-    task_list: list[Task] = []
-    for t in tasks:
-        task_list.extend(get_tasks(t) if isinstance(t, str) else [t])
-    for m in models:
-        if isinstance(m, str):
-            validate_model_spec(m)
-    summary = RunSummary()
-    loaded: dict[int, str | None] = {}  # task -> None when loaded, else the load error
-
-    for m in models:
-        t0 = time.perf_counter()
-        model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
-        summary.load_seconds += time.perf_counter() - t0
-        slug = model.config.slug
-        pending = []
-        for task in task_list:
-            if store.exists(slug, task.slug) and not overwrite:
-                summary.outcomes.append(JobOutcome(model.config.display, task.slug, "skipped",
-                                                   store.path(slug, task.slug)))
-                reporter.job_done(summary.outcomes[-1])
-            else:
-                pending.append(task)
-        if not pending:
-            continue
-        reporter.model_start(model.config.display, len(pending))
-        ready = []
-        for task in pending:
-            if id(task) not in loaded:
-                try:
-                    task.load(data)
-                    loaded[id(task)] = None
-                except CompevalError as exc:  # e.g. a corpus the user does not have: fail that job only
-                    loaded[id(task)] = str(exc)
-            if loaded[id(task)] is None:
-                ready.append(task)
-            else:
-                summary.outcomes.append(JobOutcome(model.config.display, task.slug, "failed", error=loaded[id(task)]))
-                reporter.job_done(summary.outcomes[-1])
-        pending = ready
-        union = list(dict.fromkeys(t for task in pending for t in task.texts())) if can_encode(model) else []
-        todo = model.warm(union) if union and hasattr(model, "warm") else union
-        if callable(getattr(model, "load", None)) and (todo or not union):
-            t0 = time.perf_counter()
-            model.load()  # weights only when something must be encoded (or the tasks did not say)
-            summary.load_seconds += time.perf_counter() - t0
-        if union:
-            model.on_progress = lambda done, total, _n=model.config.display: reporter.encoding(_n, done, total)
-            model.encode(union)
-            model.on_progress = None
-        for task in pending:
-            summary.outcomes.append(_run_job(model, task, data, store, seed))
-            reporter.job_done(summary.outcomes[-1])
-
-    totals = cache.totals()
-    summary.requested, summary.unique, summary.encoded = totals.requested, totals.unique, totals.encoded
-    summary.from_cache = totals.from_disk
-    summary.encode_seconds = totals.encode_seconds + totals.score_seconds
-    summary.seconds = time.perf_counter() - started
-    cache.close()
-    return summary
-
-
-def _run_job(model: Any, task: Task, data: DataContext, store: ResultStore, seed: int) -> JobOutcome:
-    display, slug = model.config.display, model.config.slug
-    started_at = datetime.now(timezone.utc)
-    t0 = time.perf_counter()
-    before = dict(model.stats.as_dict()) if hasattr(model, "stats") else {}
+    executor = make_executor(executor)
+    ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
+                       overwrite=overwrite)
+    the_plan = plan(models, tasks, ctx)
     try:
-        output = task.evaluate(model, seed=seed)
-    except CompevalError as exc:
-        return JobOutcome(display, task.slug, "failed", seconds=time.perf_counter() - t0, error=str(exc))
-    except Exception as exc:  # a bug or a model crash: keep going with the other jobs
-        return JobOutcome(display, task.slug, "failed", seconds=time.perf_counter() - t0,
-                          error=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
-    seconds = time.perf_counter() - t0
-    after = model.stats.as_dict() if hasattr(model, "stats") else {}
-    meta = task.metadata
-    main = next((s.value for s in output.scores if s.metric == meta.main_metric and s.subset == meta.main_subset),
-                None)
-    result = TaskResult(
-        model=model_record(model.config),
-        task=TaskInfo(name=meta.name, version=meta.version, suite=meta.suite, params=task.params,
-                      main_metric=meta.main_metric, main_subset=meta.main_subset),
-        data=data.provenance(meta.data_sources),
-        environment=environment(),
-        seed=seed,
-        started_at=started_at,
-        duration_seconds=seconds,
-        n_items=output.n_items,
-        main_score=main,
-        scores=output.scores,
-        counts=output.counts,
-        cache={k: after[k] - before.get(k, 0) for k in after},
-    )
-    path = store.save(result, slug, task.slug, output.predictions)
-    return JobOutcome(display, task.slug, "done", path, seconds, output.n_items, main)
+        executor.check(the_plan)
+        for outcome in the_plan.skipped:
+            reporter.job_done(outcome)
+        report = executor.execute(the_plan, ctx, reporter) if the_plan.jobs else None
+    finally:
+        the_plan.cache.close()
+    summary = RunSummary(outcomes=list(the_plan.skipped), executor=executor.name,
+                         load_seconds=the_plan.load_seconds)
+    if report is not None:
+        totals = report.stats
+        summary.outcomes += report.outcomes
+        summary.requested, summary.unique, summary.encoded = totals.requested, totals.unique, totals.encoded
+        summary.from_cache = totals.from_disk
+        summary.encode_seconds = totals.encode_seconds + totals.score_seconds
+        summary.load_seconds += report.load_seconds
+    summary.seconds = time.perf_counter() - started
+    return summary

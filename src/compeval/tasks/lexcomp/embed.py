@@ -67,8 +67,13 @@ class HFTokens:
         self.config = model.config
         self.batch_size = batch_size
 
-    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+    def _parts(self):
+        """(torch, fast tokenizer, transformer, max length)."""
         torch, tokenizer, net = self.model._load()
+        return torch, tokenizer, net, getattr(self.model, "max_length", 512)
+
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+        torch, tokenizer, net, max_length = self._parts()
         if not getattr(tokenizer, "is_fast", False):
             raise CompevalError(f"{self.config.name}: token-level vectors need a fast tokenizer (word_ids)")
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
@@ -78,25 +83,40 @@ class HFTokens:
                 idx = order[b : b + self.batch_size]
                 batch = [list(sentences[i]) for i in idx]
                 enc = tokenizer(batch, is_split_into_words=True, padding=True, truncation=True,
-                                max_length=getattr(self.model, "max_length", 512), return_tensors="pt")
-                hidden = torch.stack(net(**enc).hidden_states, dim=1).float().numpy()  # B, L, P, D
+                                max_length=max_length, return_tensors="pt")
+                hidden = net(**enc, output_hidden_states=True).hidden_states
+                hidden = torch.stack(hidden, dim=1).float().numpy()  # B, L, P, D
                 for j, i in enumerate(idx):
                     out[i] = pool_pieces(hidden[j], enc.word_ids(j), len(sentences[i]))
         return out  # type: ignore[return-value]
 
 
+class SentenceTransformerTokens(HFTokens):
+    """The transformer inside a sentence-transformers model (its first module), read like ``HFTokens``:
+    so ``all-MiniLM-L6-v2`` runs lexcomp under the same name as everywhere else."""
+
+    def _parts(self):
+        import torch
+
+        first = self.model.model[0]  # sentence_transformers.models.Transformer
+        return torch, first.tokenizer, first.auto_model.eval(), first.max_seq_length or 512
+
+
 def token_encoder(model: Any) -> Any:
     """The TokenEncoder for a (possibly cache-wrapped) model, or a clear error."""
-    inner = getattr(model, "model", model)
-    if callable(getattr(inner, "encode_tokens", None)):
-        return inner
     from ...models.hf import HFModel
+    from ...models.sentence_transformers import SentenceTransformerModel
     from ...models.static import StaticModel
 
+    inner = model if isinstance(model, SentenceTransformerModel) else getattr(model, "model", model)
+    if callable(getattr(inner, "encode_tokens", None)):
+        return inner
     if isinstance(inner, StaticModel):
         return StaticTokens(inner)
     if isinstance(inner, HFModel):
         return HFTokens(inner)
+    if isinstance(inner, SentenceTransformerModel):
+        return SentenceTransformerTokens(inner)
     raise CompevalError(
         f"model {inner.config.display if hasattr(inner, 'config') else inner!r} gives no token-level vectors; "
         "lexcomp needs static word vectors, a Hugging Face model, or a model with encode_tokens()"

@@ -1,0 +1,400 @@
+"""Embeddings from an OpenAI-compatible HTTP API: ``POST {base_url}/embeddings``.
+
+Works with OpenAI itself and with servers that copy its embeddings endpoint (vLLM, llama.cpp,
+Ollama, LiteLLM, text-embeddings-inference…). Only the standard library talks HTTP.
+
+- Where: ``base_url=`` in the spec, else ``$COMPEVAL_API_BASE_URL``, else ``$OPENAI_BASE_URL``, else
+  ``https://api.openai.com/v1``. The key comes from ``$COMPEVAL_API_KEY`` or ``$OPENAI_API_KEY`` and
+  is read at the first request (building the model, or a run served from the cache, needs none); a
+  loopback or private-address server may go without one. The key never enters the configuration.
+- Identity: the configuration holds the model name, the base URL (without credentials or query),
+  ``dims`` and the truncation policy, so a result says exactly which API model produced it.
+  Batch size, rate limit, retries and timeouts do not change vectors and are left out.
+- Robustness: texts go in batches of ``batch``; requests are spaced to at most ``rpm`` a minute;
+  429, 5xx and connection errors are retried with exponential backoff and jitter (``Retry-After`` /
+  ``retry-after-ms`` honoured, capped at ``max_backoff``) up to ``max_retries`` times; any other 4xx
+  fails at once with the server's message. Responses are reordered by ``index`` and checked (count,
+  one dimension throughout, finite numbers). ``api_stats`` counts requests, retries and waits.
+"""
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import logging
+import math
+import os
+import random
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import warnings
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
+from ..specs import pop_option, reject_unknown
+from .protocol import ModelConfig
+from .registry import register_model
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+BASE_URL_ENV = ("COMPEVAL_API_BASE_URL", "OPENAI_BASE_URL")
+KEY_ENV = ("COMPEVAL_API_KEY", "OPENAI_API_KEY")
+TRUNCATE = ("end", "error")
+DEFAULTS = {"batch": 64, "rpm": 3000, "max_chars": 8000, "truncate": "end", "max_retries": 5,
+            "timeout": 60.0, "backoff": 1.0, "max_backoff": 60.0}
+
+
+class ApiError(CompevalError):
+    """The embedding API refused a request or kept failing; the message says what the server said."""
+
+
+@dataclass
+class ApiStats:
+    """What talking to the API cost: every HTTP attempt, every retry and every wait."""
+
+    requests: int = 0  # HTTP attempts, retries included
+    batches: int = 0  # requests that returned vectors
+    retries: int = 0
+    texts_sent: int = 0
+    truncated: int = 0  # texts cut to max_chars
+    tokens: int = 0  # usage.total_tokens (or prompt_tokens) as the server reported it
+    rate_limit_wait_seconds: float = 0.0
+    backoff_wait_seconds: float = 0.0
+    retry_log: list[str] = field(default_factory=list)  # one line per retry: attempt, failure, delay
+
+
+class RateLimiter:
+    """At most ``rpm`` request starts a minute, evenly spaced (``rpm=0``: no limit).
+
+    ``clock`` and ``sleep`` are injectable so that tests never actually wait."""
+
+    def __init__(self, rpm: float, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.interval = 60.0 / rpm if rpm > 0 else 0.0
+        self.clock, self.sleep = clock, sleep
+        self._next: float | None = None
+
+    def wait(self) -> float:
+        """Block until the next request may start; return the seconds waited."""
+        if self.interval <= 0:
+            return 0.0
+        now = self.clock()
+        waited = 0.0
+        if self._next is not None and self._next > now:
+            waited = self._next - now
+            self.sleep(waited)
+            now = self._next
+        self._next = now + self.interval
+        return waited
+
+
+def is_local(host: str | None) -> bool:
+    """Loopback or private-network host: a self-hosted server that may need no key."""
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return addr.is_loopback or addr.is_private
+
+
+def clean_base_url(url: str) -> str:
+    """``scheme://host[:port]/path`` without credentials, query, fragment or trailing slash."""
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SpecError(f"API base URL {url!r} must look like https://host/v1 (http or https)")
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def default_base_url() -> str:
+    return next((os.environ[k] for k in BASE_URL_ENV if os.environ.get(k)), DEFAULT_BASE_URL)
+
+
+def _excerpt(body: bytes, limit: int = 300) -> str:
+    text = " ".join(body.decode("utf-8", errors="replace").split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _server_message(body: bytes) -> str:
+    """The ``error.message`` of an OpenAI-style error body, else a short excerpt of the body."""
+    try:
+        err = json.loads(body).get("error")
+        msg = err.get("message") if isinstance(err, dict) else err
+        if isinstance(msg, str) and msg.strip():
+            return msg.strip()[:500]
+    except (ValueError, AttributeError):
+        pass
+    return _excerpt(body) or "(empty body)"
+
+
+def _retry_after(headers: dict[str, str], now: Callable[[], float] = time.time) -> float | None:
+    """Seconds the server asked us to wait (``retry-after-ms``, ``Retry-After`` seconds or HTTP date)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        return max(parsedate_to_datetime(value).timestamp() - now(), 0.0)
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason, self.retry_after = reason, retry_after
+
+
+class ApiEncoder:
+    """An OpenAI-compatible embeddings endpoint as an Encoder (see the module docstring)."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 batch: int = DEFAULTS["batch"], rpm: float = DEFAULTS["rpm"],
+                 max_chars: int = DEFAULTS["max_chars"], truncate: str = DEFAULTS["truncate"],
+                 dims: int | None = None, max_retries: int = DEFAULTS["max_retries"],
+                 timeout: float = DEFAULTS["timeout"], backoff: float = DEFAULTS["backoff"],
+                 max_backoff: float = DEFAULTS["max_backoff"],
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+                 rng: random.Random | None = None):
+        if not model or not model.strip():
+            raise SpecError("api: give the model name, e.g. api:text-embedding-3-small")
+        if truncate not in TRUNCATE:
+            raise SpecError(f"api: truncate={truncate!r} must be one of {', '.join(TRUNCATE)}")
+        for label, value, low in (("batch", batch, 1), ("max_chars", max_chars, 1), ("rpm", rpm, 0),
+                                  ("max_retries", max_retries, 0), ("backoff", backoff, 0),
+                                  ("max_backoff", max_backoff, 0)):
+            if value < low:
+                raise SpecError(f"api: {label}={value} must be at least {low}")
+        if timeout <= 0:
+            raise SpecError(f"api: timeout={timeout} must be positive (seconds)")
+        if dims is not None and dims < 1:
+            raise SpecError(f"api: dims={dims} must be a positive number of dimensions")
+        self.model = model.strip()
+        self.base_url = clean_base_url(base_url or default_base_url())
+        self.url = self.base_url + "/embeddings"
+        self.host = urllib.parse.urlsplit(self.base_url).hostname
+        self.batch, self.max_chars, self.truncate, self.dims = batch, max_chars, truncate, dims
+        self.max_retries, self.timeout = max_retries, timeout
+        self.backoff, self.max_backoff = backoff, max_backoff
+        self.sleep = sleep
+        self.limiter = RateLimiter(rpm, clock=clock, sleep=sleep)
+        self.rng = rng or random.Random()
+        self.api_stats = ApiStats()
+        self._api_key = api_key  # never part of the configuration, a message or the repr
+        self._dim: int | None = dims
+        self._opener = None
+        params = {"base_url": self.base_url, "dims": dims, "truncate": truncate, "max_chars": max_chars}
+        shown = [k for k, v in (("dims", dims), ("truncate", truncate), ("max_chars", max_chars))
+                 if v != DEFAULTS.get(k)]
+        if self.base_url != DEFAULT_BASE_URL:
+            shown.insert(0, "base_url")
+        self._config = ModelConfig(family="api.v1", name=self.model, params=params, shown_params=tuple(shown))
+
+    def __repr__(self) -> str:
+        return f"ApiEncoder({self.model!r}, base_url={self.base_url!r})"
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    # -- texts ---------------------------------------------------------------------------------
+    def _prepare(self, texts: Sequence[str]) -> list[str]:
+        out = []
+        for i, t in enumerate(texts):
+            if not isinstance(t, str) or not t.strip():
+                raise InputTextError(f"text #{i} is empty or not a string ({t!r}); the API cannot embed it")
+            if len(t) > self.max_chars:
+                if self.truncate == "error":
+                    raise InputTextError(
+                        f"text #{i} has {len(t)} characters, over max_chars={self.max_chars} "
+                        f"({t[:60]!r}…); shorten it, raise max_chars, or use truncate=end")
+                t = t[: self.max_chars]
+                self.api_stats.truncated += 1
+            out.append(t)
+        return out
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        prepared = self._prepare(list(texts))
+        if not prepared:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        unique = list(dict.fromkeys(prepared))  # each distinct text is sent (and paid for) once
+        headers = self._headers()
+        vectors: dict[str, np.ndarray] = {}
+        for start in range(0, len(unique), self.batch):
+            chunk = unique[start : start + self.batch]
+            vectors.update(zip(chunk, self._embed_batch(chunk, headers)))
+        return np.stack([vectors[t] for t in prepared])
+
+    # -- HTTP ----------------------------------------------------------------------------------
+    def _key(self) -> str | None:
+        if self._api_key:
+            return self._api_key
+        return next((os.environ[k] for k in KEY_ENV if os.environ.get(k)), None)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json",
+                   "User-Agent": "compeval"}
+        key = self._key()
+        if key:
+            if urllib.parse.urlsplit(self.base_url).scheme == "http" and not is_local(self.host):
+                warnings.warn(f"compeval: sending the API key over plain http to {self.host}", stacklevel=3)
+            headers["Authorization"] = f"Bearer {key}"
+        elif not is_local(self.host):
+            raise ApiError(f"no API key for {self.base_url}: set COMPEVAL_API_KEY (or OPENAI_API_KEY); "
+                           "a local server without authentication needs none")
+        return headers
+
+    def _scrub(self, text: str) -> str:
+        key = self._key()
+        return text.replace(key, "***") if key else text
+
+    def _post(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        """One POST; returns (status, lower-cased headers, body). Network failures raise OSError etc."""
+        if self._opener is None:
+            # Loopback and private servers are reached directly, never through an environment proxy.
+            handlers = [urllib.request.ProxyHandler({})] if is_local(self.host) else []
+            self._opener = urllib.request.build_opener(*handlers)
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with self._opener.open(request, timeout=self.timeout) as resp:
+                return resp.status, {k.lower(): v for k, v in resp.headers.items()}, resp.read()
+        except urllib.error.HTTPError as exc:  # a status the server chose: the caller decides
+            try:
+                body = exc.read() if exc.fp is not None else b""
+            finally:
+                exc.close()
+            return exc.code, {k.lower(): v for k, v in (exc.headers or {}).items()}, body
+
+    def _embed_batch(self, texts: list[str], headers: dict[str, str]) -> list[np.ndarray]:
+        payload: dict[str, Any] = {"model": self.model, "input": texts, "encoding_format": "float"}
+        if self.dims is not None:
+            payload["dimensions"] = self.dims
+        body = json.dumps(payload).encode("utf-8")
+        stats = self.api_stats
+        for attempt in range(self.max_retries + 1):
+            stats.rate_limit_wait_seconds += self.limiter.wait()
+            stats.requests += 1
+            try:
+                try:
+                    status, resp_headers, resp_body = self._post(body, headers)
+                except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                    reason = getattr(exc, "reason", None) or exc
+                    raise _Retryable(f"connection error ({type(exc).__name__}: {reason})") from exc
+                if status == 429 or 500 <= status < 600:
+                    raise _Retryable(f"HTTP {status}: {_excerpt(resp_body)}", _retry_after(resp_headers))
+            except _Retryable as failure:
+                reason = self._scrub(failure.reason)
+                if attempt == self.max_retries:
+                    raise ApiError(f"{self.model} at {self.url}: gave up after {attempt + 1} attempts "
+                                   f"({self.max_retries} retries); last failure: {reason}") from None
+                delay = failure.retry_after
+                if delay is None:
+                    delay = self.backoff * 2 ** attempt * (0.5 + 0.5 * self.rng.random())
+                delay = min(delay, self.max_backoff)
+                stats.retries += 1
+                line = f"attempt {attempt + 1} of {self.max_retries + 1}: {reason}; retrying in {delay:.2f} s"
+                stats.retry_log.append(line)
+                log.warning("compeval api %s: %s", self.model, line)
+                self.sleep(delay)
+                stats.backoff_wait_seconds += delay
+                continue
+            if status >= 400 or status < 200:
+                hint = {401: " (check COMPEVAL_API_KEY / OPENAI_API_KEY)",
+                        404: " (check base_url and the model name)"}.get(status, "")
+                raise ApiError(f"{self.model} at {self.url}: HTTP {status}: "
+                               f"{self._scrub(_server_message(resp_body))}{hint}")
+            return self._parse(texts, resp_body)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _parse(self, texts: list[str], body: bytes) -> list[np.ndarray]:
+        where = f"{self.model} at {self.url}"
+        try:
+            data = json.loads(body)
+            items = data["data"]
+            if not isinstance(items, list):
+                raise TypeError("'data' is not a list")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ModelOutputError(f"{where}: response is not an embeddings list ({exc}): "
+                                   f"{_excerpt(body, 200)}") from None
+        if len(items) != len(texts):
+            raise ModelOutputError(f"{where}: sent {len(texts)} texts, got {len(items)} embeddings back")
+        rows: list[np.ndarray | None] = [None] * len(texts)
+        for pos, item in enumerate(items):
+            index = item.get("index", pos) if isinstance(item, dict) else None
+            emb = item.get("embedding") if isinstance(item, dict) else None
+            if not isinstance(index, int) or not 0 <= index < len(texts) or rows[index] is not None:
+                raise ModelOutputError(f"{where}: embedding #{pos} has a missing, repeated or out-of-range "
+                                       f"index {index!r} (batch of {len(texts)})")
+            if isinstance(emb, str):
+                raise ModelOutputError(f"{where}: got a base64 string, not floats; the server ignored "
+                                       "encoding_format=float")
+            try:
+                vec = np.asarray(emb, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ModelOutputError(f"{where}: embedding for text {index} is not a list of numbers") from None
+            if vec.ndim != 1 or vec.size == 0:
+                raise ModelOutputError(f"{where}: embedding for text {index} has shape {vec.shape}")
+            if self._dim is None:
+                self._dim = int(vec.size)
+            if vec.size != self._dim:
+                expected = f"dims={self.dims}" if self.dims else f"{self._dim} as before"
+                raise ModelOutputError(f"{where}: embedding for text {index} has {vec.size} dimensions, "
+                                       f"expected {expected}")
+            if not np.isfinite(vec).all():
+                raise ModelOutputError(f"{where}: NaN or infinite values in the embedding of "
+                                       f"{texts[index][:60]!r}; nothing was kept")
+            rows[index] = vec.astype(np.float32)
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if isinstance(usage, dict):
+            tokens = usage.get("total_tokens", usage.get("prompt_tokens"))
+            if isinstance(tokens, (int, float)) and math.isfinite(tokens):
+                self.api_stats.tokens += int(tokens)
+        self.api_stats.batches += 1
+        self.api_stats.texts_sent += len(texts)
+        return rows  # type: ignore[return-value]
+
+
+@register_model(
+    "api", 1, "OpenAI-compatible embedding API (POST {base_url}/embeddings; key from $COMPEVAL_API_KEY)",
+    ("api:MODEL[,base_url=URL][,dims=N][,truncate=end|error][,max_chars=8000][,batch=64][,rpm=3000]"
+     "[,max_retries=5][,timeout=60][,backoff=1.0]",),
+)
+def _api(spec, builder):
+    opts = dict(spec.options)
+    s = str(spec)
+    base_url = pop_option(opts, "base_url", None, spec=s)
+    batch = pop_option(opts, "batch", DEFAULTS["batch"], int, spec=s)
+    rpm = pop_option(opts, "rpm", DEFAULTS["rpm"], float, spec=s)
+    max_chars = pop_option(opts, "max_chars", DEFAULTS["max_chars"], int, spec=s)
+    truncate = pop_option(opts, "truncate", DEFAULTS["truncate"], choices=TRUNCATE, spec=s)
+    dims = pop_option(opts, "dims", None, int, spec=s)
+    max_retries = pop_option(opts, "max_retries", DEFAULTS["max_retries"], int, spec=s)
+    timeout = pop_option(opts, "timeout", DEFAULTS["timeout"], float, spec=s)
+    backoff = pop_option(opts, "backoff", DEFAULTS["backoff"], float, spec=s)
+    reject_unknown(opts, s, ["base_url", "batch", "rpm", "max_chars", "truncate", "dims", "max_retries",
+                             "timeout", "backoff", "norm"])
+    if not spec.arg:
+        raise SpecError(f"{s}: give the API model name, e.g. api:text-embedding-3-small")
+    return ApiEncoder(spec.arg, base_url=base_url, batch=batch, rpm=rpm, max_chars=max_chars,
+                      truncate=truncate, dims=dims, max_retries=max_retries, timeout=timeout, backoff=backoff)

@@ -1,0 +1,427 @@
+"""Run a plan's jobs as Ray tasks (``compeval run --executor ray [--ray-address ADDR]``).
+
+Two stages per model, so each text is encoded once per model however many workers evaluate it:
+
+1. one **encode** task per model loads the model's pending tasks, takes the union of the texts they
+   declare, encodes what the disk cache lacks (weights load only then) and returns the vectors through
+   Ray's object store (they also land in the shared SQLite cache, when there is one);
+2. one **job** task per model × task rebuilds the model from its spec (lazily: no weights when every
+   text it needs is in hand), evaluates, and writes its result atomically itself — so a driver that dies
+   loses nothing that finished, and a re-run skips it. Tasks that declare no texts are evaluated in one
+   worker, one after another, so they share its in-memory cache; so are all the jobs of a model whose
+   vectors cannot be shared (a composite such as ``norm=zscore``, a pair scorer), without an encode task.
+
+Jobs travel as spec strings (model spec, task spec with its options), never as objects: a model or task
+given as a Python object runs on the local executor only. Resources: every Ray task reserves ``cpus_per_job``;
+the encode task (and jobs run one after another, which may encode) also reserve a GPU when the model asks
+for one (its ``resources`` attribute, or a ``cuda`` device) and ``{"api": 1}`` for API-family models, so a
+cluster can cap concurrent API calls; jobs evaluating from vectors in hand need CPUs only. Worker crashes
+and transient errors (connection, timeout, a locked SQLite file) are retried. Ray is imported only here,
+when the executor runs.
+"""
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sqlite3
+import time
+from typing import Any
+
+from ..cache import CacheStats
+from ..errors import CompevalError
+from .executors import ExecutionReport
+from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, evaluate_job, text_digest
+
+RAY_EXTRA = "ray"
+#: Exceptions Ray retries a task for (besides worker crashes): the next attempt may well succeed.
+TRANSIENT: tuple[type[BaseException], ...] = (ConnectionError, TimeoutError, sqlite3.OperationalError)
+
+
+def ray_missing_message() -> str:
+    return (f"--executor ray needs Ray, which is not installed; install it with "
+            f"pip install 'compeval[{RAY_EXTRA}]' (or run with the default local executor)")
+
+
+def import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise CompevalError(ray_missing_message()) from None
+    return ray
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Resources
+
+
+def _layers(model: Any, depth: int = 4):
+    """The model and what it wraps (the cache wrapper, normalisers…), outermost first."""
+    seen = 0
+    while model is not None and seen < depth:
+        yield model
+        model = model.__dict__.get("model") or model.__dict__.get("inner") if hasattr(model, "__dict__") else None
+        seen += 1
+
+
+def _families(config: Any) -> set[str]:
+    out = {config.family.split(".v")[0]}
+    for child in config.children:
+        out |= _families(child)
+    return out
+
+
+def model_resources(model: Any, num_cpus: float = 1.0) -> dict[str, Any]:
+    """Ray options for a job of ``model``: CPUs, a GPU if it asks for one, ``api`` for API-family models.
+
+    A model (family) states what it needs with a ``resources`` attribute, e.g. ``{"num_gpus": 1}`` or
+    ``{"my_licence": 1}``; a ``device`` attribute starting with ``cuda`` also means one GPU.
+    """
+    out: dict[str, Any] = {"num_cpus": num_cpus, "num_gpus": 0, "resources": {}}
+    for layer in _layers(model):
+        declared = layer.__dict__.get("resources") if hasattr(layer, "__dict__") else None
+        declared = declared if isinstance(declared, dict) else getattr(type(layer), "resources", None)
+        if isinstance(declared, dict):
+            for k, v in declared.items():
+                if k in ("num_cpus", "num_gpus"):
+                    out[k] = max(out[k], v)
+                else:
+                    out["resources"][k] = max(out["resources"].get(k, 0), v)
+        device = getattr(layer, "__dict__", {}).get("device")
+        if isinstance(device, str) and device.startswith("cuda"):
+            out["num_gpus"] = max(out["num_gpus"], 1)
+    if "api" in _families(model.config):
+        out["resources"]["api"] = max(out["resources"].get("api", 0), 1)
+    return out
+
+
+def _cpu_only(res: dict[str, Any]) -> dict[str, Any]:
+    return {"num_cpus": res["num_cpus"], "num_gpus": 0, "resources": {}}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Worker side (plain functions: the executor wraps them with ray.remote)
+
+
+def _build(ctx: RunContext, model_spec: str, model_id: str):
+    from ..cache import EmbeddingCache
+    from ..models.registry import ModelBuilder
+
+    cache = EmbeddingCache(ctx.cache_dir)
+    model = ModelBuilder(cache=cache, data_dir=ctx.data_dir)(model_spec)
+    if model.config.id != model_id:
+        cache.close()
+        raise CompevalError(f"model {model_spec!r} is {model.config.id} on this worker but {model_id} on the "
+                            "driver (different weights or package versions?); its results would be mislabelled")
+    return cache, model
+
+
+def _one_task(spec: str):
+    from ..tasks.registry import get_tasks
+
+    (task,) = get_tasks(spec)
+    return task
+
+
+def _stats(cache: Any) -> dict[str, tuple[dict[str, float], set[bytes]]]:
+    """Counters per model configuration, with digests of the texts seen (unique counts across workers)."""
+    return {cid: (s.as_dict(), {text_digest(t) for t in s._seen}) for cid, s in cache.stats.items()}
+
+
+def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: RunContext):
+    """Stage 1 (models behind the cache that encode): encode the union of the texts the model's pending
+    tasks declare, loading weights only if the disk cache lacks some. Returns (info, payload)."""
+    from ..data.registry import DataContext
+    from ..models.protocol import can_encode
+
+    ctx.apply_env()
+    t0 = time.perf_counter()
+    cache, model = _build(ctx, model_spec, model_id)
+    load_seconds = time.perf_counter() - t0
+    try:
+        data = DataContext(ctx.data_dir, download=ctx.download)
+        errors: dict[str, str] = {}
+        declared: list[str] = []
+        texts: list[str] = []
+        encodes = can_encode(model)
+        for spec in task_specs:
+            task = _one_task(spec)
+            try:
+                task.load(data)
+            except CompevalError as exc:  # fails that task's job only
+                errors[spec] = str(exc)
+                continue
+            own = task.texts() if encodes else []
+            if own:
+                declared.append(spec)
+                texts.extend(own)
+        union = list(dict.fromkeys(texts))
+        payload, encode_error = None, None
+        if union:
+            todo = model.warm(union) if hasattr(model, "warm") else union
+            if todo and callable(getattr(model, "load", None)):
+                t0 = time.perf_counter()
+                model.load()
+                load_seconds += time.perf_counter() - t0
+            try:
+                vectors = model.encode(union)
+            except CompevalError as exc:
+                # A text some task cannot give (empty…): its jobs encode their own texts one after another
+                # and only the culprit fails.
+                encode_error, declared = str(exc), []
+            else:
+                payload = {"texts": union, "vectors": vectors}
+        info = {"errors": errors, "declared": declared, "encode_error": encode_error, "n_texts": len(union),
+                "stats": _stats(cache), "load_seconds": load_seconds}
+        return info, payload
+    finally:
+        cache.close()
+
+
+def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) -> dict[str, Any]:
+    """Stage 2: evaluate model × task jobs of one model in this worker and write each result file.
+
+    One job when its texts are in ``shared`` (the encode stage's vectors); several, one after another in
+    one process (so they share the in-memory cache, as on the local executor), for tasks that declare no
+    texts or models whose vectors cannot be shared (composites, pair scorers)."""
+    from ..data.registry import DataContext
+    from ..models.protocol import can_encode
+    from ..results.store import ResultStore
+
+    ctx.apply_env()
+    store = ResultStore(ctx.output_dir)
+    outcomes: list[JobOutcome] = []
+    todo = []
+    for job in jobs:
+        task = _one_task(job.task_spec)
+        if not ctx.overwrite and store.exists(job.model_slug, task.slug):
+            # An earlier attempt of this Ray task (retried after its worker died) or another run finished it.
+            outcomes.append(JobOutcome(job.model_display, task.slug, "skipped", store.path(job.model_slug, task.slug)))
+        else:
+            todo.append((job, task))
+    if not todo:
+        return {"outcomes": outcomes, "stats": {}, "load_seconds": 0.0}
+    t0 = time.perf_counter()
+    cache, model = _build(ctx, jobs[0].model_spec, jobs[0].model_id)
+    load_seconds = time.perf_counter() - t0
+    try:
+        data = DataContext(ctx.data_dir, download=ctx.download)
+        ready = []
+        for job, task in todo:
+            try:
+                task.load(data)
+                ready.append(task)
+            except CompevalError as exc:  # fails that job only
+                outcomes.append(JobOutcome(job.model_display, task.slug, "failed", error=str(exc)))
+        union = list(dict.fromkeys(t for task in ready for t in task.texts())) if can_encode(model) else []
+        if union and shared is not None and hasattr(model, "prime"):
+            index = {t: i for i, t in enumerate(shared["texts"])}
+            mine = [t for t in union if t in index]
+            model.prime(mine, shared["vectors"][[index[t] for t in mine]])
+        missing = model.warm(union) if union and hasattr(model, "warm") else union
+        if ready and callable(getattr(model, "load", None)) and (missing or not union):
+            t0 = time.perf_counter()
+            model.load()  # weights only when something must be encoded (or the tasks did not say)
+            load_seconds += time.perf_counter() - t0
+        if len(ready) > 1 and union:
+            try:
+                model.encode(union)  # the union once, in batches, as the local executor does
+            except CompevalError:
+                pass  # a text one task cannot give: each task encodes its own and fails alone
+        for task in ready:
+            outcomes.append(evaluate_job(model, task, data, store, ctx.seed, reraise=TRANSIENT))
+        return {"outcomes": outcomes, "stats": _stats(cache), "load_seconds": load_seconds}
+    finally:
+        cache.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Driver side
+
+
+class _Totals:
+    """Cache counters merged over workers: sums, except unique texts, which are counted once per model."""
+
+    def __init__(self):
+        self.sums: dict[str, dict[str, float]] = {}
+        self.seen: dict[str, set[bytes]] = {}
+
+    def add(self, stats: dict[str, tuple[dict[str, float], set[bytes]]]) -> None:
+        for cid, (numbers, seen) in stats.items():
+            acc = self.sums.setdefault(cid, {})
+            for k, v in numbers.items():
+                acc[k] = acc.get(k, 0) + v
+            self.seen.setdefault(cid, set()).update(seen)
+
+    def total(self) -> CacheStats:
+        out = CacheStats()
+        for cid, numbers in self.sums.items():
+            for k, v in numbers.items():
+                if k != "unique":
+                    setattr(out, k, getattr(out, k) + v)
+            out.unique += len(self.seen.get(cid, ()))
+        return out
+
+
+def _describe(exc: BaseException) -> str:
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {cause}"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[-1] if text else ''}"
+
+
+class RayExecutor:
+    """Model × task jobs as Ray tasks; see the module docstring.
+
+    ``address``: ``None`` starts a local cluster for this run (``num_cpus`` CPUs in all, ``api_slots`` of
+    the ``api`` resource) unless this process already called ``ray.init``; ``"auto"`` or ``HOST:PORT``
+    joins a running cluster, whose workers must see the same output, data and cache folders (a shared
+    file system) and have compeval installed.
+    """
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, *, cpus_per_job: float = 1.0, max_retries: int = 2,
+                 num_cpus: int | None = None, api_slots: int = 1, init_options: dict[str, Any] | None = None):
+        if importlib.util.find_spec("ray") is None:
+            raise CompevalError(ray_missing_message())
+        if cpus_per_job <= 0:
+            raise CompevalError(f"cpus per job must be positive, not {cpus_per_job}")
+        self.address = address
+        self.cpus_per_job = cpus_per_job
+        self.max_retries = max_retries
+        self.num_cpus = num_cpus
+        self.api_slots = api_slots
+        self.init_options = dict(init_options or {})
+
+    def check(self, plan: Plan) -> None:
+        objects = sorted({j.model_display for j in plan.jobs if j.model_spec is None})
+        if objects:
+            raise CompevalError(
+                f"model(s) {', '.join(objects)} were given as Python objects; Ray workers rebuild models from "
+                "spec strings, so run them with the local executor (executor='local')")
+        tasks = sorted({j.task_slug for j in plan.jobs if j.task_spec is None})
+        if tasks:
+            raise CompevalError(
+                f"task(s) {', '.join(tasks)} cannot be sent to Ray workers as spec strings (an unregistered "
+                "Task class, or options that do not survive NAME,key=value); run them with the local executor")
+
+    def _connect(self, ray) -> bool:
+        """Connect (or start a local cluster); True when this call started it and must shut it down."""
+        if ray.is_initialized():
+            return False
+        opts = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
+                **self.init_options}
+        if self.address:
+            try:
+                ray.init(address=self.address, **opts)
+            except ConnectionError as exc:
+                raise CompevalError(
+                    f"could not join the Ray cluster at {self.address!r} ({exc}); is it running (`ray status`)? "
+                    "If it uses token authentication, this process needs its token ($RAY_AUTH_TOKEN or "
+                    "~/.ray/auth_token)") from None
+        else:
+            ray.init(address="local", num_cpus=self.num_cpus, resources={"api": self.api_slots}, **opts)
+        return True
+
+    def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+        ray = import_ray()
+        started = self._connect(ray)
+        try:
+            return self._execute(ray, plan, ctx, reporter)
+        finally:
+            if started:
+                ray.shutdown()
+
+    def _check_cluster(self, ray, plan: Plan, resources: dict[int, dict[str, Any]]) -> None:
+        have = ray.cluster_resources()
+        for m, res in resources.items():
+            wants = {"CPU": res["num_cpus"], "GPU": res["num_gpus"], **res["resources"]}
+            for key, amount in wants.items():
+                if amount and have.get(key, 0) < amount:
+                    display = plan.models[m].config.display
+                    hint = (" (start its nodes with --resources='{\"api\": N}', N = concurrent API jobs, or run "
+                            "without --ray-address to start a local cluster that has it)" if key == "api" else "")
+                    raise CompevalError(f"model {display} needs {amount} {key} per job but the Ray cluster has "
+                                        f"{have.get(key, 0):g}{hint}")
+
+    def _execute(self, ray, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+        from ..models.protocol import can_encode
+
+        report = ExecutionReport()
+        totals = _Totals()
+        groups = plan.by_model()
+        resources = {jobs[0].model_index: model_resources(plan.models[jobs[0].model_index], self.cpus_per_job)
+                     for jobs in groups}
+        self._check_cluster(ray, plan, resources)
+        retry = {"max_retries": self.max_retries, "retry_exceptions": list(TRANSIENT)}
+        encode_fn = ray.remote(encode_stage)
+        jobs_fn = ray.remote(jobs_stage)
+        pending: dict[Any, tuple[str, list[Job]]] = {}
+        payloads: dict[int, Any] = {}  # model -> its vectors in the object store
+        left: dict[int, int] = {}  # model -> jobs not finished yet
+
+        def finish(job: Job, outcome: JobOutcome) -> None:
+            report.outcomes.append(outcome)
+            reporter.job_done(outcome)
+            left[job.model_index] -= 1
+            if not left[job.model_index]:
+                payloads.pop(job.model_index, None)  # let the object store free the vectors
+
+        def submit(jobs: list[Job], shared: Any, res: dict[str, Any]) -> None:
+            name = f"{jobs[0].model_display} × {jobs[0].task_slug if len(jobs) == 1 else f'{len(jobs)} tasks'}"
+            pending[jobs_fn.options(name=name, **res, **retry).remote(jobs, ctx, shared)] = ("jobs", jobs)
+
+        for jobs in groups:
+            m = jobs[0].model_index
+            left[m] = len(jobs)
+            reporter.model_start(jobs[0].model_display, len(jobs))
+            model = plan.models[m]
+            if not (can_encode(model) and getattr(model, "cacheable", True)):
+                submit(jobs, None, resources[m])  # nothing to share between processes: one worker, in turn
+                continue
+            info_ref, payload_ref = encode_fn.options(
+                num_returns=2, name=f"encode {jobs[0].model_display}", **resources[m], **retry
+            ).remote(jobs[0].model_spec, jobs[0].model_id, [j.task_spec for j in jobs], ctx)
+            payloads[m] = payload_ref
+            pending[info_ref] = ("encode", jobs)
+
+        while pending:
+            (ref,), _ = ray.wait(list(pending), num_returns=1)
+            kind, jobs = pending.pop(ref)
+            try:
+                value, error = ray.get(ref), None
+            except Exception as exc:  # the task raised (after its retries) or its worker kept dying
+                value, error = None, _describe(exc)
+            if kind == "encode":
+                m = jobs[0].model_index
+                if error is not None:
+                    for job in jobs:
+                        finish(job, JobOutcome(job.model_display, job.task_slug, "failed",
+                                               error=f"encoding stage failed: {error}"))
+                    continue
+                totals.add(value["stats"])
+                report.load_seconds += value["load_seconds"]
+                declared = set(value["declared"])
+                serial = []
+                for job in jobs:
+                    if job.task_spec in value["errors"]:
+                        finish(job, JobOutcome(job.model_display, job.task_slug, "failed",
+                                               error=value["errors"][job.task_spec]))
+                    elif job.task_spec in declared:
+                        submit([job], payloads[m], _cpu_only(resources[m]))
+                    else:
+                        serial.append(job)
+                if serial:
+                    submit(serial, payloads[m], resources[m])
+            elif error is not None:
+                for job in jobs:
+                    finish(job, JobOutcome(job.model_display, job.task_slug, "failed", error=error))
+            else:
+                totals.add(value["stats"])
+                report.load_seconds += value["load_seconds"]
+                by_slug = {o.task: o for o in value["outcomes"]}
+                for job in jobs:
+                    finish(job, by_slug[job.task_slug])
+        report.stats = totals.total()
+        return report

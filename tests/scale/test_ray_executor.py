@@ -1,0 +1,58 @@
+"""The grid on a local Ray cluster started here gives the local executor's results, file for file."""
+import pytest
+
+from grid_support import GRID, MODELS, N_JOBS, differences, require_ray, result_files
+
+pytestmark = pytest.mark.integration
+ray = require_ray()  # skips this module without Ray (fails instead with COMPEVAL_REQUIRE_RAY=1)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             resources={"api": 1})
+    yield ray
+    ray.shutdown()
+
+
+def test_grid_on_ray_matches_local(local_grid, ray_cluster, data_dir, tmp_path):
+    from compeval.runner import run
+
+    local_dir, local = local_grid
+    summary = run(MODELS, GRID, tmp_path / "results", data_dir=data_dir, cache_dir=tmp_path / "cache",
+                  executor="ray")
+    assert summary.executor == "ray"
+    assert sorted(o.status for o in summary.outcomes) == ["done"] * N_JOBS, summary.failed
+    assert differences(local_dir, tmp_path / "results") == []
+    assert {(o.model, o.task, o.main_score, o.n_items) for o in summary.outcomes} == \
+        {(o.model, o.task, o.main_score, o.n_items) for o in local.outcomes}
+    # Workers' counters add up to the local run's: every text encoded exactly once per model.
+    assert (summary.requested, summary.unique, summary.encoded) == (local.requested, local.unique, local.encoded)
+    assert summary.encoded == summary.unique > 0 and summary.from_cache == 0
+
+    # A finished job is never redone: the re-run skips all of them and touches no file.
+    before = {p: (tmp_path / "results" / p).stat().st_mtime_ns for p in result_files(tmp_path / "results")}
+    again = run(MODELS, GRID, tmp_path / "results", data_dir=data_dir, cache_dir=tmp_path / "cache",
+                executor="ray")
+    assert [o.status for o in again.outcomes] == ["skipped"] * N_JOBS and again.encoded == 0
+    assert {p: (tmp_path / "results" / p).stat().st_mtime_ns for p in result_files(tmp_path / "results")} == before
+
+
+def test_toy_models_and_failures_on_ray_are_the_local_ones(ray_cluster, data_dir, tmp_path):
+    """Without a disk cache, a composite (norm=zscore) and a pair scorer too; a job that fails (no token vectors
+    for lexcomp) fails alone, with the same message. Counters match: nothing is encoded twice."""
+    from compeval.runner import run
+
+    models = ["hashbag", "hashbag,norm=zscore", "overlap"]
+    tasks = ["gs2011,bootstrap=50", "sts3k-pilot,bootstrap=50",
+             "lexcomp-nc-literality,encoders=none,layers=top,max_epochs=1"]
+    local = run(models, tasks, tmp_path / "local", data_dir=data_dir, cache_dir=None)
+    remote = run(models, tasks, tmp_path / "ray", data_dir=data_dir, cache_dir=None, executor="ray")
+
+    def table(s):
+        return sorted((o.model, o.task, o.status, o.error) for o in s.outcomes)
+
+    assert table(remote) == table(local)
+    assert [o.task.startswith("lexcomp") for o in local.outcomes if o.status == "failed"] == [True] * 3
+    assert differences(tmp_path / "local", tmp_path / "ray") == []
+    assert (remote.requested, remote.unique, remote.encoded) == (local.requested, local.unique, local.encoded)

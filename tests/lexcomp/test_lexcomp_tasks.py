@@ -98,3 +98,13 @@ def test_ablation_views():
     assert views["context-phrase"][3] == [list(item.paraphrase)]
     with pytest.raises(Exception, match="ablation"):
         get_tasks("lexcomp-an-attributes,ablation=bogus")
+
+
+def test_token_vectors_follow_the_runs_cache_folder(tmp_path):
+    """--cache-dir and --no-cache apply to lexcomp's token vectors too, not only to sentence vectors."""
+    from compeval.cache import EmbeddingCache
+    from compeval.models.toy import HashBagEncoder
+    from compeval.tasks.lexcomp.tasks import token_cache_dir
+
+    assert token_cache_dir(EmbeddingCache(tmp_path / "c").wrap(HashBagEncoder())) == tmp_path / "c"
+    assert token_cache_dir(EmbeddingCache(None).wrap(HashBagEncoder())) is None

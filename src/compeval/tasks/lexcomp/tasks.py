@@ -42,6 +42,13 @@ def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
     return vals
 
 
+
+def token_cache_dir(model: Any):
+    """Token vectors live beside the run's embedding cache (``--cache-dir``; none with ``--no-cache``);
+    a model passed without the cache wrapper uses the default folder."""
+    cache = getattr(model, "cache", None)
+    return cache.directory if hasattr(cache, "directory") else default_cache_dir()
+
 class LexcompTask(Task):
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str
@@ -155,7 +162,7 @@ class SpanTask(LexcompTask):
             return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 
         enc = token_encoder(model)
-        cache = TokenCache(enc, default_cache_dir())
+        cache = TokenCache(enc, token_cache_dir(model))
         try:
             data = {k: self._tensors(cache, v) for k, v in sp.items()}
         finally:
@@ -235,7 +242,7 @@ class TaggingTask(LexcompTask):
         labels = sorted({t for i in train for t in i.tags} | {"O", "I"})
         tag_id = {t: k for k, t in enumerate(labels)}
         enc = token_encoder(model)
-        cache = TokenCache(enc, default_cache_dir())
+        cache = TokenCache(enc, token_cache_dir(model))
         try:
             data = {k: nets.pad(cache.get([list(i.words) for i in v])) for k, v in sp.items()}
         finally:

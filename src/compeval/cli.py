@@ -1,4 +1,4 @@
-"""``compeval`` command line: models | tasks | run | results (in the style of ``mteb run``)."""
+"""``compeval`` command line: models | tasks | run | results | report (in the style of ``mteb run``)."""
 from __future__ import annotations
 
 import json
@@ -89,11 +89,13 @@ class RichReporter:
     def job_done(self, o):
         if o.status == "done":
             score = "" if o.main_score is None else f" main={o.main_score:.4f}"
-            console.print(f"  [green]done[/] {o.task} ({o.n_items} items, {o.seconds:.1f}s){score}")
+            console.print(f"  [green]done[/] {o.model} × {o.task} ({o.n_items} items, {o.seconds:.1f}s){score}")
         elif o.status == "skipped":
             console.print(f"  [dim]skipped {o.model} × {o.task}: result exists (use --overwrite)[/]")
         else:
-            console.print(f"  [red]failed[/] {o.model} × {o.task}: {o.error}")
+            from rich.markup import escape
+
+            console.print(f"  [red]failed[/] {o.model} × {o.task}: {escape(str(o.error))}")
 
 
 def _default_tasks(data_dir: Optional[Path]) -> list[str]:
@@ -135,18 +137,28 @@ def run(
     overwrite: bool = typer.Option(False, "--overwrite", help="recompute and replace existing results"),
     seed: int = typer.Option(0, "--seed", help="seed for bootstrap resampling, generators and classifiers"),
     bnc_dir: Optional[Path] = typer.Option(None, "--bnc-dir", help="British National Corpus XML folder (lexcomp VPC/LVC); else $COMPEVAL_BNC_DIR"),
+    executor: str = typer.Option("local", "--executor", help="local (in process) | ray (each model × task job a Ray task)"),
+    ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto | HOST:PORT); else start a local one"),
+    cpus_per_job: float = typer.Option(1.0, "--cpus-per-job", help="Ray: CPUs each job reserves"),
+    ray_retries: int = typer.Option(2, "--ray-retries", help="Ray: retries of a job whose worker died or hit a transient error"),
+    api_slots: int = typer.Option(1, "--api-slots", help="Ray, local cluster: API-model jobs allowed at once (the 'api' resource)"),
 ):
     """Run every model on every task; without --model/--task, run the defaults on what is available."""
     from .runner import run as run_grid
+    from .runner.executors import make_executor
 
     if bnc_dir is not None:
         os.environ["COMPEVAL_BNC_DIR"] = str(bnc_dir)
+    ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
+    if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
+        raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")
+    runner_executor = make_executor(executor, **(ray_options if executor == "ray" else {}))
     models_ = list(model) if model else DEFAULT_MODELS
     tasks_ = list(task) if task else _default_tasks(data_dir)
     cache = None if no_cache else (cache_dir or "default")
     with RichReporter() as reporter:
         summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
-                           seed=seed, reporter=reporter)
+                           seed=seed, reporter=reporter, executor=runner_executor)
     done = [o for o in summary.outcomes if o.status == "done"]
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
     console.print(
@@ -154,7 +166,7 @@ def run(
         f"{len(summary.failed)} failed; {summary.items} items scored in {summary.seconds:.1f}s\n"
         f"texts: {summary.requested} requested, {summary.unique} unique, {summary.encoded} encoded, "
         f"{summary.from_cache} served from the disk cache; encoder time {summary.encode_seconds:.1f}s\n"
-        f"results in {output_dir}"
+        f"results in {output_dir} ({summary.executor} executor)"
     )
     if done:
         from .results.store import ResultStore, result_rows
@@ -172,13 +184,24 @@ def run(
 @app.command()
 def results(
     directory: Path = typer.Argument(..., help="a results folder written by `compeval run`"),
-    format: str = typer.Option("table", "--format", "-f", help="table | csv | json | markdown"),
+    format: str = typer.Option("table", "--format", "-f", help="table | csv | json | markdown | latex"),
+    leaderboard: bool = typer.Option(False, "--leaderboard", help="models × tasks main scores with 95% intervals "
+                                     "and published reference rows (markdown, csv or latex)"),
 ):
     """Flatten a results folder into rows: model, task, subset, metric, value, ci_low, ci_high, n."""
     from .results.store import ROW_COLUMNS, results_frame
 
+    if leaderboard:
+        from .report.tables import leaderboard_text
+
+        sys.stdout.write(leaderboard_text(directory, "markdown" if format == "table" else format))
+        return
     df = results_frame(directory)
-    if format == "table":
+    if format == "latex":
+        from .report.tables import rows_latex
+
+        sys.stdout.write(rows_latex(df))
+    elif format == "table":
         out.print(_table(df.to_dict("records"), ROW_COLUMNS))
     elif format == "csv":
         sys.stdout.write(df.to_csv(index=False))
@@ -187,7 +210,29 @@ def results(
     elif format == "markdown":
         sys.stdout.write(_markdown(df) + "\n")
     else:
-        raise CompevalError(f"unknown format {format!r}; choose table, csv, json or markdown")
+        raise CompevalError(f"unknown format {format!r}; choose table, csv, json, markdown or latex")
+
+
+@app.command()
+def report(
+    directory: Path = typer.Argument(..., help="a results folder written by `compeval run`"),
+    output: Path = typer.Option(Path("report.html"), "--output", "-o", help="the HTML file to write"),
+    figures: Optional[Path] = typer.Option(None, "--figures", help="also write every figure into this folder"),
+    figure_format: str = typer.Option("svg", "--format", help="file format of --figures: png | svg"),
+    resamples: int = typer.Option(1000, "--resamples", help="bootstrap resamples and permutations of the paired tests"),
+    seed: int = typer.Option(0, "--seed", help="seed of the paired tests"),
+):
+    """Write one self-contained HTML report: leaderboard, the papers' figures, paired tests, provenance."""
+    from .report import build_report
+
+    info = build_report(directory, output, figures_dir=figures, figure_format=figure_format,
+                        n_resamples=resamples, n_permutations=resamples, seed=seed)
+    for w in info.warnings:
+        console.print(f"[yellow]warning:[/] {w}")
+    console.print(f"report: {info.path} ({info.size_bytes / 1e6:.2f} MB, {len(info.figures)} figures, "
+                  f"{info.paired} paired tests) in {info.seconds:.1f}s")
+    if info.figure_files:
+        console.print(f"figures: {len(info.figure_files)} {figure_format} files in {figures}")
 
 
 def _markdown(df) -> str:
@@ -201,7 +246,9 @@ def main() -> None:
     try:
         app(standalone_mode=False)
     except CompevalError as exc:
-        console.print(f"[red]error:[/] {exc}")
+        from rich.markup import escape
+
+        console.print(f"[red]error:[/] {escape(str(exc))}")  # messages hold pip extras such as compeval[ray]
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -48,7 +48,9 @@ class ResultStore:
         path = self.path(model_slug, task_slug)
         if predictions is not None:
             pred_path = path.with_name(f"{task_slug}.predictions.jsonl")
-            payload = predictions.to_json(orient="records", lines=True, force_ascii=False).encode()
+            # 15 digits (pandas' maximum; the default 10 turns float noise into ties that move a Spearman)
+            payload = predictions.to_json(orient="records", lines=True, force_ascii=False,
+                                          double_precision=15).encode()
             atomic_write_bytes(pred_path, payload)
             result.predictions_file = pred_path.name
             result.predictions_sha256 = hashlib.sha256(payload).hexdigest()

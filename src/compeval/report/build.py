@@ -1,0 +1,328 @@
+"""Assemble the report: leaderboard, one section per suite present, paired comparisons, provenance.
+
+The output is one HTML file with everything inline (CSS, SVG figures, no script, no font files) and a
+Content-Security-Policy that forbids any fetch, so opening it never touches the network.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..errors import CompevalError
+from ..metrics.paired import PairedComparison, paired_test
+from ..results.store import atomic_write_bytes
+from .figures import FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
+from .loading import Entry, ResultsIndex, direction
+from .published import PUBLISHED
+from .sections import BY_SUITE, SECTIONS, NOT_RANKED
+from .sections.base import BuildContext, Cell, ItemColumns, Section, fmt, fmt_ci
+from .tables import columns, main_of, ranked
+
+RECOMPUTE_TOLERANCE = {"spearman": 2e-3, "auc": 2e-3, "mean": 1e-6}
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'none'; base-uri 'none'; form-action 'none'"
+
+
+@dataclass
+class ReportInfo:
+    """What was built: the file, its size and build time, and what it holds."""
+
+    path: Path
+    size_bytes: int
+    seconds: float
+    sections: list[str]
+    figures: list[str]
+    paired: int
+    figure_files: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Comparison:
+    """Adjacent ranks ``a`` (rank ``rank_a``) and ``b`` on one task, and their paired test (None: not possible)."""
+
+    suite: str
+    task: str
+    metric: str
+    a: Entry
+    b: Entry
+    rank_a: int
+    result: PairedComparison | None
+    note: str = ""
+    recomputed_ok: bool | None = None
+    method: str = ""  # what the per-item values are and what is resampled
+
+
+def build_report(
+    results_dir: Path | str,
+    output: Path | str,
+    *,
+    figures_dir: Path | str | None = None,
+    figure_format: str = "svg",
+    title: str = "compeval report",
+    n_resamples: int = 1000,
+    n_permutations: int = 1000,
+    seed: int = 0,
+) -> ReportInfo:
+    """Build the self-contained HTML report of ``results_dir`` into ``output``.
+
+    ``figures_dir`` also writes every figure as ``<figure id>.<figure_format>`` (svg or png) for papers.
+    Paired tests use ``n_resamples`` bootstrap resamples (interval) and ``n_permutations`` swaps (p-value),
+    seeded by ``seed``.
+    """
+    started = time.perf_counter()
+    require_matplotlib()
+    index = ResultsIndex(results_dir)
+    sink = FigureSink(figures_dir, figure_format)
+    ctx = BuildContext(index=index, sink=sink)
+    notes: list[str] = []
+
+    comparisons = paired_comparisons(index, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
+    sections: list[Section] = []
+    for mod in SECTIONS:
+        try:
+            sec = mod.build(ctx)
+        except Exception as exc:  # one broken figure must not cost the whole report; say so in it
+            msg = f"section {mod.SUITE}: {type(exc).__name__}: {exc}"
+            warnings.warn(f"compeval report: {msg}", stacklevel=2)
+            notes.append(msg)
+            sec = Section(id=f"suite-{mod.SUITE}", suite=mod.SUITE, title=mod.TITLE, intro="",
+                          notes=[f"This section could not be drawn ({type(exc).__name__}: {exc})."])
+        if sec is not None:
+            sections.append(sec)
+    paired_fig = _paired_figure(ctx, comparisons) if any(c.result for c in comparisons) else None
+    page = _render(
+        title=title, index=index, leaderboard=_leaderboard_tables(index, comparisons), sections=sections,
+        comparisons=comparisons, paired_fig=paired_fig, provenance=_provenance(index),
+        unknown_suites=sorted({e.suite for e in index.entries} - set(BY_SUITE)), notes=notes,
+        settings={"n_resamples": n_resamples, "n_permutations": n_permutations, "seed": seed},
+    )
+    output = Path(output)
+    atomic_write_bytes(output, page.encode("utf-8"))
+    umask = os.umask(0)
+    os.umask(umask)
+    output.chmod(0o666 & ~umask)  # a report is for sharing: the temporary file's 0600 is too strict
+    figures = [f.id for s in sections for f in s.figures] + ([paired_fig.id] if paired_fig else [])
+    files = [p for s in sections for f in s.figures for p in f.files] + (paired_fig.files if paired_fig else [])
+    return ReportInfo(path=output, size_bytes=output.stat().st_size, seconds=time.perf_counter() - started,
+                      sections=["leaderboard", *[s.id for s in sections], "paired", "provenance"], figures=figures,
+                      paired=sum(1 for c in comparisons if c.result), figure_files=files, warnings=notes)
+
+
+# ---------------------------------------------------------------------------------------------- paired
+
+def items_for(entry: Entry) -> ItemColumns | None:
+    mod = BY_SUITE.get(entry.suite)
+    return None if mod is None else mod.items(entry)
+
+
+def paired_comparisons(index: ResultsIndex, *, n_resamples: int = 1000, n_permutations: int = 1000,
+                       seed: int = 0) -> list[Comparison]:
+    """For every ranked task, a paired test between each pair of adjacent leaderboard ranks."""
+    out = []
+    for suite, task in columns(index):
+        entries = [e for e in index.entries if e.task == task]
+        metric = entries[0].result.task.main_metric
+        order = ranked(entries, metric)
+        for k in range(len(order) - 1):
+            a, b = order[k], order[k + 1]
+            out.append(_compare(suite, task, metric, a, b, k + 1, n_resamples, n_permutations, seed))
+    return out
+
+
+def _compare(suite, task, metric, a: Entry, b: Entry, rank_a: int, n_resamples, n_permutations, seed) -> Comparison:
+    cmp = Comparison(suite=suite, task=task, metric=metric, a=a, b=b, rank_a=rank_a, result=None)
+    try:
+        ia, ib = items_for(a), items_for(b)
+    except Exception as exc:  # unreadable predictions cost this test only
+        cmp.note = f"could not read the per-item predictions ({type(exc).__name__}: {exc})"
+        return cmp
+    if ia is None or ib is None:
+        cmp.note = "no per-item form of this score (or no predictions): interval and test not available"
+        return cmp
+    ka, kb = pd.Index(ia.keys), pd.Index(ib.keys)
+    if not ka.is_unique or not kb.is_unique:
+        cmp.note = "item keys are not unique: cannot pair the items"
+        return cmp
+    common = ka.intersection(kb, sort=False)
+    if len(common) < 2:
+        cmp.note = "the two results share no items (different task options?)"
+        return cmp
+    pa, pb = ka.get_indexer(common), kb.get_indexer(common)
+    for name in ("reference", "labels"):
+        xa, xb = getattr(ia, name), getattr(ib, name)
+        if xa is not None and (xb is None or not np.array_equal(np.asarray(xa)[pa], np.asarray(xb)[pb])):
+            cmp.note = f"the two results disagree on the items' {name}: not the same items"
+            return cmp
+    cmp.result = paired_test(
+        ia.kind, ia.values[pa], ib.values[pb],
+        reference=None if ia.reference is None else ia.reference[pa],
+        labels=None if ia.labels is None else ia.labels[pa],
+        clusters=None if ia.clusters is None else ia.clusters[pa],
+        weighting=ia.weighting, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
+    full = len(common) == len(ka) == len(kb)
+    if not full:
+        cmp.note = f"paired on the {len(common)} items both results hold ({len(ka)} and {len(kb)})"
+    stored_a, stored_b = a.main.value, b.main.value
+    if full:
+        # Predictions files keep 10 decimals, which turns float-noise near-ties into exact ties (a bag of
+        # words gives two sentences with the same words a cosine of 1 ± 1e-16): a rank metric recomputed
+        # from them may move in the 3rd-4th decimal where such ties abound; a mean may not move at all.
+        off = max(abs(cmp.result.score_a - stored_a), abs(cmp.result.score_b - stored_b))
+        cmp.recomputed_ok = bool(off <= RECOMPUTE_TOLERANCE[ia.kind])
+        if not cmp.recomputed_ok:
+            cmp.note = (f"recomputed scores {cmp.result.score_a:.4f} / {cmp.result.score_b:.4f} differ from the stored "
+                        f"{stored_a:.4f} / {stored_b:.4f}")
+        elif off > 1e-9:
+            cmp.note = (f"recomputed within {off:.1e} of the stored score: the predictions file rounds scores to 10 "
+                        "decimals, which ties float-noise near-ties")
+    cmp.method = ia.note
+    return cmp
+
+
+def _paired_figure(ctx: BuildContext, comparisons: list[Comparison]) -> RenderedFigure:
+    done = [c for c in comparisons if c.result is not None]
+    fig = new_figure(12, 0.34 * len(done) + 1.5)
+    ax = fig.subplots()
+    y = np.arange(len(done))
+    for yi, c in zip(y, done):
+        r = c.result
+        colour = "#0072B2" if r.significant() else "#999999"
+        ax.plot([r.ci_low, r.ci_high], [yi, yi], color=colour, linewidth=2)
+        ax.plot([r.difference], [yi], "o", color=colour, markersize=5)
+    ax.axvline(0, color="black", linewidth=0.7)
+    ax.set_yticks(y, [f"{c.a.task_name}: {_short(c.a.model)} − {_short(c.b.model)}" for c in done])
+    ax.invert_yaxis()
+    ax.set_xlabel("difference in main score (rank k − rank k+1), 95% paired bootstrap interval")
+    ax.set_title("Paired comparisons of adjacent ranks (blue: p < 0.05)")
+    style_axes(ax, "x")
+    return ctx.sink.render(fig, "fig-paired", "Paired differences of adjacent ranks",
+                           "Each line is the paired 95% bootstrap interval of score(rank k) − score(rank k+1) on the same "
+                           "items; blue when the permutation test gives p < 0.05.")
+
+
+def _short(label: str, width: int = 28) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
+# ----------------------------------------------------------------------------------------- leaderboard
+
+def _leaderboard_tables(index: ResultsIndex, comparisons: list[Comparison]) -> list[dict]:
+    """One table per suite: models (and published rows) × that suite's tasks."""
+    top_vs_next = {c.task: c for c in comparisons if c.rank_a == 1}
+    info = main_of(index)
+    tables = []
+    by_suite: dict[str, list[str]] = {}
+    for suite, task in columns(index):
+        by_suite.setdefault(suite, []).append(task)
+    for suite, tasks in by_suite.items():
+        header = []
+        for t in tasks:
+            name, subset, metric = info[t]
+            arrow = {1: "↑", -1: "↓", 0: ""}[direction(metric)]
+            header.append({"task": name, "options": _options(t, name), "metric": f"{metric} · {subset} {arrow}".strip()})
+        rows = []
+        for m in index.models:
+            cells, any_value = [], False
+            for t in tasks:
+                e = index.get(m, t)
+                cells.append(_score_cell(e, index, top_vs_next.get(t)))
+                any_value |= e is not None
+            if any_value:
+                rows.append({"model": m, "published": False, "cells": cells, "title": ""})
+        pub_rows: dict[str, list[Cell]] = {}
+        for p in PUBLISHED:
+            for k, t in enumerate(tasks):
+                if info[t] == (p.task, p.subset, p.metric):
+                    row = pub_rows.setdefault(p.model, [Cell("") for _ in tasks])
+                    row[k] = Cell(fmt(p.value), title=f"published, not computed here: {p.citation}"
+                                  + (f"\n{p.note}" if p.note else ""), cls="published")
+        for model, cells in pub_rows.items():
+            rows.append({"model": model, "published": True, "cells": cells, "title": ""})
+        tables.append({"suite": suite, "id": f"leaderboard-{suite}", "header": header, "rows": rows})
+    return tables
+
+
+def _options(slug: str, name: str) -> str:
+    """``probe-has-x__n_test-100__words-school`` → ``n_test=100, words=school`` (the non-default options)."""
+    rest = slug[len(name):] if slug.startswith(name) else slug
+    return ", ".join(part.replace("-", "=", 1) for part in rest.split("__") if part)
+
+
+def _score_cell(e: Entry | None, index: ResultsIndex, top: Comparison | None) -> Cell:
+    if e is None:
+        return Cell("", cls="empty")
+    s = e.main
+    if s is None or s.value is None:
+        return Cell("–", title=e.provenance())
+    entries = [x for x in index.entries if x.task == e.task]
+    order = ranked(entries, e.result.task.main_metric)
+    cls = ""
+    marker = ""
+    if order and order[0] is e and len(order) > 1:
+        cls = "best"
+        if top is not None and top.result is not None and not top.result.significant():
+            marker = " ≈"
+            cls = "best tie"
+    title = e.provenance() + f"\nn = {s.n}"
+    if top is not None and top.result is not None and e in (top.a, top.b):
+        r = top.result
+        title += f"\npaired test rank 1 vs 2: Δ = {r.difference:.4f} {fmt_ci(r.ci_low, r.ci_high, 4)}, p = {r.p_value:.3g}"
+    text = f"{s.value:.3f}{marker}"
+    return Cell(text, title=title, cls=cls, sub=fmt_ci(s.ci_low, s.ci_high))
+
+
+# ----------------------------------------------------------------------------------------- provenance
+
+def _provenance(index: ResultsIndex) -> list[dict]:
+    out = []
+    for m in index.models:
+        entries = sorted((e for e in index.entries if e.model == m), key=lambda e: (e.suite, e.task))
+        config = entries[0].result.model
+        results = []
+        for e in entries:
+            r = e.result
+            results.append({
+                "task": e.task, "suite": e.suite, "version": r.task.version,
+                "params": ", ".join(f"{k}={v}" for k, v in sorted(r.task.params.items())),
+                "data": "; ".join(f"{d.source}@{(d.revision or 'local')[:12]}"
+                                  + {True: " ✓", False: " ✗ hash mismatch", None: ""}[d.verified] for d in r.data)
+                        or "generated",
+                "seed": r.seed, "started": f"{r.started_at:%Y-%m-%d %H:%M:%S}", "seconds": f"{r.duration_seconds:.1f}",
+                "n_items": r.n_items, "sha": (r.predictions_sha256 or "")[:12],
+                "env": index.environments().index(r.environment) + 1,
+            })
+        out.append({"model": m, "config": json.dumps(config, indent=1, sort_keys=True, default=str), "results": results})
+    return out
+
+
+# --------------------------------------------------------------------------------------------- render
+
+def _render(**context) -> str:
+    try:
+        import jinja2
+    except ImportError:
+        raise CompevalError("the report is rendered with jinja2: pip install jinja2") from None
+    from .template import TEMPLATE
+
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["fmt"] = fmt
+    env.filters["fmt_ci"] = fmt_ci
+    env.filters["options"] = lambda c: _options(c.task, c.a.task_name)
+    env.filters["pval"] = lambda p: "–" if p is None or not np.isfinite(p) else (f"{p:.3f}" if p >= 0.001 else "<0.001")
+    template = env.from_string(TEMPLATE)
+    index: ResultsIndex = context["index"]
+    return template.render(
+        csp=CSP, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), version=__version__,
+        results_dir=str(index.root), n_results=len(index.entries), models=index.models,
+        environments=index.environments(),
+        env_keys=list(dict.fromkeys(k for env in index.environments() for k in env)), not_ranked=sorted(NOT_RANKED),
+        **context)

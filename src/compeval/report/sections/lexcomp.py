@@ -1,0 +1,76 @@
+"""Lexical-composition suite: each model's score beside the majority baseline and the human figure
+(Shwartz & Dagan 2019)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..figures import HUMAN, new_figure, style_axes
+from ..loading import Entry
+from ..published import published_value
+from .base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+
+SUITE = "lexcomp"
+TITLE = "Lexical composition"
+TASK_ORDER = ["lexcomp-vpc", "lexcomp-lvc", "lexcomp-nc-literality", "lexcomp-nc-relations", "lexcomp-an-attributes",
+              "lexcomp-phrase-type"]
+
+
+def items(entry: Entry) -> ItemColumns | None:
+    """Span tasks: per test item, is the trained head right (span F1 of phrase type is not an item mean)."""
+    if entry.result.task.main_metric != "accuracy":
+        return None
+    preds = entry.predictions()
+    if preds is None or not {"model", "label"} <= set(preds.columns):
+        return None  # baseline_only results have no model predictions
+    correct = (preds["model"].astype(int) == preds["label"].astype(int)).to_numpy(dtype=float)
+    keys = unique_keys(preds, [c for c in ("ident", "span") if c in preds.columns])
+    return ItemColumns(kind="mean", keys=keys, values=correct, note="trained head correct per test item")
+
+
+def build(ctx: BuildContext) -> Section | None:
+    entries = ctx.index.suite(SUITE)
+    if not entries:
+        return None
+    section = Section(id="suite-lexcomp", suite=SUITE, title=TITLE, intro=(
+        "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
+        "attributes), each a classification in context with a small trained head over frozen representations. "
+        "A score is only informative above the majority baseline; the human figure is the ceiling."))
+    tasks = [t for t in TASK_ORDER if any(e.task_name == t for e in entries)]
+    tasks += sorted({e.task_name for e in entries} - set(tasks))
+    models = [m for m in ctx.index.models if any(e.model == m for e in entries)]
+    series = [(m, ctx.colours[m]) for m in models] + [("majority baseline", "#BBBBBB")]
+    fig = new_figure(max(8.0, 1.6 * len(tasks) + 4.5), 3.8)
+    ax = fig.subplots()
+    x = np.arange(len(tasks))
+    w = 0.8 / len(series)
+    for k, (name, colour) in enumerate(series):
+        trips = []
+        for t in tasks:
+            if name == "majority baseline":
+                e = next((e for e in entries if e.task_name == t), None)
+                subset = "majority"
+            else:
+                e, subset = ctx.index.first(name, t), "all"
+            metric = e.result.task.main_metric if e else "accuracy"
+            s = None if e is None else e.score(metric, subset)
+            trips.append((None, None, None) if s is None or s.value is None else (s.value, s.ci_low, s.ci_high))
+        vals = [np.nan if v is None else v for v, _, _ in trips]
+        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour,
+               label=name, hatch="//" if name == "majority baseline" else "", edgecolor="white", linewidth=0.3,
+               error_kw={"linewidth": 0.8})
+    human = [published_value("Humans", t, "all", "accuracy") for t in tasks]
+    hx = [xi for xi, h in zip(x, human) if h]
+    if hx:
+        ax.scatter(hx, [h.value for h in human if h], marker="D", s=40, color=HUMAN, zorder=5,
+                   label="humans (published)")
+    ax.set_xticks(x, [t.replace("lexcomp-", "") for t in tasks])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("test accuracy (phrase type: span F1)")
+    ax.set_title("Lexical composition: model vs majority baseline vs humans")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
+    style_axes(ax)
+    section.figures.append(ctx.sink.render(
+        fig, "fig-lexcomp", "Lexical composition scores beside baselines and humans",
+        "Best setting chosen on validation, 95% bootstrap intervals over test items. Majority baseline: the best of "
+        "Majority_All / _1 / _2 on validation. Humans: 100 re-annotated test items (Shwartz & Dagan 2019)."))
+    return section

@@ -1,0 +1,141 @@
+"""Modifier-consistency suite: the paper's test tables as heatmaps by adjective type (Carvalho et al. 2024)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..figures import heatmap, new_figure
+from ..loading import Entry
+from ..published import MODIFIER_TYPES, published_value
+from .base import BuildContext, Cell, ItemColumns, Section, Table, fmt, unique_keys
+
+SUITE = "modifiers"
+TITLE = "Montague modifier consistency"
+TASK_ORDER = ["modifiers-test1", "modifiers-test2", "modifiers-test3", "modifiers-controls"]
+TYPES = list(MODIFIER_TYPES)
+TYPE_NAMES = {"S-I": "subsective intersective", "S-NI": "subsective non-intersective", "NS-Pl": "plain non-subsective",
+              "NS-Pr": "privative non-subsective", "A": "ambiguous"}
+PUBLISHED_TEST3 = ["GloVe", "word2vec", "stella", "text-embedding-3-small"]
+
+
+def items(entry: Entry) -> ItemColumns | None:
+    """Per-case consistency (or distance) within the main subset; nouns are the averaging unit (macro)."""
+    preds = entry.predictions()
+    if preds is None or "subset" not in preds.columns:
+        return None
+    metric = entry.result.task.main_metric  # e.g. test3_macro, syn_distance_macro
+    base, _, weighting = metric.rpartition("_")
+    column = "holds" if base in ("test1", "test2", "test3") else base
+    noun = "noun1" if "noun1" in preds.columns else "noun"
+    if column not in preds.columns or noun not in preds.columns or weighting not in ("macro", "micro"):
+        return None
+    subset = entry.result.task.main_subset
+    labels = preds["subset"].astype(str)
+    if subset == "AN":
+        keep = ~labels.str.contains("|", regex=False)
+    elif subset == "AAN":
+        keep = labels.str.contains("|", regex=False)
+    else:
+        keep = labels == subset
+    part = preds[keep.to_numpy()]
+    key_cols = [c for c in ("phrase", "adj1", "adj2", "noun1", "noun2") if c in part.columns]
+    values = part[column].astype("float64").to_numpy()
+    return ItemColumns(kind="mean", keys=unique_keys(part, key_cols), values=values,
+                       clusters=part[noun].astype(str).to_numpy(), weighting=weighting,
+                       note=f"{column} per case in {subset}; nouns resampled and swapped as clusters")
+
+
+def build(ctx: BuildContext) -> Section | None:
+    entries = ctx.index.suite(SUITE)
+    if not entries:
+        return None
+    section = Section(id="suite-modifiers", suite=SUITE, title=TITLE, intro=(
+        "If embeddings stood for denotations, set inclusion between an adjective-noun phrase, its adjective and its "
+        "noun would show as distance. Each cell is the consistency (share of cases where the relation holds), "
+        "averaged per noun and then over the 12 nouns, by adjective type: "
+        + "; ".join(f"{k} = {v}" for k, v in TYPE_NAMES.items()) + "."))
+    models = ctx.index.models
+    t1 = [(m, ctx.index.first(m, "modifiers-test1")) for m in models]
+    t1 = [(m, e) for m, e in t1 if e is not None]
+    if t1:
+        section.figures.append(_test1_figure(ctx, t1))
+    t2 = [(m, e) for m, e in ((m, ctx.index.first(m, "modifiers-test2")) for m in models) if e is not None]
+    if t2:
+        section.figures.append(_test2_figure(ctx, t2))
+    t3 = [(m, e) for m, e in ((m, ctx.index.first(m, "modifiers-test3")) for m in models) if e is not None]
+    if t3:
+        section.figures.append(_test3_figure(ctx, t3))
+    controls = [(m, e) for m, e in ((m, ctx.index.first(m, "modifiers-controls")) for m in models) if e is not None]
+    if controls:
+        section.tables.append(_controls_table(controls))
+    return section
+
+
+def _matrix(entries: list[tuple[str, Entry]], metric: str, cols: list[str]) -> np.ndarray:
+    return np.array([[np.nan if (v := e.value(metric, c)) is None else v for c in cols] for _, e in entries])
+
+
+def _test1_figure(ctx: BuildContext, t1):
+    cols = ["AN", "AAN"] + TYPES
+    fig = new_figure(7.5, 0.55 * len(t1) + 1.6)
+    ax = fig.subplots()
+    im = heatmap(ax, _matrix(t1, "test1_macro", cols), [m for m, _ in t1], cols)
+    fig.colorbar(im, ax=ax, shrink=0.8, label="consistency")
+    ax.set_title("Test 1, intersectivity of a single phrase: d(p, word) ≤ d(part, part)")
+    return ctx.sink.render(fig, "fig-modifiers-test1", "Test 1 (single-phrase intersectivity)",
+                           "Macro consistency for all AN and AAN phrases and per adjective type (AN). Mean pooling satisfies "
+                           "the relation by construction, so 1.0 everywhere means mean-pooling behaviour; published: 1.0 "
+                           "for GloVe, word2vec, LaBSE, stella and text-embedding-3-small.")
+
+
+def _test2_figure(ctx: BuildContext, t2):
+    n = len(t2)
+    fig = new_figure(max(7.0, 4.3 * n + 0.8), 4.2)
+    axes = np.atleast_1d(fig.subplots(1, n, squeeze=False)[0])
+    im = None
+    for ax, (m, e) in zip(axes, t2):
+        mat = np.array([[np.nan if (v := e.value("test2_macro", f"{a}|{b}")) is None else v for b in TYPES] for a in TYPES])
+        im = heatmap(ax, mat, TYPES, TYPES, cmap="RdBu", vmin=0.0, vmax=1.0)
+        ax.set_title(m)
+        ax.set_xlabel("type of a2")
+        ax.set_ylabel("type of a1")
+    fig.colorbar(im, ax=list(axes), shrink=0.8, label="consistency")
+    fig.suptitle("Test 2, phrase-pair intersectivity: d(a1 n, a1 n′) < d(a2 n, a2 n′)", fontsize=10)
+    return ctx.sink.render(fig, "fig-modifiers-test2", "Test 2 (phrase-pair intersectivity)",
+                           "Rows: type of a1; columns: type of a2. Theory expects high values in the S-I row against "
+                           "non-intersective columns; the diagonal is 0.5 by symmetry.")
+
+
+def _test3_figure(ctx: BuildContext, t3):
+    rows = [m for m, _ in t3]
+    mat = list(_matrix(t3, "test3_macro", TYPES))
+    published_rows = []
+    for m in PUBLISHED_TEST3:
+        vals = [published_value(m, "modifiers-test3", t, "test3_macro") for t in TYPES]
+        if all(vals):
+            rows.append(f"{m} (published)")
+            mat.append([v.value for v in vals])
+            published_rows.append(len(rows) - 1)
+    fig = new_figure(7.5, 0.5 * len(rows) + 1.6)
+    ax = fig.subplots()
+    im = heatmap(ax, np.array(mat), rows, TYPES, hatch_rows=set(published_rows))
+    for i in published_rows:
+        ax.get_yticklabels()[i].set_color("#666666")
+        ax.get_yticklabels()[i].set_style("italic")
+    fig.colorbar(im, ax=ax, shrink=0.8, label="consistency")
+    ax.set_title("Test 3, non-subsectivity: d(AN, A) < d(AN, N)")
+    return ctx.sink.render(fig, "fig-modifiers-test3", "Test 3 (non-subsectivity)",
+                           "Theory expects the highest consistency in the non-subsective (NS) types. Italic hatched rows are "
+                           "published (Carvalho et al. 2024, Table 5), not computed here.")
+
+
+def _controls_table(controls) -> Table:
+    metrics = [("test1_syn_phrase_macro", "test 1, phrase's first word → synonym"),
+               ("test1_syn_words_macro", "test 1, each word → synonym"),
+               ("test1_syn_parts_macro", "test 1, parts' first word → synonym"),
+               ("syn_distance_macro", "d(phrase, synonym variant)")]
+    rows = [[Cell(m)] + [Cell(fmt(e.value(metric, "AN")), title=e.provenance()) for metric, _ in metrics]
+            for m, e in controls]
+    return Table(id="table-modifiers-controls", caption="Synonym controls (AN phrases, macro)",
+                 columns=["model"] + [label for _, label in metrics], rows=rows,
+                 note="A representation of meaning should give the same consistency when a word is replaced by its "
+                      "synonym, and a small distance between a phrase and its synonym variant.")

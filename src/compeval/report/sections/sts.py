@@ -1,0 +1,188 @@
+"""STS suite: STS3k non vs adversarial bars and their gap, model-vs-human scatter on adversarial
+pairs coloured by pair type, and every STS set side by side (Fodor et al. 2024)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..figures import PUBLISHED_COLOUR, new_figure, style_axes
+from ..loading import Entry
+from ..published import published_value
+from .base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+
+SUITE = "sts"
+TITLE = "Sentence similarity (STS)"
+TASK_ORDER = ["sts3k", "stsb", "sick", "stss131", "gs2011", "ks2013", "sts3k-pilot"]
+#: Published models shown beside ours in the non/adv figure (a spread from bag of words to role models).
+REFERENCE_MODELS = ["Mean-CN", "USE", "SentBERT (all-mpnet-base-v2)", "DefSent", "OpenAI ada-002", "AMR-CN", "VerbNet-CN"]
+ADV_TYPES = {"added_modifiers": "added modifiers", "double_swap": "double swap", "triple_swap": "triple swap",
+             "quadruple_swap": "quadruple swap", "paraphrase": "paraphrase", "negative": "negative"}
+TYPE_COLOURS = {"added_modifiers": "#009E73", "double_swap": "#E69F00", "triple_swap": "#CC79A7",
+                "quadruple_swap": "#D55E00", "paraphrase": "#0072B2", "negative": "#56B4E9", "other": "#999999"}
+
+
+def items(entry: Entry) -> ItemColumns | None:
+    """Spearman over pairs: the model's similarity against the human rating, per pair."""
+    preds = entry.predictions()
+    if preds is None or not {"item", "score", "gold"} <= set(preds.columns):
+        return None
+    subset = entry.result.task.main_subset
+    if subset != "all":
+        if "subsets" not in preds.columns:
+            return None
+        preds = preds[preds["subsets"].fillna("").str.split(",").apply(lambda s: subset in s)]
+    score = preds["score"].to_numpy(dtype=float)
+    if entry.result.task.params.get("missing", "zero") == "zero":
+        score = np.nan_to_num(score, nan=0.0)
+    return ItemColumns(kind="spearman", keys=unique_keys(preds, ["item"]), values=score,
+                       reference=preds["gold"].to_numpy(dtype=float))
+
+
+def build(ctx: BuildContext) -> Section | None:
+    entries = ctx.index.suite(SUITE)
+    if not entries:
+        return None
+    section = Section(id="suite-sts", suite=SUITE, title=TITLE, intro=(
+        "Spearman correlation between model similarities and mean human ratings. STS3k separates word overlap "
+        "from meaning: a structure-blind model does well on the ordinary (non-adversarial) pairs and poorly on "
+        "the adversarial ones, so the gap non − adv measures structure blindness."))
+    sts3k = [e for e in (ctx.index.first(m, "sts3k") for m in ctx.index.models) if e is not None]
+    if sts3k:
+        section.figures.append(_gap_figure(ctx, sts3k))
+        scatter = _scatter_figure(ctx, sts3k)
+        if scatter is not None:
+            section.figures.append(scatter)
+        else:
+            section.notes.append("No STS3k predictions in the folder: the scatter of model against human "
+                                 "similarity needs them.")
+    section.figures.append(_sets_figure(ctx, entries))
+    return section
+
+
+def _gap_figure(ctx: BuildContext, sts3k: list[Entry]):
+    names, non, adv, gap, published = [], [], [], [], []
+    for e in sts3k:
+        names.append(e.model)
+        non.append(_triplet(e, "non"))
+        adv.append(_triplet(e, "adv"))
+        gap.append(_triplet(e, "non_minus_adv"))
+        published.append(False)
+    for m in REFERENCE_MODELS:
+        pn, pa = published_value(m, "sts3k", "non", "spearman"), published_value(m, "sts3k", "adv", "spearman")
+        if pn and pa:
+            names.append(f"{m} (published)")
+            non.append((pn.value, None, None))
+            adv.append((pa.value, None, None))
+            gap.append((pn.value - pa.value, None, None))
+            published.append(True)
+    fig = new_figure(12, 4.4)
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
+    x = np.arange(len(names))
+    w = 0.38
+    for k, (label, trip, colour) in enumerate((("non-adversarial", non, "#0072B2"), ("adversarial", adv, "#D55E00"))):
+        vals = [t[0] if t[0] is not None else np.nan for t in trip]
+        err = error_bars(*zip(*trip))
+        bars = left.bar(x + (k - 0.5) * w, vals, w, yerr=err, capsize=2, color=colour, label=label,
+                        error_kw={"linewidth": 0.8})
+        for bar, pub in zip(bars, published):
+            if pub:
+                bar.set_alpha(0.45)
+                bar.set_hatch("///")
+    left.axhline(0, color="black", linewidth=0.6)
+    left.set_xticks(x, names, rotation=30, ha="right")
+    left.set_ylabel("Spearman ρ with human ratings")
+    left.set_title("STS3k: non-adversarial vs adversarial pairs")
+    fig.legend(*left.get_legend_handles_labels(), loc="outside upper left", frameon=False, ncols=2)
+    style_axes(left)
+    gvals = [t[0] if t[0] is not None else np.nan for t in gap]
+    colours = [PUBLISHED_COLOUR if p else ctx.colours.get(n, "#333333") for n, p in zip(names, published)]
+    right.barh(x, gvals, xerr=error_bars(*zip(*gap)), color=colours, capsize=2, error_kw={"linewidth": 0.8})
+    for xi, v, (_, _, hi) in zip(x, gvals, gap):
+        if np.isfinite(v):
+            end = max(v, hi) if hi is not None else v
+            right.text(end, xi, f"  {v:.2f}", va="center", ha="left" if v >= 0 else "right", fontsize=8)
+    right.set_yticks(x, names)
+    right.invert_yaxis()
+    right.axvline(0, color="black", linewidth=0.6)
+    right.set_xlabel("ρ(non) − ρ(adv)")
+    right.set_title("Gap (higher = more structure-blind)")
+    style_axes(right, "x")
+    return ctx.sink.render(fig, "fig-sts3k-gap", "STS3k non vs adversarial, and the gap",
+                           "Bars: Spearman ρ with 95% bootstrap intervals over pairs (ours); hatched bars and grey gaps are "
+                           "published figures (Fodor et al. 2024, Table 9), not computed here.")
+
+
+def _triplet(e: Entry, subset: str):
+    s = e.score("spearman", subset)
+    return (None, None, None) if s is None else (s.value, s.ci_low, s.ci_high)
+
+
+def _scatter_figure(ctx: BuildContext, sts3k: list[Entry]):
+    panels = []
+    for e in sts3k:
+        preds = e.predictions()
+        if preds is None or not {"item", "score", "gold", "subsets"} <= set(preds.columns):
+            continue
+        subsets = preds["subsets"].fillna("").str.split(",")
+        adv = subsets.apply(lambda s: "adv" in s or "negative" in s).to_numpy()
+        frame = preds.loc[adv, ["item", "score", "gold", "subsets"]].copy()
+        types = ctx.index.first(e.model, "sts3k-types")
+        tp = types.predictions() if types is not None else None
+        if tp is not None and {"item", "type"} <= set(tp.columns):
+            frame = frame.merge(tp[["item", "type"]], on="item", how="left")
+            frame["colour_by"] = frame["type"].where(frame["type"].isin(list(ADV_TYPES)), "other")
+            legend_source = "types inferred by sts3k-types"
+        else:
+            frame["colour_by"] = np.where(frame["subsets"].str.contains("negative"), "negative", "other")
+            legend_source = "subset (run sts3k-types for pair types)"
+        panels.append((e, frame, legend_source))
+    if not panels:
+        return None
+    fig = new_figure(5.2 * len(panels), 4.6)
+    axes = np.atleast_1d(fig.subplots(1, len(panels), squeeze=False)[0])
+    for ax, (e, frame, legend_source) in zip(axes, panels):
+        order = ["added_modifiers", "paraphrase", "double_swap", "triple_swap", "quadruple_swap", "negative", "other"]
+        for t in order:
+            part = frame[frame["colour_by"] == t]
+            if part.empty:
+                continue
+            label = ADV_TYPES.get(t, "other / unlabelled") + f" ({len(part)})"
+            ax.scatter(part["gold"], part["score"], s=7, alpha=0.6, color=TYPE_COLOURS[t], label=label,
+                       linewidths=0, rasterized=True)
+        rho = e.score("spearman", "adv")
+        title = e.model + (f"  (adv ρ = {rho.value:.3f})" if rho is not None and rho.value is not None else "")
+        ax.set_title(title)
+        ax.set_xlabel("human similarity (0–1)")
+        ax.set_ylabel("model similarity")
+        style_axes(ax, "both")
+        ax.legend(loc="lower right", fontsize=7, frameon=True, framealpha=0.8, markerscale=1.8,
+                  title=legend_source, title_fontsize=7)
+    return ctx.sink.render(fig, "fig-sts3k-scatter", "Model vs human similarity on adversarial STS3k pairs",
+                           "Every adversarial pair (and the negatives), coloured by pair type. A structure-sensitive model "
+                           "ranks the swaps (humans rate them low) below the added-modifier pairs.")
+
+
+def _sets_figure(ctx: BuildContext, entries: list[Entry]):
+    tasks = [t for t in TASK_ORDER if any(e.task_name == t for e in entries)]
+    tasks += sorted({e.task_name for e in entries} - set(tasks))
+    models = [m for m in ctx.index.models if any(e.model == m for e in entries)]
+    fig = new_figure(max(6.0, 1.1 * len(tasks) * max(1, len(models)) * 0.6 + 2), 3.6)
+    ax = fig.subplots()
+    x = np.arange(len(tasks))
+    w = 0.8 / max(1, len(models))
+    for k, m in enumerate(models):
+        trips = []
+        for t in tasks:
+            e = ctx.index.first(m, t)
+            s = None if e is None else e.main
+            trips.append((None, None, None) if s is None else (s.value, s.ci_low, s.ci_high))
+        vals = [np.nan if v is None else v for v, _, _ in trips]
+        ax.bar(x + (k - (len(models) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2,
+               color=ctx.colours[m], label=m, error_kw={"linewidth": 0.8})
+    ax.set_xticks(x, tasks)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_ylabel("Spearman ρ (all pairs)")
+    ax.set_title("Every STS set")
+    ax.legend(frameon=False, ncols=min(4, len(models)))
+    style_axes(ax)
+    return ctx.sink.render(fig, "fig-sts-sets", "Spearman ρ on every STS set",
+                           "Main score of each STS task with its 95% bootstrap interval over pairs.")

@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 
 
-def phase(model: str, output_dir: str, cache_dir: str) -> None:
+def phase(model: str, output_dir: str, cache_dir: str, tasks: list[str] | None) -> None:
     """One run in this process; prints a JSON line with its figures."""
     from compeval.cli import _default_tasks
     from compeval.runner import run
 
-    tasks = _default_tasks(None)
+    tasks = tasks or _default_tasks(None)
     t0 = time.perf_counter()
     s = run([model], tasks, output_dir, cache_dir=cache_dir)
     wall = time.perf_counter() - t0
@@ -45,9 +45,12 @@ def phase(model: str, output_dir: str, cache_dir: str) -> None:
     }))
 
 
-def _child(model: str, output_dir: Path, cache_dir: Path) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--phase", "--model", model, "--output-dir", str(output_dir),
-                           "--cache-dir", str(cache_dir)], capture_output=True, text=True)
+def _child(model: str, output_dir: Path, cache_dir: Path, tasks: list[str] | None) -> dict:
+    cmd = [sys.executable, __file__, "--phase", "--model", model, "--output-dir", str(output_dir),
+           "--cache-dir", str(cache_dir)]
+    for t in tasks or []:
+        cmd += ["--task", t]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         sys.exit(f"benchmark phase failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -59,16 +62,17 @@ def main() -> None:
     ap.add_argument("--phase", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--output-dir")
     ap.add_argument("--cache-dir")
+    ap.add_argument("--task", action="append", help="task or suite (repeatable); default: the default run's tasks")
     args = ap.parse_args()
     if args.phase:
-        phase(args.model, args.output_dir, args.cache_dir)
+        phase(args.model, args.output_dir, args.cache_dir, args.task)
         return
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        cold = _child(args.model, tmp / "cold", tmp / "cache")
-        warm = _child(args.model, tmp / "warm", tmp / "cache")
-        resume = _child(args.model, tmp / "cold", tmp / "cache")
-    print(f"model {args.model}: {cold['tasks']} default tasks, {cold['items']} items scored")
+        cold = _child(args.model, tmp / "cold", tmp / "cache", args.task)
+        warm = _child(args.model, tmp / "warm", tmp / "cache", args.task)
+        resume = _child(args.model, tmp / "cold", tmp / "cache", args.task)
+    print(f"model {args.model}: {cold['tasks']} tasks, {cold['items']} items scored")
     print(f"{'':28}{'cold':>10}{'warm':>10}{'resume':>10}")
     for key, label in (("wall", "wall (s)"), ("load", "weights load (s)"), ("encoder", "encoder (s)"),
                        ("evaluation", "task evaluation (s)"), ("harness", "harness (s)"),

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 MODELS = ["glove-6b-50d", "all-MiniLM-L6-v2"]
-# One cheap task per suite (sts, modifiers, probing, invariance, structure, lexcomp). all-MiniLM-L6-v2 gives
-# no token-level vectors, so lexcomp runs its majority baselines only (they still load the task's data).
+# One cheap task per suite (sts, modifiers, probing, invariance, structure, lexcomp). Lexcomp runs its
+# majority baselines only (they still load the task's data): training its heads on MiniLM takes minutes.
 GRID = [
     "ks2013,bootstrap=200",
     "modifiers-test3,n_resamples=200",

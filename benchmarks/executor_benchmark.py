@@ -12,48 +12,18 @@ The machine may be shared and noisy: compare ratios within one invocation.
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from compeval.results.compare import differences
 from compeval.runner import run
 
-MODELS = ["glove-6b-50d", "all-MiniLM-L6-v2"]
-# One cheap task per landed suite (the grid of tests/scale).
-GRID = [
-    "ks2013,bootstrap=200",
-    "modifiers-test3,n_resamples=200",
-    "probe-has-x,n_train=200,n_test=100,classifiers=logreg",
-    "invariance-relation,pairs_per_relation=2,bootstrap=200",
-    "minimal-pairs,n_bases=10,bootstrap=200",
-    "lexcomp-nc-literality,baseline_only=true",
-]
-_VOLATILE = {"started_at", "environment", "cache", "token_cache"}
-
-
-def _stable(x):
-    if isinstance(x, dict):
-        return {k: _stable(v) for k, v in x.items() if k not in _VOLATILE and not k.endswith("seconds")}
-    if isinstance(x, list):
-        return [_stable(v) for v in x]
-    return x
-
-
-def differences(a: Path, b: Path) -> list[str]:
-    fa = sorted(p.relative_to(a) for p in a.glob("*/*") if p.is_file())
-    fb = sorted(p.relative_to(b) for p in b.glob("*/*") if p.is_file())
-    if fa != fb:
-        return ["different files"]
-    out = []
-    for rel in fa:
-        if rel.suffix == ".json":
-            if _stable(json.loads((a / rel).read_text())) != _stable(json.loads((b / rel).read_text())):
-                out.append(str(rel))
-        elif (a / rel).read_bytes() != (b / rel).read_bytes():
-            out.append(str(rel))
-    return out
+# The default grid is the Ray tests' grid: one cheap task per landed suite.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "scale"))
+from grid_support import GRID, MODELS  # noqa: E402
 
 
 def main() -> None:

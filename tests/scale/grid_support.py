@@ -1,10 +1,8 @@
-"""Helpers of the executor tests: the small grid (2 packaged models × one cheap task per landed suite) and
-the comparison of two results folders that ignores only timings, dates, cache counters and the environment."""
+"""Helpers of the executor tests: the small grid (2 packaged models × one cheap task per landed suite).
+Results folders are compared with ``compeval.results.compare.differences``."""
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +19,6 @@ GRID = [
 ]
 N_JOBS = len(MODELS) * len(GRID)
 
-_VOLATILE = {"started_at", "environment", "cache", "token_cache"}
-
 
 def require_ray():
     """Ray, or a skip when it is not installed (unless COMPEVAL_REQUIRE_RAY=1, as in CI)."""
@@ -31,33 +27,3 @@ def require_ray():
 
         return ray
     return pytest.importorskip("ray", reason="Ray is not installed (pip install 'compeval[ray]')")
-
-
-def _stable(x):
-    if isinstance(x, dict):
-        return {k: _stable(v) for k, v in x.items() if k not in _VOLATILE and not k.endswith("seconds")}
-    if isinstance(x, list):
-        return [_stable(v) for v in x]
-    return x
-
-
-def result_files(root: Path) -> list[Path]:
-    return sorted(p.relative_to(root) for p in Path(root).glob("*/*") if p.is_file() and not p.name.startswith("."))
-
-
-def differences(a: Path, b: Path) -> list[str]:
-    """What differs between two results folders, apart from timings, dates, cache counters, environment."""
-    fa, fb = result_files(a), result_files(b)
-    if fa != fb:
-        return [f"files differ: only in {a}: {sorted(set(fa) - set(fb))}; only in {b}: {sorted(set(fb) - set(fa))}"]
-    out = []
-    for rel in fa:
-        if rel.suffix == ".json":
-            ja, jb = json.loads((a / rel).read_text()), json.loads((b / rel).read_text())
-            if ja["main_score"] != jb["main_score"] or ja["scores"] != jb["scores"]:
-                out.append(f"{rel}: main_score or scores differ")
-            elif _stable(ja) != _stable(jb):
-                out.append(f"{rel}: differs outside timings/cache/environment")
-        elif (a / rel).read_bytes() != (b / rel).read_bytes():
-            out.append(f"{rel}: predictions differ")
-    return out

@@ -1,7 +1,9 @@
 """The grid on a local Ray cluster started here gives the local executor's results, file for file."""
 import pytest
 
-from grid_support import GRID, MODELS, N_JOBS, differences, require_ray, result_files
+from grid_support import GRID, MODELS, N_JOBS, require_ray
+
+from compeval.results.compare import differences, result_files
 
 pytestmark = pytest.mark.integration
 ray = require_ray()  # skips this module without Ray (fails instead with COMPEVAL_REQUIRE_RAY=1)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from grid_support import GRID, MODELS, N_JOBS, differences, require_ray
+from grid_support import GRID, MODELS, N_JOBS, require_ray
+
+from compeval.results.compare import differences
 
 pytestmark = pytest.mark.integration
 ray = require_ray()  # skips this module without Ray (fails instead with COMPEVAL_REQUIRE_RAY=1)

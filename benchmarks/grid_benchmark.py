@@ -6,10 +6,13 @@ Three phases, each in its own process so that peak memory is per phase:
 2. warm: the same cache, a new results folder (every task is evaluated again, no text is encoded);
 3. resume: the cold run's results folder again (every job is already there and is skipped).
 
-For each: wall time of ``run()``, weight loading, encoder time, task evaluation time (metrics,
-bootstrap, the probing classifiers: the methods themselves), and the harness time left over
-(planning, deduplication, cache look-ups and writes, result files), texts requested / unique /
-encoded, peak resident memory. Ratios are within one invocation: the machine is shared and noisy.
+For each: wall time of ``run()``, weight loading, encoder time, task loading (data files read, stimuli
+generated, the tasks' own baselines fitted), task evaluation time (metrics, bootstrap, the probing
+classifiers: the methods themselves), and the harness time left over (planning, deduplication, cache
+look-ups and writes, result files), texts requested / unique / encoded, peak resident memory. The
+libraries a run imports lazily (torch, transformers, spaCy, scikit-learn, SciPy) are imported first and
+timed on their own row: a one-off cost of the process, not of the grid. Ratios are within one
+invocation: the machine is shared and noisy.
 
     COMPEVAL_DATA_DIR=../shared/data python benchmarks/grid_benchmark.py [--model all-MiniLM-L6-v2]
 """
@@ -25,21 +28,35 @@ import time
 from pathlib import Path
 
 
+LAZY_IMPORTS = ("torch", "transformers", "sentence_transformers", "spacy", "sklearn.linear_model",
+                "sklearn.neural_network", "scipy.stats")
+
+
 def phase(model: str, output_dir: str, cache_dir: str, tasks: list[str] | None) -> None:
     """One run in this process; prints a JSON line with its figures."""
+    import importlib
+
+    t0 = time.perf_counter()
+    for name in LAZY_IMPORTS:
+        importlib.import_module(name)
     from compeval.cli import _default_tasks
     from compeval.runner import run
+    from compeval.tasks.registry import get_tasks
 
     tasks = tasks or _default_tasks(None)
+    for t in tasks:
+        get_tasks(t)  # imports the task modules
+    imports = time.perf_counter() - t0
     t0 = time.perf_counter()
     s = run([model], tasks, output_dir, cache_dir=cache_dir)
     wall = time.perf_counter() - t0
     evaluation = sum(o.seconds for o in s.outcomes if o.status == "done")
     print(json.dumps({
-        "tasks": len(tasks), "done": sum(o.status == "done" for o in s.outcomes),
+        "tasks": len(s.outcomes), "done": sum(o.status == "done" for o in s.outcomes),
         "skipped": sum(o.status == "skipped" for o in s.outcomes), "failed": len(s.failed),
-        "items": s.items, "wall": wall, "load": s.load_seconds, "encoder": s.encode_seconds,
-        "evaluation": evaluation, "harness": wall - s.load_seconds - s.encode_seconds - evaluation,
+        "items": s.items, "imports": imports, "wall": wall, "load": s.load_seconds, "encoder": s.encode_seconds,
+        "task_load": s.task_load_seconds, "evaluation": evaluation,
+        "harness": wall - s.load_seconds - s.encode_seconds - s.task_load_seconds - evaluation,
         "requested": s.requested, "unique": s.unique, "encoded": s.encoded, "from_cache": s.from_cache,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }))
@@ -74,21 +91,27 @@ def main() -> None:
         resume = _child(args.model, tmp / "cold", tmp / "cache", args.task)
     print(f"model {args.model}: {cold['tasks']} tasks, {cold['items']} items scored")
     print(f"{'':28}{'cold':>10}{'warm':>10}{'resume':>10}")
-    for key, label in (("wall", "wall (s)"), ("load", "weights load (s)"), ("encoder", "encoder (s)"),
+    for key, label in (("imports", "library imports (s)"), ("wall", "wall of run() (s)"),
+                       ("load", "weights load (s)"), ("encoder", "encoder (s)"), ("task_load", "task loading (s)"),
                        ("evaluation", "task evaluation (s)"), ("harness", "harness (s)"),
                        ("requested", "texts requested"), ("unique", "texts unique"), ("encoded", "texts encoded"),
                        ("from_cache", "served from disk cache"), ("done", "jobs run"), ("skipped", "jobs skipped"),
                        ("failed", "jobs failed"), ("peak_mb", "peak memory (MB)")):
         print(f"{label:<28}" + "".join(f"{p[key]:>10.1f}" if isinstance(p[key], float) else f"{p[key]:>10}"
                                        for p in (cold, warm, resume)))
-    print(f"harness overhead / encoder time (cold)   {cold['harness'] / cold['encoder']:.3f}   (target <= 0.05)")
-    print(f"texts encoded == unique (cold)           {cold['encoded'] == cold['unique']}")
-    print(f"warm re-run wall / cold wall             {warm['wall'] / cold['wall']:.3f}   "
-          f"(all tasks evaluated again from cached vectors)")
-    print(f"warm re-run (wall - evaluation) / cold   {(warm['wall'] - warm['evaluation']) / cold['wall']:.3f}   "
-          "(the cached re-run's own cost, target <= 0.05)")
-    print(f"resumed re-run wall / cold wall          {resume['wall'] / cold['wall']:.3f}   (every job skipped)")
-
+    lines = [
+        ("harness overhead / encoder time (cold)", f"{cold['harness'] / cold['encoder']:.3f}", "target <= 0.05"),
+        ("(harness + task loading) / encoder (cold)", f"{(cold['harness'] + cold['task_load']) / cold['encoder']:.3f}",
+         "the stricter reading"),
+        ("texts encoded == unique (cold)", str(cold["encoded"] == cold["unique"]), ""),
+        ("warm re-run wall / cold wall", f"{warm['wall'] / cold['wall']:.3f}", "every task evaluated again"),
+        ("warm (wall - task loading - evaluation) / cold",
+         f"{(warm['wall'] - warm['task_load'] - warm['evaluation']) / cold['wall']:.3f}",
+         "the cached re-run's own cost, target <= 0.05"),
+        ("resumed re-run wall / cold wall", f"{resume['wall'] / cold['wall']:.3f}", "every job skipped"),
+    ]
+    for label, value, note in lines:
+        print(f"{label:<48}{value:>8}   {note}")
 
 if __name__ == "__main__":
     main()

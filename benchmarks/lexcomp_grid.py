@@ -1,12 +1,15 @@
-"""Run the lexcomp Embed-Encode-Predict grid for one or more models and print a summary table.
+"""Run the lexcomp Embed-Encode-Predict grid (models × the four tasks with text) and print a summary.
 
-Usage (one process per model; each runs single-threaded):
-    COMPEVAL_DATA_DIR=/work/shared/data python benchmarks/lexcomp_grid.py run \
-        --model static:glove-6b-50d --encoders none+bilstm+attention --patience 5 --max-epochs 100
+Each model × task job is one ``compeval run`` process, single-threaded (the small networks gain nothing
+from a second thread); ``--jobs N`` runs N of them at once, largest first (phrase type, the contextual
+model). VPC / LVC need a BNC copy and are not in the default grid.
+
+    COMPEVAL_DATA_DIR=../shared/data python benchmarks/lexcomp_grid.py run \
+        --model static:glove-6b-50d --model all-MiniLM-L6-v2 --layers top --jobs 2
     python benchmarks/lexcomp_grid.py summary --output-dir /tmp/lexcomp_results/grid
 
-The four tasks with text are run (VPC / LVC need a BNC copy). Wall time of the whole run is printed;
-per-setting training seconds are in each result's scores (subset ``layer+encoder``).
+Wall time of each job and of the whole grid is printed; per-setting training seconds are in each result's
+scores (subset ``layer+encoder``) and in the summary.
 """
 from __future__ import annotations
 
@@ -17,24 +20,34 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 TASKS = ("lexcomp-nc-literality", "lexcomp-nc-relations", "lexcomp-an-attributes", "lexcomp-phrase-type")
+
+
+def _job(model: str, task: str, opts: str, args, env: dict) -> str:
+    t0 = time.perf_counter()
+    cmd = ["compeval", "run", "--model", model, "--task", f"{task},{opts}", "--output-dir", args.output_dir,
+           "--data-dir", env.get("COMPEVAL_DATA_DIR", "../shared/data")]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    status = "ok" if proc.returncode == 0 else f"FAILED\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+    return f"{model} {task}: {time.perf_counter() - t0:.0f}s wall {status}"
 
 
 def run(args) -> None:
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     opts = (f"encoders={args.encoders},layers={args.layers},max_epochs={args.max_epochs},"
             f"patience={args.patience},batch_size={args.batch_size}")
+    tasks = args.tasks.split("+")
+    # Largest first so that the pool does not end on one long job: phrase type, then contextual models.
+    jobs = sorted(((m, t) for m in args.model for t in tasks),
+                  key=lambda mt: (mt[1] != "lexcomp-phrase-type", mt[0].startswith("static:"), tasks.index(mt[1])))
     t0 = time.perf_counter()
-    for task in args.tasks.split("+"):
-        t1 = time.perf_counter()
-        cmd = ["compeval", "run", "--model", args.model, "--task", f"{task},{opts}", "--output-dir",
-               args.output_dir, "--data-dir", env.get("COMPEVAL_DATA_DIR", "/work/shared/data")]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        if proc.returncode:
-            print(proc.stdout[-2000:], proc.stderr[-2000:], file=sys.stderr)
-        print(f"{args.model} {task}: {time.perf_counter() - t1:.0f}s wall", flush=True)
-    print(f"{args.model}: whole grid {time.perf_counter() - t0:.0f}s wall", flush=True)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for done in as_completed([pool.submit(_job, m, t, opts, args, env) for m, t in jobs]):
+            print(done.result(), flush=True)
+    print(f"whole grid ({len(args.model)} models x {len(tasks)} tasks, {args.jobs} at once): "
+          f"{time.perf_counter() - t0:.0f}s wall", flush=True)
 
 
 def summary(args) -> None:
@@ -60,7 +73,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--model", required=True)
+    r.add_argument("--model", action="append", required=True, help="repeatable")
     r.add_argument("--tasks", default="+".join(TASKS))
     r.add_argument("--encoders", default="none+bilstm+attention")
     r.add_argument("--layers", default="top+mix")
@@ -68,6 +81,7 @@ def main() -> None:
     r.add_argument("--patience", type=int, default=20)
     r.add_argument("--batch-size", type=int, default=32)
     r.add_argument("--output-dir", default="/tmp/lexcomp_results/grid")
+    r.add_argument("--jobs", type=int, default=1, help="jobs at once (one core each)")
     s = sub.add_parser("summary")
     s.add_argument("--output-dir", default="/tmp/lexcomp_results/grid")
     a = ap.parse_args()

@@ -165,7 +165,9 @@ def run(
         f"[bold]summary[/]: {len(done)} job(s) done, {len(skipped)} skipped (already present), "
         f"{len(summary.failed)} failed; {summary.items} items scored in {summary.seconds:.1f}s\n"
         f"texts: {summary.requested} requested, {summary.unique} unique, {summary.encoded} encoded, "
-        f"{summary.from_cache} served from the disk cache; encoder time {summary.encode_seconds:.1f}s\n"
+        f"{summary.from_cache} served from the disk cache\n"
+        f"time: weights {summary.load_seconds:.1f}s, task loading {summary.task_load_seconds:.1f}s, "
+        f"encoder {summary.encode_seconds:.1f}s, evaluation {sum(o.seconds for o in done):.1f}s\n"
         f"results in {output_dir} ({summary.executor} executor)"
     )
     if done:

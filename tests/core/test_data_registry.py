@@ -59,3 +59,25 @@ def test_local_copy_is_checked_against_pinned_hashes(data_dir):
     ctx = DataContext(data_dir)
     ctx.path("sts3k", "STS3k_all.txt")
     assert ctx.used["sts3k"].verified is True
+
+
+def test_each_result_lists_only_the_files_its_task_read(data_dir, tmp_path):
+    """Two tasks of one source in one run: each result names its own files (as on the Ray executor, where
+    every job has its own process), and the shared hash table hashes each file once."""
+    from compeval.results.store import ResultStore
+    from compeval.runner import run
+
+    ctx = DataContext(data_dir)
+    a, b = ctx.for_task(), ctx.for_task()
+    a.path("sts3k", "STS3k_all.txt")
+    b.path("sts3k", "pilot/Fodor_pilot_2022.txt")
+    assert set(a.used["sts3k"].files) == {"STS3k_all.txt"} and set(b.used["sts3k"].files) == {
+        "pilot/Fodor_pilot_2022.txt"}
+    assert not ctx.used and len(ctx.digests) == 2 and a.digests is ctx.digests
+
+    run(["hashbag"], ["sts3k-pilot", "sts3k"], tmp_path, data_dir=data_dir, cache_dir=None)
+    store = ResultStore(tmp_path)
+    pilot = store.load(tmp_path / "hashbag" / "sts3k-pilot.json").data[0].files
+    full = store.load(tmp_path / "hashbag" / "sts3k.json").data[0].files
+    assert set(pilot) == {"pilot/Fodor_pilot_2022.txt"}
+    assert "STS3k_all.txt" in full and "pilot/Fodor_pilot_2022.txt" not in full

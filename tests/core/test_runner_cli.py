@@ -20,6 +20,10 @@ def test_run_writes_results_and_rerun_encodes_nothing(data_dir, tmp_path):
                 cache_dir=cache)
     assert [o.status for o in first.outcomes] == ["done"] * 4
     assert first.encoded == first.unique > 0
+    # The time accounts the benchmark relies on: each part is measured and none exceeds the wall time.
+    parts = (first.load_seconds, first.task_load_seconds, first.encode_seconds,
+             sum(o.seconds for o in first.outcomes))
+    assert all(p > 0 for p in parts) and sum(parts) <= first.seconds
     store = ResultStore(out)
     result = store.load(out / "hashbag" / "gs2011.json")
     assert result.n_items == 199 and result.data[0].verified and result.environment["numpy"]
@@ -29,6 +33,7 @@ def test_run_writes_results_and_rerun_encodes_nothing(data_dir, tmp_path):
     again = run(["hashbag", "random,dim=16"], ["gs2011", "ks2013,bootstrap=200"], out, data_dir=data_dir,
                 cache_dir=cache)
     assert [o.status for o in again.outcomes] == ["skipped"] * 4 and again.encoded == 0
+    assert again.task_load_seconds == 0  # skipped jobs load nothing
     fresh = run(["hashbag"], ["gs2011"], tmp_path / "out2", data_dir=data_dir, cache_dir=cache)
     assert fresh.encoded == 0 and fresh.from_cache == fresh.unique > 0
 

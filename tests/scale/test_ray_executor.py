@@ -11,8 +11,9 @@ ray = require_ray()  # skips this module without Ray (fails instead with COMPEVA
 
 @pytest.fixture(scope="module")
 def ray_cluster():
+    # Workers would inherit OMP_NUM_THREADS=2 from a driver set for the local executor (as in the benchmarks).
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             resources={"api": 1})
+             resources={"api": 1}, runtime_env={"env_vars": {"OMP_NUM_THREADS": "2"}})
     yield ray
     ray.shutdown()
 
@@ -46,7 +47,8 @@ def test_toy_models_and_failures_on_ray_are_the_local_ones(ray_cluster, data_dir
     from compeval.runner import run
 
     models = ["hashbag", "hashbag,norm=zscore", "overlap"]
-    tasks = ["gs2011,bootstrap=50", "sts3k-pilot,bootstrap=50",
+    # sts3k and sts3k-pilot read different files of one data source: each result lists only its own.
+    tasks = ["gs2011,bootstrap=50", "sts3k-pilot,bootstrap=50", "sts3k,bootstrap=50",
              "lexcomp-nc-literality,encoders=none,layers=top,max_epochs=1"]
     local = run(models, tasks, tmp_path / "local", data_dir=data_dir, cache_dir=None)
     remote = run(models, tasks, tmp_path / "ray", data_dir=data_dir, cache_dir=None, executor="ray")
@@ -58,3 +60,24 @@ def test_toy_models_and_failures_on_ray_are_the_local_ones(ray_cluster, data_dir
     assert [o.task.startswith("lexcomp") for o in local.outcomes if o.status == "failed"] == [True] * 3
     assert differences(tmp_path / "local", tmp_path / "ray") == []
     assert (remote.requested, remote.unique, remote.encoded) == (local.requested, local.unique, local.encoded)
+
+
+def test_jobs_use_as_many_threads_as_the_cpus_they_hold(ray_cluster):
+    """Two 1-CPU jobs on a 2-core node must not run two threads each (the cluster's env says 2)."""
+    from compeval.runner.ray_executor import _with_threads
+
+    def threads_in_worker():  # defined here so that Ray ships it by value (workers cannot import tests)
+        import os
+
+        import threadpoolctl
+        import torch
+
+        pools = {p["internal_api"]: p["num_threads"] for p in threadpoolctl.threadpool_info()}
+        return os.environ["OMP_NUM_THREADS"], torch.get_num_threads(), pools
+
+    fn = ray.remote(threads_in_worker)
+    one = ray.get(fn.options(**_with_threads({"num_cpus": 1, "num_gpus": 0, "resources": {}})).remote())
+    assert one[0] == "1" and one[1] == 1 and set(one[2].values()) == {1}
+    two = ray.get(fn.options(**_with_threads({"num_cpus": 2, "num_gpus": 0, "resources": {}})).remote())
+    assert two[0] == "2" and two[1] == 2
+    assert ray.get(fn.remote())[0] == "2"  # what the jobs got before: the inherited setting

@@ -11,7 +11,7 @@ import hashlib
 import os
 import tempfile
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import DataError, MissingDataError
@@ -75,12 +75,18 @@ def default_data_cache() -> Path:
 
 @dataclass
 class DataContext:
-    """Resolves data files for tasks and records which files (and hashes) a task read."""
+    """Resolves data files for tasks and records which files (and hashes) a task read.
+
+    Give each task its own record (``for_task``) so that its result lists the files it read and nothing
+    another task of the same run read; the copies share one table of file hashes, so a file is hashed
+    once per run.
+    """
 
     data_dir: Path | None = None
     download: bool = True
     cache_dir: Path | None = None
     used: dict[str, DataProvenance] = field(default_factory=dict)
+    digests: dict[tuple[str, int, int], str] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         if self.data_dir is None and os.environ.get("COMPEVAL_DATA_DIR"):
@@ -94,6 +100,17 @@ class DataContext:
                 )
         if self.cache_dir is None:
             self.cache_dir = default_data_cache()
+
+    def for_task(self) -> "DataContext":
+        """The same settings and hash table, an empty record of files read."""
+        return replace(self, used={}, digests=self.digests)
+
+    def _digest(self, path: Path) -> str:
+        st = path.stat()
+        key = (str(path), st.st_mtime_ns, st.st_size)
+        if key not in self.digests:
+            self.digests[key] = sha256_file(path)
+        return self.digests[key]
 
     def root(self, name: str) -> Path:
         base = self.data_dir if self.data_dir is not None else self.cache_dir
@@ -123,7 +140,7 @@ class DataContext:
                     f"run with downloads on, or give --data-dir"
                 )
             self._download(spec, local, src)
-        digest = sha256_file(local)
+        digest = self._digest(local)
         prov = self.used.setdefault(
             name, DataProvenance(source=name, revision=src.revision, location=str(self.root(name)))
         )

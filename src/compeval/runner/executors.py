@@ -25,7 +25,8 @@ class ExecutionReport:
 
     outcomes: list[JobOutcome] = field(default_factory=list)
     stats: CacheStats = field(default_factory=CacheStats)
-    load_seconds: float = 0.0
+    load_seconds: float = 0.0  # model weights
+    task_load_seconds: float = 0.0  # task data read and stimuli generated (Task.load)
 
 
 @runtime_checkable
@@ -52,6 +53,7 @@ class LocalExecutor:
         data = DataContext(ctx.data_dir, download=ctx.download)
         store = ResultStore(ctx.output_dir)
         loaded: dict[int, str | None] = {}  # task index -> None when loaded, else the load error
+        task_data: dict[int, DataContext] = {}  # task index -> the files that task read
 
         def done(outcome: JobOutcome) -> None:
             report.outcomes.append(outcome)
@@ -65,11 +67,14 @@ class LocalExecutor:
             for job in jobs:
                 task = plan.tasks[job.task_index]
                 if job.task_index not in loaded:
+                    t0 = time.perf_counter()
+                    task_data[job.task_index] = data.for_task()
                     try:
-                        task.load(data)
+                        task.load(task_data[job.task_index])
                         loaded[job.task_index] = None
                     except CompevalError as exc:  # e.g. a corpus the user does not have: fail that job only
                         loaded[job.task_index] = str(exc)
+                    report.task_load_seconds += time.perf_counter() - t0
                 if loaded[job.task_index] is None:
                     ready.append(task)
                 else:
@@ -88,8 +93,10 @@ class LocalExecutor:
                     pass  # a text one task cannot give (empty, …): each task encodes its own and fails alone
                 finally:
                     model.on_progress = None
-            for task in ready:
-                done(evaluate_job(model, task, data, store, ctx.seed))
+            for job in jobs:
+                if loaded[job.task_index] is None:
+                    task = plan.tasks[job.task_index]
+                    done(evaluate_job(model, task, task_data[job.task_index], store, ctx.seed))
         report.stats = plan.cache.totals()
         return report
 

@@ -41,8 +41,9 @@ class RunSummary:
     unique: int = 0
     encoded: int = 0
     from_cache: int = 0
-    encode_seconds: float = 0.0
-    load_seconds: float = 0.0
+    encode_seconds: float = 0.0  # in the model (encode / score_pairs), summed over workers
+    load_seconds: float = 0.0  # model weights
+    task_load_seconds: float = 0.0  # Task.load: data read, stimuli generated, baselines fitted
     executor: str = "local"
 
     @property

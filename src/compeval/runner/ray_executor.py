@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import sqlite3
 import time
 from typing import Any
@@ -98,6 +99,17 @@ def _cpu_only(res: dict[str, Any]) -> dict[str, Any]:
     return {"num_cpus": res["num_cpus"], "num_gpus": 0, "resources": {}}
 
 
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def _with_threads(res: dict[str, Any]) -> dict[str, Any]:
+    """Ray options plus a thread count equal to the job's CPUs. Workers inherit the driver's environment,
+    so with OMP_NUM_THREADS=2 there, two 1-CPU jobs on a 2-core node ran 4 BLAS / torch threads and took
+    1.8x the local executor's time (the 2018 probing MLPs). Task env_vars merge with the job's own."""
+    n = str(max(1, math.ceil(res["num_cpus"])))
+    return {**res, "runtime_env": {"env_vars": {v: n for v in THREAD_VARS}}}
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Worker side (plain functions: the executor wraps them with ray.remote)
 
@@ -143,6 +155,7 @@ def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: Run
         declared: list[str] = []
         texts: list[str] = []
         encodes = can_encode(model)
+        task_load = time.perf_counter()
         for spec in task_specs:
             task = _one_task(spec)
             try:
@@ -154,6 +167,7 @@ def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: Run
             if own:
                 declared.append(spec)
                 texts.extend(own)
+        task_load = time.perf_counter() - task_load
         union = list(dict.fromkeys(texts))
         payload, encode_error = None, None
         if union:
@@ -171,7 +185,7 @@ def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: Run
             else:
                 payload = {"texts": union, "vectors": vectors}
         info = {"errors": errors, "declared": declared, "encode_error": encode_error, "n_texts": len(union),
-                "stats": _stats(cache), "load_seconds": load_seconds}
+                "stats": _stats(cache), "load_seconds": load_seconds, "task_load_seconds": task_load}
         return info, payload
     finally:
         cache.close()
@@ -199,19 +213,22 @@ def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) 
         else:
             todo.append((job, task))
     if not todo:
-        return {"outcomes": outcomes, "stats": {}, "load_seconds": 0.0}
+        return {"outcomes": outcomes, "stats": {}, "load_seconds": 0.0, "task_load_seconds": 0.0}
     t0 = time.perf_counter()
     cache, model = _build(ctx, jobs[0].model_spec, jobs[0].model_id)
     load_seconds = time.perf_counter() - t0
     try:
         data = DataContext(ctx.data_dir, download=ctx.download)
-        ready = []
+        ready, task_data = [], {}
+        task_load = time.perf_counter()
         for job, task in todo:
             try:
-                task.load(data)
+                task_data[job.task_slug] = data.for_task()  # its result lists only the files it read
+                task.load(task_data[job.task_slug])
                 ready.append(task)
             except CompevalError as exc:  # fails that job only
                 outcomes.append(JobOutcome(job.model_display, task.slug, "failed", error=str(exc)))
+        task_load = time.perf_counter() - task_load
         union = list(dict.fromkeys(t for task in ready for t in task.texts())) if can_encode(model) else []
         if union and shared is not None and hasattr(model, "prime"):
             index = {t: i for i, t in enumerate(shared["texts"])}
@@ -228,8 +245,9 @@ def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) 
             except CompevalError:
                 pass  # a text one task cannot give: each task encodes its own and fails alone
         for task in ready:
-            outcomes.append(evaluate_job(model, task, data, store, ctx.seed, reraise=TRANSIENT))
-        return {"outcomes": outcomes, "stats": _stats(cache), "load_seconds": load_seconds}
+            outcomes.append(evaluate_job(model, task, task_data[task.slug], store, ctx.seed, reraise=TRANSIENT))
+        return {"outcomes": outcomes, "stats": _stats(cache), "load_seconds": load_seconds,
+                "task_load_seconds": task_load}
     finally:
         cache.close()
 
@@ -370,7 +388,8 @@ class RayExecutor:
 
         def submit(jobs: list[Job], shared: Any, res: dict[str, Any]) -> None:
             name = f"{jobs[0].model_display} × {jobs[0].task_slug if len(jobs) == 1 else f'{len(jobs)} tasks'}"
-            pending[jobs_fn.options(name=name, **res, **retry).remote(jobs, ctx, shared)] = ("jobs", jobs)
+            ref = jobs_fn.options(name=name, **_with_threads(res), **retry).remote(jobs, ctx, shared)
+            pending[ref] = ("jobs", jobs)
 
         for jobs in groups:
             m = jobs[0].model_index
@@ -381,7 +400,7 @@ class RayExecutor:
                 submit(jobs, None, resources[m])  # nothing to share between processes: one worker, in turn
                 continue
             info_ref, payload_ref = encode_fn.options(
-                num_returns=2, name=f"encode {jobs[0].model_display}", **resources[m], **retry
+                num_returns=2, name=f"encode {jobs[0].model_display}", **_with_threads(resources[m]), **retry
             ).remote(jobs[0].model_spec, jobs[0].model_id, [j.task_spec for j in jobs], ctx)
             payloads[m] = payload_ref
             pending[info_ref] = ("encode", jobs)
@@ -402,6 +421,7 @@ class RayExecutor:
                     continue
                 totals.add(value["stats"])
                 report.load_seconds += value["load_seconds"]
+                report.task_load_seconds += value["task_load_seconds"]
                 declared = set(value["declared"])
                 serial = []
                 for job in jobs:
@@ -420,6 +440,7 @@ class RayExecutor:
             else:
                 totals.add(value["stats"])
                 report.load_seconds += value["load_seconds"]
+                report.task_load_seconds += value["task_load_seconds"]
                 by_slug = {o.task: o for o in value["outcomes"]}
                 for job in jobs:
                     finish(job, by_slug[job.task_slug])

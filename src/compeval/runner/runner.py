@@ -129,5 +129,6 @@ def run(
         summary.from_cache = totals.from_disk
         summary.encode_seconds = totals.encode_seconds + totals.score_seconds
         summary.load_seconds += report.load_seconds
+        summary.task_load_seconds = report.task_load_seconds
     summary.seconds = time.perf_counter() - started
     return summary

@@ -113,5 +113,6 @@ def main() -> None:
     for label, value, note in lines:
         print(f"{label:<48}{value:>8}   {note}")
 
+
 if __name__ == "__main__":
     main()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -159,6 +160,18 @@ class ResultsIndex:
         found = [e for e in self.entries if e.model == model and e.task_name == task_name]
         found.sort(key=lambda e: (e.task != task_name, e.task))
         return found[0] if found else None
+
+    def firsts(self, task_name: str) -> list[Entry]:
+        """``first`` for every model that has the task, in model order (one entry per model)."""
+        return [e for e in (self.first(m, task_name) for m in self.models) if e is not None]
+
+    def layout(self, entries: list[Entry], order: Sequence[str]) -> tuple[list[str], list[str]]:
+        """(task names, models) present in ``entries``: tasks in the suite's ``order`` then any others
+        alphabetically, models in the index's order."""
+        names = {e.task_name for e in entries}
+        tasks = [t for t in order if t in names] + sorted(names - set(order))
+        models = [m for m in self.models if any(e.model == m for e in entries)]
+        return tasks, models
 
     def environments(self) -> list[dict[str, str]]:
         seen: list[dict[str, str]] = []

@@ -39,14 +39,14 @@ def build(ctx: BuildContext) -> Section | None:
         "classification: ROC AUC of same-relation sentence pairs against hard negatives with the same entities "
         "(0.5 = chance), per construction of the positive and per type of negative. Restricted QA: normalised rank "
         "of the answer sentence among distractors (1 = ranked first)."))
-    rel = [e for e in (ctx.index.first(m, "invariance-relation") for m in ctx.index.models) if e is not None]
+    rel = ctx.index.firsts("invariance-relation")
     if rel:
         section.figures.append(_by_subset(ctx, rel, "auc", ("construction=", "negative="), "fig-invariance-relation",
                                           "Relation classification AUC by construction and negative type",
                                           "ROC AUC averaged over entity pairs, 95% bootstrap intervals over entity pairs. "
                                           "Left: positives restricted to one construction of the second sentence; right: "
                                           "negatives restricted to one type. Dashed line: chance.", 0.5))
-    qa = [e for e in (ctx.index.first(m, "invariance-qa") for m in ctx.index.models) if e is not None]
+    qa = ctx.index.firsts("invariance-qa")
     if qa:
         section.figures.append(_by_subset(ctx, qa, "normalised_rank", ("answer=", "negative="), "fig-invariance-qa",
                                           "Restricted QA normalised rank by answer construction and distractor type",

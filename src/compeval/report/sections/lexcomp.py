@@ -35,9 +35,7 @@ def build(ctx: BuildContext) -> Section | None:
         "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
         "attributes), each a classification in context with a small trained head over frozen representations. "
         "A score is only informative above the majority baseline; the human figure is the ceiling."))
-    tasks = [t for t in TASK_ORDER if any(e.task_name == t for e in entries)]
-    tasks += sorted({e.task_name for e in entries} - set(tasks))
-    models = [m for m in ctx.index.models if any(e.model == m for e in entries)]
+    tasks, models = ctx.index.layout(entries, TASK_ORDER)
     series = [(m, ctx.colours[m]) for m in models] + [("majority baseline", "#BBBBBB")]
     fig = new_figure(max(8.0, 1.6 * len(tasks) + 4.5), 3.8)
     ax = fig.subplots()

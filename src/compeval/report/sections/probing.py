@@ -39,9 +39,7 @@ def build(ctx: BuildContext) -> Section | None:
         "two controls that should not succeed: a random Gaussian vector in place of the sentence, and (2018 tasks) "
         "a random probe one-hot. Accuracy near the controls means the fact is not recoverable; sanity tasks "
         "(has-X) should be near 100%. Chance is 50% (balanced labels)."))
-    tasks = [t for t in TASK_ORDER if any(e.task_name == t for e in entries)]
-    tasks += sorted({e.task_name for e in entries} - set(tasks))
-    models = [m for m in ctx.index.models if any(e.model == m for e in entries)]
+    tasks, models = ctx.index.layout(entries, TASK_ORDER)
     fig = new_figure(max(8.0, 0.95 * len(tasks) + 3), 3.1 * len(models) + 0.6)
     axes = np.atleast_1d(fig.subplots(len(models), 1, squeeze=False)[:, 0])
     x = np.arange(len(tasks))

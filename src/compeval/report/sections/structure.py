@@ -52,13 +52,13 @@ def build(ctx: BuildContext) -> Section | None:
         "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
         "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
         "similarity, and whether a model orders generated minimal pairs as humans do."))
-    types = [e for e in (ctx.index.first(m, "sts3k-types") for m in ctx.index.models) if e is not None]
+    types = ctx.index.firsts("sts3k-types")
     if types:
         section.figures.append(_profile_figure(ctx, types))
         drops = _drop_figure(ctx, types)
         if drops is not None:
             section.figures.append(drops)
-    pairs = [e for e in (ctx.index.first(m, "minimal-pairs") for m in ctx.index.models) if e is not None]
+    pairs = ctx.index.firsts("minimal-pairs")
     if pairs:
         section.figures.append(_minimal_pairs_figure(ctx, pairs))
     rel = ctx.index.by_name("sts3k-reliability")

@@ -45,7 +45,7 @@ def build(ctx: BuildContext) -> Section | None:
         "Spearman correlation between model similarities and mean human ratings. STS3k separates word overlap "
         "from meaning: a structure-blind model does well on the ordinary (non-adversarial) pairs and poorly on "
         "the adversarial ones, so the gap non − adv measures structure blindness."))
-    sts3k = [e for e in (ctx.index.first(m, "sts3k") for m in ctx.index.models) if e is not None]
+    sts3k = ctx.index.firsts("sts3k")
     if sts3k:
         section.figures.append(_gap_figure(ctx, sts3k))
         scatter = _scatter_figure(ctx, sts3k)
@@ -162,9 +162,7 @@ def _scatter_figure(ctx: BuildContext, sts3k: list[Entry]):
 
 
 def _sets_figure(ctx: BuildContext, entries: list[Entry]):
-    tasks = [t for t in TASK_ORDER if any(e.task_name == t for e in entries)]
-    tasks += sorted({e.task_name for e in entries} - set(tasks))
-    models = [m for m in ctx.index.models if any(e.model == m for e in entries)]
+    tasks, models = ctx.index.layout(entries, TASK_ORDER)
     fig = new_figure(max(6.0, 1.1 * len(tasks) * max(1, len(models)) * 0.6 + 2), 3.6)
     ax = fig.subplots()
     x = np.arange(len(tasks))

@@ -46,13 +46,15 @@ SOURCES: dict[str, DataSource] = {}
 
 
 def register_source(source: DataSource) -> DataSource:
+    """Called by a suite's ``sources.py`` (``compeval/tasks/<suite>/sources.py``) when it is imported."""
     SOURCES[source.name] = source
     return source
 
 
 def get_source(name: str) -> DataSource:
-    from . import sources  # noqa: F401  (fills SOURCES)
+    from ..plugins import discover_suites
 
+    discover_suites("sources")  # every suite's sources.py registers its data sets
     try:
         return SOURCES[name]
     except KeyError:

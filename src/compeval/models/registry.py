@@ -7,12 +7,10 @@ every part sits behind the cache too.
 """
 from __future__ import annotations
 
-import importlib
-import warnings
-import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .. import plugins
 from ..errors import SpecError
 from ..specs import Spec, parse_spec, pop_option
 
@@ -42,8 +40,7 @@ class Alias:
 
 FAMILIES: dict[str, dict[int, ModelFamily]] = {}
 ALIASES: dict[str, Alias] = {}
-_discovered = False
-BROKEN: dict[str, str] = {}  # module -> import error, shown by the CLI and checked by tests
+BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
@@ -66,20 +63,7 @@ def register_alias(name: str, target: str, description: str) -> None:
 def discover() -> None:
     """Import each module and sub-package of ``compeval.models`` (one level; a package imports its own
     registering modules) so that registrations run without importing every helper module."""
-    global _discovered
-    if _discovered:
-        return
-    import compeval.models as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__, prefix="compeval.models."):
-        if mod.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        try:
-            importlib.import_module(mod.name)
-        except Exception as exc:  # one broken plug-in must not take the others down
-            BROKEN[mod.name] = f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"compeval: could not import {mod.name} ({BROKEN[mod.name]})", stacklevel=2)
-    _discovered = True
+    plugins.discover("compeval.models")
 
 
 def resolve_family(name: str) -> ModelFamily:

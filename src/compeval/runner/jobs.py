@@ -16,7 +16,7 @@ from typing import Any
 from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.protocol import ModelConfig
-from ..results.schema import TaskInfo, TaskResult
+from ..results.schema import TaskResult
 from ..results.store import ResultStore
 from .environment import environment
 
@@ -187,8 +187,7 @@ def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, s
                 None)
     result = TaskResult(
         model=model_record(model.config),
-        task=TaskInfo(name=meta.name, version=meta.version, suite=meta.suite, params=task.params,
-                      main_metric=meta.main_metric, main_subset=meta.main_subset),
+        task=meta.task_info(task.params),
         data=data.provenance(meta.data_sources),
         environment=environment(),
         seed=seed,

@@ -12,13 +12,15 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..data.registry import DataContext
-from ..results.schema import Score
+from ..results.schema import Direction, PublishedScore, Score, TaskInfo
 
 
 class TaskMetadata(BaseModel):
+    """What a task is and the facts its results carry, so the report reads them from the results alone."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
@@ -30,6 +32,23 @@ class TaskMetadata(BaseModel):
     main_subset: str = "all"
     subsets: tuple[str, ...] = ("all",)
     reference: str = ""
+    #: Metrics that are not higher-is-better: "lower", or "none" for numbers that describe and do not rank.
+    directions: dict[str, Direction] = Field(default_factory=dict)
+    #: False when the score does not depend on the model: shown in the suite's section, never on the leaderboard.
+    ranked: bool = True
+    #: Figures the papers report for this task (on its subsets and metrics), shown beside compeval's own.
+    published: tuple[PublishedScore, ...] = ()
+
+    @property
+    def higher_is_better(self) -> bool | None:
+        """The main metric's direction: True, False (lower is better) or None (no better direction)."""
+        return {"higher": True, "lower": False, "none": None}[self.directions.get(self.main_metric, "higher")]
+
+    def task_info(self, params: dict[str, Any]) -> TaskInfo:
+        """The record of this task in a result: identity, options and every fact above."""
+        return TaskInfo(name=self.name, version=self.version, suite=self.suite, params=params,
+                        main_metric=self.main_metric, main_subset=self.main_subset, directions=dict(self.directions),
+                        ranked=self.ranked, data_sources=list(self.data_sources), published=list(self.published))
 
     @field_validator("name")
     @classmethod
@@ -37,6 +56,16 @@ class TaskMetadata(BaseModel):
         if not v or any(c.isspace() or c in ",:/" for c in v):
             raise ValueError(f"task name {v!r} must be non-empty without spaces, ',', ':' or '/'")
         return v
+
+    @model_validator(mode="after")
+    def _published_rows(self) -> "TaskMetadata":
+        keys = [(p.model, p.subset, p.metric) for p in self.published]
+        if len(keys) != len(set(keys)):
+            raise ValueError(f"task {self.name!r}: a published figure is listed twice")
+        unknown = {p.subset for p in self.published} - set(self.subsets)
+        if unknown:
+            raise ValueError(f"task {self.name!r}: published rows name unknown subsets {sorted(unknown)}")
+        return self
 
 
 class TaskOutput(BaseModel):

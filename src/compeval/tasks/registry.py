@@ -1,18 +1,15 @@
 """Task registry: name → Task class; suites group tasks so ``--task sts`` runs them all."""
 from __future__ import annotations
 
-import importlib
-import warnings
 import inspect
-import pkgutil
 from typing import Any
 
+from .. import plugins
 from ..errors import SpecError
 from ..specs import parse_spec
 
 TASKS: dict[str, type] = {}
-_discovered = False
-BROKEN: dict[str, str] = {}  # module -> import error, shown by the CLI and checked by tests
+BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
 
 
 def register_task(cls: type) -> type:
@@ -25,20 +22,8 @@ def register_task(cls: type) -> type:
 
 
 def discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    import compeval.tasks as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__, prefix="compeval.tasks."):
-        if mod.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        try:
-            importlib.import_module(mod.name)
-        except Exception as exc:  # one broken plug-in must not take the others down
-            BROKEN[mod.name] = f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"compeval: could not import {mod.name} ({BROKEN[mod.name]})", stacklevel=2)
-    _discovered = True
+    """Import every suite folder under ``compeval.tasks`` (each registers its tasks)."""
+    plugins.discover_suites()
 
 
 def suites() -> dict[str, list[str]]:

@@ -22,6 +22,7 @@ from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from ..scoring import pair_similarity
 from . import generator, loaders
+from .published import QA_PUBLISHED, RELATION_PUBLISHED
 
 CHEUNG_PENN = "Cheung & Penn (2012), EACL: Evaluating distributional models of semantics for syntactically invariant inference"
 
@@ -58,7 +59,7 @@ class InvarianceRelation(Task):
         name="invariance-relation", suite="invariance", main_metric="auc",
         description="relation classification invariant to syntax: AUC of same-relation pairs vs hard negatives "
                     "(generated: passives, nominalisations, datives vs reversed roles, other relations, negation)",
-        reference=CHEUNG_PENN,
+        reference=CHEUNG_PENN, published=RELATION_PUBLISHED,
     )
 
     def __init__(self, path: str = "", pairs_per_relation: int = 4, per_construction: int = 1,
@@ -149,7 +150,7 @@ class InvarianceQA(Task):
         name="invariance-qa", suite="invariance", main_metric="normalised_rank",
         description="restricted QA invariant to syntax: normalised rank of the answer sentence among distractors "
                     "with the same entities (reversed roles, other relation, negation, other entities)",
-        subsets=("all", "subset"), reference=CHEUNG_PENN,
+        subsets=("all", "subset"), reference=CHEUNG_PENN, published=QA_PUBLISHED,
     )
 
     def __init__(self, path: str = "", pairs_per_relation: int = 4, distractors_per_type: int = 2,

@@ -23,6 +23,7 @@ from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from . import bio, majority, settings
 from .data import SpanItem, load_splits
+from .published import published
 from .embed import TokenCache, token_encoder
 
 SUITE = "lexcomp"
@@ -299,7 +300,7 @@ class TaggingTask(LexcompTask):
 
 def _meta(name, description, metric="accuracy"):
     return TaskMetadata(name=name, suite=SUITE, description=description, data_sources=("lexcomp",),
-                        main_metric=metric, main_subset="all", reference=REFERENCE,
+                        main_metric=metric, main_subset="all", reference=REFERENCE, published=published(name),
                         subsets=("all", "majority", "Majority_All", "Majority_1", "Majority_2"))
 
 

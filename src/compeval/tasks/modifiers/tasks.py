@@ -19,6 +19,7 @@ from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from ...models.protocol import can_encode
 from .aggregate import aggregate, bootstrap_note
+from .published import TEST1_PUBLISHED, TEST3_PUBLISHED
 from .measures import (Embedded, adjective_weights, all_compared_ignored, intersectivity, non_subsectivity,
                        pair_intersectivity)
 from .stimuli import PAD, Stimuli, build_stimuli, strings_for
@@ -94,7 +95,7 @@ class ModifierIntersectivity(_ModifierTask):
     metadata = TaskMetadata(
         name="modifiers-test1", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 1 (single-phrase intersectivity) on 732 AN + 43,920 AAN phrases",
-        main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
+        main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS, published=TEST1_PUBLISHED,
     )
 
     def __init__(self, ignore_distance_ge1: bool = False, n_resamples: int = 1000):
@@ -171,7 +172,7 @@ class ModifierNonSubsectivity(_ModifierTask):
     metadata = TaskMetadata(
         name="modifiers-test3", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 3 (non-subsectivity): d(AN, A) < d(AN, N) on 732 AN phrases",
-        main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES,
+        main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES, published=TEST3_PUBLISHED,
     )
 
     def __init__(self, n_resamples: int = 1000):
@@ -212,6 +213,7 @@ class ModifierControls(_ModifierTask):
         description="Montague modifier consistency controls: test 1 with synonyms (phrase / words / parts), "
                     "test 3 with the adjective's synonym, adjective weight, phrase-to-synonym-variant distance",
         main_metric="syn_distance_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
+        directions={"syn_distance_macro": "none", "syn_distance_micro": "none"},
     )
 
     def __init__(self, ignore_distance_ge1: bool = False, n_resamples: int = 1000):

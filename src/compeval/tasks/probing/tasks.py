@@ -19,6 +19,7 @@ from .builders import ProbeDataset, ProbeItem, ProbeSpec
 from .classifiers import ClassifierSettings
 from .evaluation import ProbeProblem, ProbeSplit, evaluate_problems, parse_classifiers
 from .grammar import StructurePool
+from .published import HAS_HUMAN_PUBLISHED, HAS_X_PUBLISHED, X_AS_AGENT_PUBLISHED
 
 SUITE = "probing"
 REFERENCE = ("Ettinger, Elgohary & Resnik (2016), Probing for semantic evidence of composition by means of "
@@ -72,9 +73,9 @@ class GeneratedProbeTask(Task):
         return out
 
 
-def _metadata(name: str, description: str) -> TaskMetadata:
+def _metadata(name: str, description: str, published=()) -> TaskMetadata:
     return TaskMetadata(name=name, suite=SUITE, description=description, main_metric="accuracy",
-                        main_subset="logreg", subsets=SUBSETS, reference=REFERENCE)
+                        main_subset="logreg", subsets=SUBSETS, reference=REFERENCE, published=published)
 
 
 class _WordProbeTask(GeneratedProbeTask):
@@ -98,14 +99,14 @@ class _WordProbeTask(GeneratedProbeTask):
 
 @register_task
 class ProbeHasX(_WordProbeTask):
-    metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X")
+    metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X", HAS_X_PUBLISHED)
     build = staticmethod(builders.has_x)
 
 
 @register_task
 class ProbeHasHuman(GeneratedProbeTask):
     metadata = _metadata("probe-has-human", "category probe: does the sentence contain a noun of a category "
-                         "(human by default), with the test set's category nouns unseen in training")
+                         "(human by default), with the test set's category nouns unseen in training", HAS_HUMAN_PUBLISHED)
 
     def __init__(self, category: str = "human", n_heldout: int = 4, n_train: int = 1000, n_test: int = 500,
                  seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
@@ -129,7 +130,7 @@ class ProbeHasHuman(GeneratedProbeTask):
 @register_task
 class ProbeXAsAgent(_WordProbeTask):
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
-                         "only a patient, same words)")
+                         "only a patient, same words)", X_AS_AGENT_PUBLISHED)
     build = staticmethod(builders.x_as_agent)
 
 

@@ -18,6 +18,7 @@ from ..sts.tasks import FODOR, STS3k
 from . import finetune as ft
 from . import generator as gen
 from . import reliability as rel
+from .published import RELIABILITY_PUBLISHED, TYPES_PUBLISHED
 from .types import PUBLISHED, TYPES, added_modifier_kind, group_means, infer_type, type_counts
 
 # Profile types, in the spec's order of increasing structural change; check pairs are left out.
@@ -48,7 +49,8 @@ class STS3kTypes(Task):
         name="sts3k-types", suite="structure", data_sources=("sts3k", "sts3k-parses", "sts3k-ratings"),
         main_metric="profile_mad", main_subset="all",
         description="STS3k pair types inferred from role parses; per-type profile vs humans (MAD); modifier effects",
-        subsets=("all",), reference=FODOR,
+        subsets=("all",), reference=FODOR, directions={"profile_mad": "lower", "type_count": "none"},
+        published=TYPES_PUBLISHED,
     )
 
     def __init__(self, parses: str = "hand", bootstrap: int = 1000):
@@ -244,7 +246,8 @@ class STS3kReliability(Task):
         name="sts3k-reliability", suite="structure", data_sources=("sts3k", "sts3k-ratings"),
         main_metric="split_half", main_subset="all",
         description="Human-data reliability of STS3k: split-half (Spearman–Brown) and linear-weighted kappa; ignores the model",
-        subsets=("all", "non", "adv"), reference=FODOR,
+        subsets=("all", "non", "adv"), reference=FODOR, ranked=False, published=RELIABILITY_PUBLISHED,
+        directions={"split_half": "none", "split_half_pearson": "none", "kappa_linear": "none", "mean_rater_sd": "none"},
     )
 
     def __init__(self, splits: int = 100):

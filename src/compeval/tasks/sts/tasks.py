@@ -20,9 +20,16 @@ from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from ..scoring import pair_similarity
 from . import loaders
+from .published import published
 
 MISSING_POLICIES = ("zero", "drop")
 FODOR = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics"
+
+
+def apply_missing(raw: np.ndarray, policy: str) -> np.ndarray:
+    """The similarities scored under a missing-score policy: ``zero`` turns NaN into 0 (the STS3k authors'
+    ``nan_to_num``), ``drop`` keeps NaN (those pairs are left out). The report recomputes scores with it too."""
+    return np.where(np.isnan(raw), 0.0, raw) if policy == "zero" else raw
 
 
 class STSTask(Task):
@@ -52,7 +59,7 @@ class STSTask(Task):
         pairs = self.pairs
         raw = pair_similarity(model, pairs["sentence_1"].tolist(), pairs["sentence_2"].tolist())
         missing = np.isnan(raw)
-        scores_used = np.where(missing, 0.0, raw) if self.params["missing"] == "zero" else raw
+        scores_used = apply_missing(raw, self.params["missing"])
         gold = pairs["gold"].to_numpy(dtype=np.float64)
         out: list[Score] = []
         dists: dict[str, np.ndarray] = {}
@@ -105,7 +112,7 @@ class STS3k(STSTask):
     metadata = TaskMetadata(
         name="sts3k", suite="sts", data_sources=("sts3k",), main_metric="spearman",
         description="STS3k: 2,800 adversarial pairs where word overlap and meaning come apart",
-        subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR,
+        subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR, published=published("sts3k"),
     )
 
     def read(self, data):
@@ -133,7 +140,7 @@ class STSB(STSTask):
     metadata = TaskMetadata(
         name="stsb", suite="sts", data_sources=("stsb",), main_metric="spearman",
         description="STS Benchmark (Cer et al. 2017); test split by default",
-        reference="Cer et al. (2017), SemEval-2017 Task 1",
+        reference="Cer et al. (2017), SemEval-2017 Task 1", published=published("stsb"),
     )
 
     def __init__(self, split: str = "test", missing: str = "zero", bootstrap: int = 1000):
@@ -150,7 +157,7 @@ class SICK(STSTask):
     metadata = TaskMetadata(
         name="sick", suite="sts", data_sources=("sick",), main_metric="spearman",
         description="SICK relatedness (Marelli et al. 2014); all 9,840 pairs by default",
-        reference="Marelli et al. (2014), SemEval-2014 Task 1",
+        reference="Marelli et al. (2014), SemEval-2014 Task 1", published=published("sick"),
     )
 
     def __init__(self, split: str = "all", missing: str = "zero", bootstrap: int = 1000):
@@ -166,7 +173,7 @@ def _simple(name: str, source: str, file: str, description: str, reference: str)
     cls = type(
         name.upper(), (STSTask,),
         {"metadata": TaskMetadata(name=name, suite="sts", data_sources=(source,), main_metric="spearman",
-                                  description=description, reference=reference),
+                                  description=description, reference=reference, published=published(name)),
          "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {})},
     )
     return register_task(cls)

@@ -4,7 +4,6 @@ and the one function that evaluates a job and writes its result (the same on eve
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import time
 import traceback
@@ -131,10 +130,6 @@ def model_record(config: ModelConfig) -> dict[str, Any]:
     return {**config.model_dump(mode="json"), "display": config.display}
 
 
-def _spec_value(v: Any) -> str:
-    return ("true" if v else "false") if isinstance(v, bool) else str(v)
-
-
 def task_spec(task: Any) -> str | None:
     """The spec string ``get_tasks`` rebuilds this exact task from (same class, params and slug), or None."""
     from ..tasks.registry import TASKS, get_tasks
@@ -142,10 +137,7 @@ def task_spec(task: Any) -> str | None:
     cls, name = type(task), task.metadata.name
     if TASKS.get(name) is not cls:
         return None
-    sig = inspect.signature(cls.__init__)
-    defaults = {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
-    extra = {k: v for k, v in task.params.items() if defaults.get(k, object()) != v}
-    spec = name + "".join(f",{k}={_spec_value(v)}" for k, v in sorted(extra.items()))
+    spec = name + task.options.spec_suffix()
     try:
         rebuilt = get_tasks(spec)
     except Exception:  # options that do not survive the spec grammar: the task stays local-only

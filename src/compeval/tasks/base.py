@@ -7,7 +7,6 @@ protocol in ``compeval.models.protocol``.
 """
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ..data.registry import DataContext
 from ..results.schema import Direction, PublishedScore, Score, TaskInfo
+from .options import TaskOptions
 
 
 class TaskMetadata(BaseModel):
@@ -80,18 +80,24 @@ class TaskOutput(BaseModel):
 
 
 class Task(ABC):
-    """Subclasses set ``metadata`` and take their options as explicit keyword arguments.
+    """Subclasses set ``metadata`` and declare their options once, as a pydantic ``Options`` class
+    (``compeval.tasks.options``); ``Task(**options)`` validates them (the CLI's strings too).
 
-    ``params`` (the constructor's keyword arguments) are recorded in every result and become part of
-    the result file name when they differ from the defaults.
+    ``self.options`` holds the typed values; ``params`` (every option with its value) is recorded in every
+    result, and the options that differ from their defaults become part of the result file name.
     """
 
     metadata: ClassVar[TaskMetadata]
+    Options: ClassVar[type[TaskOptions]] = TaskOptions
     #: False for tasks too slow for the no-argument ``compeval run`` (they train many models); name them to run.
     default_run: ClassVar[bool] = True
 
-    def __init__(self, **params: Any):
-        self.params = params
+    def __init__(self, **options: Any):
+        self.options = self.Options.build(self.metadata.name, options)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.options.params()
 
     @property
     def name(self) -> str:
@@ -99,10 +105,7 @@ class Task(ABC):
 
     @property
     def slug(self) -> str:
-        sig = inspect.signature(type(self).__init__)
-        defaults = {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
-        extra = {k: v for k, v in self.params.items() if defaults.get(k, object()) != v}
-        return self.name + "".join(f"__{k}-{v}" for k, v in sorted(extra.items()))
+        return self.name + self.options.slug_suffix()
 
     def missing_requirements(self) -> str | None:
         """What the user must supply beyond the registry's data (e.g. a licensed corpus), or None."""

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -137,6 +136,8 @@ def run(
     overwrite: bool = typer.Option(False, "--overwrite", help="recompute and replace existing results"),
     seed: int = typer.Option(0, "--seed", help="seed for bootstrap resampling, generators and classifiers"),
     bnc_dir: Optional[Path] = typer.Option(None, "--bnc-dir", help="British National Corpus XML folder (lexcomp VPC/LVC); else $COMPEVAL_BNC_DIR"),
+    device: str = typer.Option("auto", "--device", help="torch device for models and trained heads: auto (cuda, then mps, then cpu) | cpu | cuda | cuda:N | mps; not part of any id"),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="texts per model batch (else each family's default); not part of any id"),
     executor: str = typer.Option("local", "--executor", help="local (in process) | ray (each model × task job a Ray task)"),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto | HOST:PORT); else start a local one"),
     cpus_per_job: float = typer.Option(1.0, "--cpus-per-job", help="Ray: CPUs each job reserves"),
@@ -147,8 +148,6 @@ def run(
     from .runner import run as run_grid
     from .runner.executors import make_executor
 
-    if bnc_dir is not None:
-        os.environ["COMPEVAL_BNC_DIR"] = str(bnc_dir)
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
         raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")
@@ -158,7 +157,8 @@ def run(
     cache = None if no_cache else (cache_dir or "default")
     with RichReporter() as reporter:
         summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
-                           seed=seed, reporter=reporter, executor=runner_executor)
+                           seed=seed, reporter=reporter, executor=runner_executor, device=device,
+                           batch_size=batch_size, bnc_dir=bnc_dir)
     done = [o for o in summary.outcomes if o.status == "done"]
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
     console.print(

@@ -6,13 +6,14 @@ stored as raw float32 bytes; pair scores (for pair-scoring models) as REAL.
 """
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
+
+from ..paths import default_cache_dir  # noqa: F401  (re-exported: where the cache lives by default)
 
 _CHUNK = 900  # SQLite host-parameter limit is 999 on old builds
 _TIMEOUT = 60.0  # seconds a connection waits for another process's write lock
@@ -31,14 +32,6 @@ def _retry_locked(action, deadline: float = _TIMEOUT):
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
-
-
-def default_cache_dir() -> Path:
-    env = os.environ.get("COMPEVAL_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "compeval"
 
 
 class EmbeddingStore:

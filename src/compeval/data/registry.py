@@ -70,7 +70,7 @@ def sha256_file(path: Path) -> str:
 
 
 def default_data_cache() -> Path:
-    from ..cache.store import default_cache_dir
+    from ..paths import default_cache_dir
 
     return default_cache_dir() / "data"
 

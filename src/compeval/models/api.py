@@ -169,6 +169,9 @@ class _Retryable(Exception):
 class ApiEncoder:
     """An OpenAI-compatible embeddings endpoint as an Encoder (see the module docstring)."""
 
+    #: One ``api`` slot per job (``DeclaresResources``): a Ray cluster caps concurrent API jobs with it.
+    resources = {"api": 1}
+
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  batch: int = DEFAULTS["batch"], rpm: float = DEFAULTS["rpm"],
                  max_chars: int = DEFAULTS["max_chars"], truncate: str = DEFAULTS["truncate"],

@@ -100,7 +100,16 @@ class ModelBuilder:
 
     cache: Any = None  # compeval.cache.EmbeddingCache | None
     data_dir: Any = None  # where models that read released parses find them (else $COMPEVAL_DATA_DIR)
+    # Run settings (compeval.context.RunContext), never identity: families take them as defaults that a
+    # spec option overrides, and keep them out of ModelConfig.params.
+    device: str = "auto"  # auto | cpu | cuda | cuda:N | mps, resolved by compeval.context.resolve_device
+    batch_size: int | None = None  # None: the family's own default
     _built: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
+        """The builder of a run (``compeval.context.RunContext``): its data folder, device and batch size."""
+        return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.device, batch_size=ctx.batch_size)
 
     def __call__(self, text: str | Spec) -> Any:
         spec = parse_spec(text) if isinstance(text, str) else text

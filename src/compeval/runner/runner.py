@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..cache import EmbeddingCache, default_cache_dir
+from ..context import resolve_device
 from ..models.protocol import as_model
 from ..models.registry import ModelBuilder, expand_alias, resolve_family
 from ..results.store import ResultStore
@@ -19,8 +20,8 @@ from ..specs import parse_spec
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
 from .executors import make_executor
-from .jobs import (Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, evaluate_job, forwarded_env,
-                   model_record, task_spec)
+from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env, model_record, task_spec
+from .session import evaluate_job
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
            "plan", "run", "validate_model_spec"]
@@ -40,11 +41,13 @@ def _absolute(path: Path | str | None) -> Path | None:
 
 def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  cache_dir: Path | str | None = "default", seed: int = 0, download: bool = True,
-                 overwrite: bool = False) -> RunContext:
+                 overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
+                 bnc_dir: Path | str | None = None, progress: bool = True) -> RunContext:
     """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
     return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
-                      seed=seed, download=download, overwrite=overwrite, env=forwarded_env())
+                      seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
+                      bnc_dir=_absolute(bnc_dir), progress=progress, env=forwarded_env())
 
 
 def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
@@ -65,9 +68,9 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
             validate_model_spec(m)
     specs = [task_spec(t) for t in task_list]
     cache = EmbeddingCache(ctx.cache_dir)
-    builder = ModelBuilder(cache=cache, data_dir=ctx.data_dir)
+    builder = ModelBuilder.for_context(ctx, cache)
     store = ResultStore(ctx.output_dir)
-    out = Plan(jobs=[], skipped=[], models=[], tasks=task_list, cache=cache)
+    out = Plan(jobs=[], skipped=[], models=[], tasks=task_list, cache=cache, builder=builder)
     seen_models: set[str] = set()
     for m in models:
         t0 = time.perf_counter()
@@ -100,18 +103,28 @@ def run(
     download: bool = True,
     reporter: Reporter | None = None,
     executor: str | Any = "local",
+    device: str = "auto",
+    batch_size: int | None = None,
+    bnc_dir: Path | str | None = None,
+    progress: bool = True,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
     ``executor`` is ``"local"`` (in process, the default), ``"ray"`` (a fresh local Ray cluster unless
     ``ray.init`` was already called), or an executor object such as ``RayExecutor(address="auto")``.
     Models and tasks given as Python objects rather than spec strings run on the local executor only.
+    ``device`` (auto | cpu | cuda | cuda:N | mps), ``batch_size``, ``bnc_dir`` and ``progress`` are run
+    settings (``RunContext``): they reach model factories and tasks but no model's or task's id.
+    A job that raises fails alone (its traceback in ``OUTPUT/logs/``); the others go on.
     """
     started = time.perf_counter()
     reporter = reporter or Reporter()
     executor = make_executor(executor)
     ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
-                       overwrite=overwrite)
+                       overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
+                       progress=progress)
+    if executor.name == "local" and ctx.device != "auto":
+        resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
     the_plan = plan(models, tasks, ctx)
     try:
         executor.check(the_plan)

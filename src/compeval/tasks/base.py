@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..context import DEFAULT_CONTEXT, RunContext
 from ..data.registry import DataContext
 from ..results.schema import Direction, PublishedScore, Score, TaskInfo
 from .options import TaskOptions
@@ -91,6 +92,10 @@ class Task(ABC):
     Options: ClassVar[type[TaskOptions]] = TaskOptions
     #: False for tasks too slow for the no-argument ``compeval run`` (they train many models); name them to run.
     default_run: ClassVar[bool] = True
+    #: The run's settings, set by the runner before ``load`` (``compeval.context``): ``context.torch_device()``
+    #: for heads a task trains, ``context.cache_dir``, ``context.model_builder`` for baseline models,
+    #: ``context.bnc_dir``. Never part of the task's slug or params.
+    context: RunContext = DEFAULT_CONTEXT
 
     def __init__(self, **options: Any):
         self.options = self.Options.build(self.metadata.name, options)

@@ -18,6 +18,7 @@ from ...data.registry import DataContext, sha256_file
 from ...errors import CompevalError, SpecError
 from ...metrics.bootstrap import mean_ci
 from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
+from ...models.registry import ModelBuilder
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions, path_text
@@ -200,10 +201,11 @@ class InvarianceQA(Task):
         spec = self.options.subset_model
         if not spec:
             return None
-        from ...models.registry import load_model
-
+        # The baseline comes from the run's builder (behind the run's cache, on its device); outside a run,
+        # from a builder with this task's settings.
+        build = self.context.model_builder or ModelBuilder.for_context(self.context)
         try:
-            baseline = load_model(spec)
+            baseline = build(spec)
         except CompevalError as exc:
             self.source_counts["subset_unavailable"] = f"{spec}: {exc}"
             return None

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator
 
-from ...cache.store import default_cache_dir
 from ...data.registry import DataContext
 from ...errors import MissingDataError, SpecError
 from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample_indices
+from ...models.protocol import token_encoder
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import TaskOptions, domain_check, path_text
@@ -25,7 +25,7 @@ from ..registry import register_task
 from . import bio, majority, settings
 from .data import SpanItem, load_splits
 from .published import published
-from .embed import TokenCache, token_encoder
+from .embed import TokenCache
 
 SUITE = "lexcomp"
 REFERENCE = ("Shwartz & Dagan (2019), Still a Pain in the Neck: Evaluating Text Representations on "
@@ -42,13 +42,6 @@ def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
     if bad or not vals:
         raise SpecError(f"{what}={raw!r}: choose from {', '.join(allowed)} joined by '+'")
     return vals
-
-
-def token_cache_dir(model: Any):
-    """Token vectors live beside the run's embedding cache (``--cache-dir``; none with ``--no-cache``);
-    a model passed without the cache wrapper uses the default folder."""
-    cache = getattr(model, "cache", None)
-    return cache.directory if hasattr(cache, "directory") else default_cache_dir()
 
 
 class LexcompOptions(TaskOptions):
@@ -100,12 +93,18 @@ class LexcompTask(Task):
     def load(self, data: DataContext) -> None:
         self.load_error: MissingDataError | None = None
         try:
-            self.splits = load_splits(data, self.folder, self.kind, bnc_dir=self.bnc_dir,
+            bnc_dir = self.bnc_dir or self.context.bnc_dir or None  # else $COMPEVAL_BNC_DIR
+            self.splits = load_splits(data, self.folder, self.kind, bnc_dir=str(bnc_dir) if bnc_dir else None,
                                       task=self.name)
         except MissingDataError as exc:
             if self.kind != "bnc":
                 raise
             self.load_error = exc  # no BNC: fail this job only (in evaluate), not the whole suite run
+
+    def _token_cache(self, model: Any) -> TokenCache:
+        """Token vectors beside the run's embedding cache (``--cache-dir``; memory only with ``--no-cache``
+        or outside a run)."""
+        return TokenCache(token_encoder(model), self.context.cache_dir)
 
     def _require(self) -> dict[str, list]:
         if getattr(self, "load_error", None) is not None:
@@ -194,8 +193,7 @@ class SpanTask(LexcompTask):
                                 details={"reason": "baseline_only=true: no model trained"}))
             return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 
-        enc = token_encoder(model)
-        cache = TokenCache(enc, token_cache_dir(model))
+        cache = self._token_cache(model)
         try:
             data = {k: self._tensors(cache, v) for k, v in sp.items()}
         finally:
@@ -274,8 +272,7 @@ class TaggingTask(LexcompTask):
 
         labels = sorted({t for i in train for t in i.tags} | {"O", "I"})
         tag_id = {t: k for k, t in enumerate(labels)}
-        enc = token_encoder(model)
-        cache = TokenCache(enc, token_cache_dir(model))
+        cache = self._token_cache(model)
         try:
             data = {k: nets.pad(cache.get([list(i.words) for i in v])) for k, v in sp.items()}
         finally:
@@ -370,7 +367,7 @@ class _BNCTask(SpanTask):
     kind = "bnc"
 
     def missing_requirements(self) -> str | None:
-        if self.bnc_dir or os.environ.get("COMPEVAL_BNC_DIR"):
+        if self.bnc_dir or self.context.bnc_dir or os.environ.get("COMPEVAL_BNC_DIR"):
             return None
         return "needs the British National Corpus (--bnc-dir or COMPEVAL_BNC_DIR)"
 

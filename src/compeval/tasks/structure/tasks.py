@@ -15,6 +15,7 @@ from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
+from ...models.protocol import role_scorer
 from ..scoring import can_encode, embed, pair_similarity
 from ..sts.tasks import FODOR, STS3k
 from . import finetune as ft
@@ -60,7 +61,7 @@ class STS3kTypes(Task):
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:
-        from ...models.roles.sources import load_hand_parses
+        from ...linguistics.roles import load_hand_parses
 
         sts = _load_sts3k(data)
         self.pairs = sts.pairs.reset_index(drop=True)
@@ -74,9 +75,9 @@ class STS3kTypes(Task):
             parsed = [table.pair(a, b) for a, b in zip(s1, s2)]
         todo = [i for i, (pa, pb) in enumerate(parsed) if pa is None or pb is None]
         if todo:  # the built-in labeler for sentences the hand parses do not cover
-            from ...models.roles.labeler import RoleLabeler
+            from ...linguistics.labeler import RoleLabeler
 
-            lab = RoleLabeler()
+            lab = RoleLabeler(cache_dir=self.context.cache_dir)  # parses cached beside the run's vectors
             la, lb = lab.label([s1[i] for i in todo]), lab.label([s2[i] for i in todo])
             for i, pa, pb in zip(todo, la, lb):
                 parsed[i] = (pa, pb)
@@ -188,9 +189,10 @@ class STS3kFinetune(Task):
         s1, s2 = self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist()
         y = self.pairs["gold"].to_numpy(float)
         n = len(y)
-        role_features = hasattr(model, "role_similarity_matrix")
-        if role_features:  # the role model: its 8 per-role similarities (unmatched role → 0)
-            base = np.nan_to_num(np.asarray(model.role_similarity_matrix(s1, s2), dtype=float), nan=0.0)
+        roles = role_scorer(model)
+        role_features = roles is not None
+        if roles is not None:  # the role model: its 8 per-role similarities (unmatched role → 0)
+            base = np.nan_to_num(np.asarray(roles.role_similarity_matrix(s1, s2), dtype=float), nan=0.0)
             variants = {"roles": None}
         elif can_encode(model):
             vectors, row = embed(model, s1 + s2)

@@ -50,7 +50,7 @@ class LocalExecutor:
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
         report = ExecutionReport()
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         store = ResultStore(ctx.output_dir)
         loaded: dict[int, str | None] = {}  # task index -> None when loaded, else the load error
         task_data: dict[int, DataContext] = {}  # task index -> the files that task read

@@ -17,7 +17,7 @@ from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.protocol import ModelConfig
 from ..results.schema import TaskInfo, TaskResult
-from ..results.store import ResultStore
+from ..results.store import ResultStore, model_folder
 from .environment import environment
 
 
@@ -45,6 +45,7 @@ class RunSummary:
     load_seconds: float = 0.0  # model weights
     task_load_seconds: float = 0.0  # Task.load: data read, stimuli generated, baselines fitted
     executor: str = "local"
+    warnings: list[str] = field(default_factory=list)  # e.g. stored results that had to be recomputed
 
     @property
     def failed(self) -> list[JobOutcome]:
@@ -61,6 +62,7 @@ class Reporter:
     def model_start(self, name: str, n_jobs: int) -> None: ...
     def encoding(self, name: str, done: int, total: int) -> None: ...
     def job_done(self, outcome: JobOutcome) -> None: ...
+    def warning(self, message: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class RunContext:
     seed: int = 0
     download: bool = True
     overwrite: bool = False
+    allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
     env: tuple[tuple[str, str], ...] = ()  # COMPEVAL_* variables workers need (never secrets)
 
     def apply_env(self) -> None:
@@ -98,7 +101,7 @@ class Job:
     model_spec: str | None
     task_spec: str | None
     model_id: str
-    model_slug: str
+    model_slug: str  # its results folder: ``model_folder(config)``, from the configuration id
     model_display: str
     task_slug: str
     model_index: int  # into Plan.models (the driver's built models)
@@ -119,6 +122,7 @@ class Plan:
     tasks: list[Any]
     cache: Any
     load_seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
 
     def by_model(self) -> list[list[Job]]:
         groups: dict[int, list[Job]] = {}
@@ -167,7 +171,7 @@ def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, s
 
     Errors fail this job only; exceptions of the ``reraise`` types propagate (an executor that retries
     transient failures passes them)."""
-    display, slug = model.config.display, model.config.slug
+    display, slug = model.config.display, model_folder(model.config)
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     before = dict(model.stats.as_dict()) if hasattr(model, "stats") else {}

@@ -150,7 +150,7 @@ def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: Run
     cache, model = _build(ctx, model_spec, model_id)
     load_seconds = time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         errors: dict[str, str] = {}
         declared: list[str] = []
         texts: list[str] = []
@@ -218,7 +218,7 @@ def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) 
     cache, model = _build(ctx, jobs[0].model_spec, jobs[0].model_id)
     load_seconds = time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         ready, task_data = [], {}
         task_load = time.perf_counter()
         for job, task in todo:

@@ -112,7 +112,7 @@ def test_user_names_never_write_outside_the_output_folder(name, data_dir, tmp_pa
 
 
 @given(st.text(max_size=80))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_safe_component_is_one_safe_name_and_keeps_names_apart(text):
     safe = safe_component(text)
     assert safe and "/" not in safe and "\x00" not in safe and safe not in (".", "..") and not safe.startswith(".")

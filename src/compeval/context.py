@@ -79,6 +79,7 @@ class RunContext:
     seed: int = 0
     download: bool = True
     overwrite: bool = False
+    allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps (resolve with torch_device())
     batch_size: int | None = None  # None: each model family's own default
     bnc_dir: Path | None = None  # the British National Corpus (lexcomp); else $COMPEVAL_BNC_DIR

@@ -103,6 +103,6 @@ def _hf(spec, builder):
     s = str(spec)
     layer = pop_option(opts, "layer", -1, int, spec=s)
     pooling = pop_option(opts, "pool", "mean", choices=POOLINGS, spec=s)
-    batch_size = pop_option(opts, "batch_size", builder.batch_size or 32, int, spec=s)
+    batch_size = pop_option(opts, "batch_size", builder.batch_size or 32, int, spec=s, low=1)
     reject_unknown(opts, s, ["layer", "pool", "batch_size", "norm"])
     return HFModel(spec.arg or "all-MiniLM-L6-v2", layer=layer, pooling=pooling, batch_size=batch_size)

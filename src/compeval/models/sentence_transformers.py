@@ -78,7 +78,7 @@ class SentenceTransformerModel:
 def _sbert(spec, builder):
     opts = dict(spec.options)
     s = str(spec)
-    batch_size = pop_option(opts, "batch_size", builder.batch_size or 64, int, spec=s)
+    batch_size = pop_option(opts, "batch_size", builder.batch_size or 64, int, spec=s, low=1)
     prompt = pop_option(opts, "prompt", "", spec=s)
     reject_unknown(opts, s, ["batch_size", "prompt", "norm"])
     return SentenceTransformerModel(spec.arg or "all-MiniLM-L6-v2", batch_size=batch_size, prompt=prompt,

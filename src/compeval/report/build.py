@@ -82,7 +82,7 @@ def build_report(
     index = ResultsIndex(results_dir)
     sink = FigureSink(figures_dir, figure_format)
     ctx = BuildContext(index=index, sink=sink)
-    notes: list[str] = []
+    notes: list[str] = [f"left out {path}: {reason}" for path, reason in index.unreadable]
 
     comparisons = paired_comparisons(index, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
     sections: list[Section] = []

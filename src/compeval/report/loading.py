@@ -15,7 +15,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from pydantic import ValidationError
 
 from ..errors import CompevalError
 from ..results.schema import PublishedScore, Score, TaskInfo, TaskResult
@@ -146,15 +145,9 @@ class ResultsIndex:
         if not self.root.is_dir():
             raise CompevalError(f"{self.root} is a file; give the results folder written by `compeval run`")
         store = ResultStore(self.root)
-        loaded: list[tuple[Path, TaskResult]] = []
-        for path in sorted(self.root.glob("*/*.json")):
-            try:
-                loaded.append((path, store.load(path)))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first.get("loc", ()))
-                raise CompevalError(f"{path} is not a compeval result ({where}: {first.get('msg')}); "
-                                    "delete it or re-run that job") from None
+        loaded: list[tuple[Path, TaskResult]] = list(store.iter_results())
+        #: files that are not readable results (stray, damaged, another schema), with why: left out, reported
+        self.unreadable: list[tuple[Path, str]] = list(store.unreadable)
         if not loaded:
             raise CompevalError(f"results folder {self.root} holds no results: expected "
                                 "<model>/<task>.json files written by `compeval run`")

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-VOLATILE = {"started_at", "environment", "cache", "token_cache"}
+VOLATILE = {"started_at", "environment", "cache", "token_cache", "checksum"}  # checksum covers the timings
 LOG_FOLDER = "logs"  # tracebacks of failed jobs (compeval.runner.session), not results
 
 

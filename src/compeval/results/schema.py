@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: checksum, data[].modified_allowed; folders named by model id
 
 
 class Score(BaseModel):
@@ -34,6 +34,7 @@ class DataProvenance(BaseModel):
     location: str | None = None
     files: dict[str, str] = Field(default_factory=dict)  # relative path -> sha256
     verified: bool | None = None  # every file's hash matched the pinned one
+    modified_allowed: bool = False  # files differing from the pin were used on purpose (--allow-modified-data)
 
 
 #: Which way a metric is better: ``none`` for numbers that describe rather than rank (a reliability, a count).
@@ -94,6 +95,7 @@ class TaskResult(BaseModel):
     cache: dict[str, float] = Field(default_factory=dict)
     predictions_file: str | None = None
     predictions_sha256: str | None = None
+    checksum: str | None = None  # SHA-256 of this result's canonical JSON without this field (see store)
 
     def score(self, metric: str, subset: str = "all") -> Score:
         for s in self.scores:

@@ -30,7 +30,7 @@ class LocalExecutor:
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
         report = ExecutionReport()
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         store = ResultStore(ctx.output_dir)
         task_ctx = ctx.with_builder(plan.builder)
         loaded: dict[int, str | None] = {}  # task index -> None when loaded, else the load error

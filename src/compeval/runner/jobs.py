@@ -39,6 +39,7 @@ class RunSummary:
     load_seconds: float = 0.0  # model weights
     task_load_seconds: float = 0.0  # Task.load: data read, stimuli generated, baselines fitted
     executor: str = "local"
+    warnings: list[str] = field(default_factory=list)  # e.g. stored results that had to be recomputed
 
     @property
     def failed(self) -> list[JobOutcome]:
@@ -55,6 +56,7 @@ class Reporter:
     def model_start(self, name: str, n_jobs: int) -> None: ...
     def encoding(self, name: str, done: int, total: int) -> None: ...
     def job_done(self, outcome: JobOutcome) -> None: ...
+    def warning(self, message: str) -> None: ...
 
 
 @dataclass
@@ -94,7 +96,7 @@ class Job:
     model_spec: str | None
     task_spec: str | None
     model_id: str
-    model_slug: str
+    model_slug: str  # its results folder: ``model_folder(config)``, from the configuration id
     model_display: str
     task_slug: str
     model_index: int  # into Plan.models (the driver's built models)
@@ -116,6 +118,7 @@ class Plan:
     cache: Any
     load_seconds: float = 0.0
     builder: Any = None  # the driver's ModelBuilder (tasks' baseline models share it and its cache)
+    warnings: list[str] = field(default_factory=list)
 
     def by_model(self) -> list[list[Job]]:
         groups: dict[int, list[Job]] = {}

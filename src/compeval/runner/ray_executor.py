@@ -125,7 +125,7 @@ def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: Run
     cache, model, builder = _build(ctx, model_spec, model_id)
     load_seconds = time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         task_ctx = ctx.with_builder(builder)
         session = ModelSession(model, ctx, reraise=TRANSIENT)
         errors: dict[str, str] = {}
@@ -182,7 +182,7 @@ def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) 
     cache, model, builder = _build(ctx, jobs[0].model_spec, jobs[0].model_id)
     load_seconds = time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         task_ctx = ctx.with_builder(builder)
         session = ModelSession(model, ctx, store, reraise=TRANSIENT)
         ready, task_data = [], {}

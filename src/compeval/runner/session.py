@@ -24,7 +24,7 @@ from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.protocol import CachedEncoder, Closeable, Loadable, can_encode
 from ..results.schema import TaskResult
-from ..results.store import ResultStore
+from ..results.store import ResultStore, model_folder
 from .environment import environment
 from .jobs import JobOutcome, Reporter, model_record
 
@@ -75,7 +75,7 @@ def load_task(task: Any, data: DataContext, ctx: RunContext, reraise: Reraise = 
 def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, ctx: RunContext,
                  reraise: Reraise = ()) -> JobOutcome:
     """Evaluate one loaded task on one model and write its result atomically (every executor runs this)."""
-    display, slug = model.config.display, model.config.slug
+    display, slug = model.config.display, model_folder(model.config)
     started_at = datetime.now(timezone.utc)
     t0 = time.perf_counter()
     counters = model.stats if isinstance(model, CachedEncoder) else None

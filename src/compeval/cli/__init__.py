@@ -11,12 +11,26 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .errors import CompevalError
+from .. import __version__
+from ..errors import CompevalError
+from . import usage
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Evaluate how well text representations capture compositional meaning.")
 console = Console(stderr=True)
 out = Console()
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"compeval {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+                                       help="print the version and exit")):
+    """Evaluate how well text representations capture compositional meaning."""
+
 
 DEFAULT_MODELS = ["glove-6b-50d", "glove-6b-50d,tok=sts3k", "all-MiniLM-L6-v2"]
 
@@ -41,27 +55,55 @@ def _fmt(v) -> str:
 @app.command()
 def models():
     """List model families, packaged models and their spec forms."""
-    from .models.registry import list_models
+    from ..models.registry import list_models
 
     out.print(_table(list_models(), ["name", "kind", "spec", "description"], "compeval models"))
     out.print("Any family also takes ',norm=zscore' (per-dimension z-scoring before the cosine).")
 
 
+TASKS_WIDTH = 100
+
+
 @app.command()
-def tasks():
-    """List tasks with their suite, data source and description."""
-    from .data.registry import DataContext
-    from .tasks.registry import list_tasks
+def tasks(format: str = typer.Option("text", "--format", "-f", help="text (one line per task) | json")):
+    """List tasks, one line each, grouped by suite: name, local data, what the task asks."""
+    from ..data.registry import DataContext
+    from ..tasks.registry import list_tasks
 
     rows = list_tasks()
     try:
         ctx = DataContext(download=False)
         for r in rows:
             names = [n.strip() for n in r["data"].split(",")] if r["data"] != "generated" else []
-            r["local data"] = "yes" if all(ctx.available(n) for n in names) else "no (download)"
+            r["local"] = all(ctx.available(n) for n in names)
     except CompevalError:
-        pass
-    out.print(_table(rows, ["name", "suite", "data", "local data", "description"], "compeval tasks"))
+        for r in rows:
+            r["local"] = r["data"] == "generated"
+    if format == "json":
+        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        return
+    if format != "text":
+        raise CompevalError(f"unknown format {format!r}; choose text or json")
+    sys.stdout.write("\n".join(task_lines(rows)) + "\n")
+
+
+def task_lines(rows: list[dict], width: int = TASKS_WIDTH) -> list[str]:
+    """Suite headers, then one line per task that never exceeds ``width`` (descriptions are cut with …)."""
+    name_w = max(len(r["name"]) for r in rows)
+    lines, suite = [], None
+    for r in rows:
+        if r["suite"] != suite:
+            suite = r["suite"]
+            n = sum(x["suite"] == suite for x in rows)
+            lines.append(("" if not lines else "\n") + f"{suite} ({n} task{'s' * (n != 1)})")
+        mark = " " if r["local"] else "↓"
+        head = f"  {r['name']:<{name_w}} {mark} "
+        room = width - len(head)
+        text = " ".join(str(r["description"]).split())
+        lines.append(head + (text if len(text) <= room else text[: room - 1].rstrip() + "…"))
+    lines += ["", "↓ data not on this machine: downloaded on first use (or give --data-dir)",
+              "full descriptions: `compeval tasks --format json`"]
+    return lines
 
 
 class RichReporter:
@@ -109,8 +151,8 @@ def _first_line(text) -> str:
 
 def _default_tasks(data_dir: Optional[Path]) -> list[str]:
     """Generated suites plus every data-backed task whose data is already on disk."""
-    from .data.registry import DataContext
-    from .tasks.registry import TASKS, discover
+    from ..data.registry import DataContext
+    from ..tasks.registry import TASKS, discover
 
     discover()
     ctx = DataContext(data_dir, download=False)
@@ -158,8 +200,8 @@ def run(
                                                   "pin (recorded in each result); else such files are an error"),
 ):
     """Run every model on every task; without --model/--task, run the defaults on what is available."""
-    from .runner import run as run_grid
-    from .runner.executors import make_executor
+    from ..runner import run as run_grid
+    from ..runner.executors import make_executor
 
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
@@ -185,7 +227,7 @@ def run(
         f"results in {output_dir} ({summary.executor} executor)"
     )
     if done:
-        from .results.store import ResultStore, result_rows
+        from ..results.store import ResultStore, result_rows
 
         store = ResultStore(output_dir)
         rows = []
@@ -211,10 +253,10 @@ def results(
                                      "and published reference rows (markdown, csv or latex)"),
 ):
     """Flatten a results folder into rows: model, task, subset, metric, value, ci_low, ci_high, n."""
-    from .results.store import ROW_COLUMNS, results_frame
+    from ..results.store import ROW_COLUMNS, results_frame
 
     if leaderboard:
-        from .report.tables import leaderboard_text
+        from ..report.tables import leaderboard_text
 
         sys.stdout.write(leaderboard_text(directory, "markdown" if format == "table" else format))
         return
@@ -228,7 +270,7 @@ def results(
         for path, reason in unreadable:
             console.print(f"  {escape(str(path))}: {escape(reason)}", soft_wrap=True)
     if format == "latex":
-        from .report.tables import rows_latex
+        from ..report.tables import rows_latex
 
         sys.stdout.write(rows_latex(df))
     elif format == "table":
@@ -253,7 +295,7 @@ def report(
     seed: int = typer.Option(0, "--seed", help="seed of the paired tests"),
 ):
     """Write one self-contained HTML report: leaderboard, the papers' figures, paired tests, provenance."""
-    from .report import build_report
+    from ..report import build_report
 
     info = build_report(directory, output, figures_dir=figures, figure_format=figure_format,
                         n_resamples=resamples, n_permutations=resamples, seed=seed)
@@ -277,12 +319,12 @@ def main() -> None:
     the run before or between jobs (one line, no traceback), 130 interrupted."""
     import sqlite3
 
+    import warnings
+
     import click
     from rich.markup import escape
 
-    import warnings
-
-    from .errors import CompevalWarning
+    from ..errors import CompevalWarning
 
     default_show = warnings.showwarning
 
@@ -295,23 +337,36 @@ def main() -> None:
     warnings.showwarning = show
     try:
         # Without standalone mode click returns the status of typer.Exit instead of exiting with it.
-        status = app(standalone_mode=False)
+        status = app(standalone_mode=False, prog_name="compeval")
     except CompevalError as exc:
         # escape: messages hold pip extras such as compeval[ray]; soft_wrap: one line, whatever the width
         console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         sys.exit(2)
-    except typer.Exit as exc:
+    except (typer.Exit, click.exceptions.Exit) as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:  # usage errors
-        exc.show()
-        sys.exit(exc.exit_code)
-    except (click.Abort, KeyboardInterrupt):
-        console.print("[red]interrupted[/]; finished results are kept and a re-run does only the rest")
-        sys.exit(130)
-    except (OSError, sqlite3.OperationalError) as exc:  # disk full, read-only or vanished folders
+    except Exception as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `compeval`: the help, as click shows it
+            exc.show()
+            sys.exit(0)
+        if usage.is_usage_error(exc):  # typer's vendored click or click itself
+            for line in usage.usage_lines(exc):
+                console.print(escape(line), soft_wrap=True, highlight=False)
+            sys.exit(2)
+        if usage.is_click_exception(exc):
+            console.print(f"[red]error:[/] {escape(exc.format_message())}", soft_wrap=True)
+            sys.exit(getattr(exc, "exit_code", 1) or 1)
+        if type(exc).__name__ == "Abort":
+            console.print("[red]interrupted[/]; finished results are kept and a re-run does only the rest")
+            sys.exit(130)
+        if not isinstance(exc, (OSError, sqlite3.OperationalError)):
+            raise
+        # disk full, read-only or vanished folders
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         console.print(f"[red]error:[/] {escape(str(getattr(exc, 'strerror', None) or exc))}{where}", soft_wrap=True)
         sys.exit(2)
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/]; finished results are kept and a re-run does only the rest")
+        sys.exit(130)
     sys.exit(status if isinstance(status, int) else 0)
 
 

@@ -1,0 +1,4 @@
+"""``python -m compeval``: the same command line as ``compeval``."""
+from .cli import main
+
+main()

@@ -102,6 +102,15 @@ def check_vectors(vectors: np.ndarray, texts: Sequence[str], config: ModelConfig
     return vectors.astype(np.float32, copy=False)
 
 
+def _chunks(n: int, first: int, largest: int):
+    """(start, stop) pairs over ``n`` items: ``first`` items, then doubling up to ``largest`` a chunk."""
+    i, size = 0, max(first, 1)
+    while i < n:
+        yield i, min(i + size, n)
+        i += size
+        size = min(size * 2, max(largest, 1))
+
+
 class CachedModel:
     """A model behind the embedding cache. Follows the same protocol as the model it wraps."""
 
@@ -181,10 +190,13 @@ class CachedModel:
             # Longest first: similar lengths share a batch, so padding (transformers) is minimal.
             order = sorted(missing, key=len, reverse=True)
             bs = max(self.cache.batch_size, 1)
-            chunk = max(bs * 16, 1024)
             done = 0
-            for i in range(0, len(order), chunk):
-                part = order[i : i + chunk]
+            if self.on_progress:
+                self.on_progress(0, len(order))
+            # Progress from the first batch: one batch first, then doubling chunks up to 16 batches.
+            largest = max(bs * 16, 1024)
+            for i, j in _chunks(len(order), bs if self.on_progress else largest, largest):
+                part = order[i:j]
                 t0 = time.perf_counter()
                 vecs = check_vectors(self.model.encode(part), part, self.config)
                 stats.encode_seconds += time.perf_counter() - t0

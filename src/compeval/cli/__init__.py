@@ -106,47 +106,10 @@ def task_lines(rows: list[dict], width: int = TASKS_WIDTH) -> list[str]:
     return lines
 
 
-class RichReporter:
-    def __init__(self):
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=console, transient=True)
-        self.bars: dict[str, int] = {}
-
-    def __enter__(self):
-        self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.progress.__exit__(*exc)
-
-    def model_start(self, name, n_jobs):
-        console.print(f"[bold]{name}[/]: {n_jobs} job(s)")
-
-    def encoding(self, name, done, total):
-        if name not in self.bars:
-            self.bars[name] = self.progress.add_task(f"encoding {name}", total=total)
-        self.progress.update(self.bars[name], completed=done, total=total)
-
-    def job_done(self, o):
-        if o.status == "done":
-            score = "" if o.main_score is None else f" main={o.main_score:.4f}"
-            console.print(f"  [green]done[/] {o.model} × {o.task} ({o.n_items} items, {o.seconds:.1f}s){score}")
-        elif o.status == "skipped":
-            console.print(f"  [dim]skipped {o.model} × {o.task}: result exists (use --overwrite)[/]")
-        else:
-            from rich.markup import escape
-
-            console.print(f"  [red]failed[/] {o.model} × {o.task}: {escape(_first_line(o.error))}", soft_wrap=True)
-
-    def warning(self, message):
-        from rich.markup import escape
-
-        console.print(f"[yellow]warning:[/] {escape(message)}", soft_wrap=True)
-
-
 def _first_line(text) -> str:
-    lines = str(text or "").strip().splitlines()
-    return lines[0] if lines else "(no message)"
+    from ..runner.progress import first_line
+
+    return first_line(text)
 
 
 def _default_tasks(data_dir: Optional[Path]) -> list[str]:
@@ -198,6 +161,9 @@ def run(
     allow_modified_data: bool = typer.Option(False, "--allow-modified-data",
                                              help="use local data files whose SHA-256 differs from the registry's "
                                                   "pin (recorded in each result); else such files are an error"),
+    no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
+                                 "subset at the end, instead of the ranking"),
 ):
     """Run every model on every task; without --model/--task, run the defaults on what is available."""
     from ..runner import run as run_grid
@@ -210,39 +176,18 @@ def run(
     models_ = list(model) if model else DEFAULT_MODELS
     tasks_ = list(task) if task else _default_tasks(data_dir)
     cache = None if no_cache else (cache_dir or "default")
-    with RichReporter() as reporter:
+    from ..runner.progress import RichReporter
+
+    with RichReporter(console, verbose=verbose) as reporter:
         summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
                            seed=seed, reporter=reporter, executor=runner_executor, device=device,
-                           batch_size=batch_size, bnc_dir=bnc_dir,
+                           batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
                            allow_modified_data=allow_modified_data)
-    done = [o for o in summary.outcomes if o.status == "done"]
-    skipped = [o for o in summary.outcomes if o.status == "skipped"]
-    console.print(
-        f"[bold]summary[/]: {len(done)} job(s) done, {len(skipped)} skipped (already present), "
-        f"{len(summary.failed)} failed; {summary.items} items scored in {summary.seconds:.1f}s\n"
-        f"texts: {summary.requested} requested, {summary.unique} unique, {summary.encoded} encoded, "
-        f"{summary.from_cache} served from the disk cache\n"
-        f"time: weights {summary.load_seconds:.1f}s, task loading {summary.task_load_seconds:.1f}s, "
-        f"encoder {summary.encode_seconds:.1f}s, evaluation {sum(o.seconds for o in done):.1f}s\n"
-        f"results in {output_dir} ({summary.executor} executor)"
-    )
-    if done:
-        from ..results.store import ResultStore, result_rows
+    from .summary import end_of_run
 
-        store = ResultStore(output_dir)
-        rows = []
-        for o in done:
-            r = store.load(o.path)
-            rows += [x for x in result_rows(r) if x["metric"] == r.task.main_metric]
-        out.print(_table(rows, ["model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"]))
-    if summary.failed:
-        from rich.markup import escape
-
-        console.print(f"[red bold]{len(summary.failed)} job(s) failed:[/]", soft_wrap=True)
-        for o in summary.failed:
-            console.print(f"  [red]✗[/] {escape(o.model)} × {escape(o.task)}: {escape(_first_line(o.error))}",
-                          soft_wrap=True)
-        raise typer.Exit(1)
+    status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report)
+    if status:
+        raise typer.Exit(status)
 
 
 @app.command()

@@ -21,6 +21,7 @@ from ..tasks.base import Task
 from ..tasks.registry import get_tasks
 from .executors import make_executor
 from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env, model_record, task_spec
+from .progress import RichReporter, interactive
 from .session import evaluate_job
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
@@ -141,7 +142,7 @@ def run(
     device: str = "auto",
     batch_size: int | None = None,
     bnc_dir: Path | str | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     allow_modified_data: bool = False,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
@@ -149,6 +150,8 @@ def run(
     ``executor`` is ``"local"`` (in process, the default), ``"ray"`` (a fresh local Ray cluster unless
     ``ray.init`` was already called), or an executor object such as ``RayExecutor(address="auto")``.
     Models and tasks given as Python objects rather than spec strings run on the local executor only.
+    ``progress`` draws a bar per model (texts/s, time left) and a line while weights load on stderr; by
+    default only when stderr is a terminal (``reporter`` replaces it with your own callbacks).
     ``device`` (auto | cpu | cuda | cuda:N | mps), ``batch_size``, ``bnc_dir`` and ``progress`` are run
     settings (``RunContext``): they reach model factories and tasks but no model's or task's id.
     A job that raises fails alone (its traceback in ``OUTPUT/logs/``); the others go on.
@@ -156,6 +159,14 @@ def run(
     error for the tasks reading them); each result records it.
     """
     started = time.perf_counter()
+    if progress is None:
+        progress = reporter is not None or interactive()
+    if reporter is None and progress:
+        with RichReporter() as drawn:
+            return run(models, tasks, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache_dir,
+                       seed=seed, download=download, reporter=drawn, executor=executor, device=device,
+                       batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
+                       allow_modified_data=allow_modified_data)
     reporter = reporter or Reporter()
     executor = make_executor(executor)
     ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,

@@ -132,6 +132,9 @@ class ModelSession:
         if not isinstance(self.model, Loadable) or self.broken is not None:
             return
         t0 = time.perf_counter()
+        announce = getattr(self.reporter, "loading", None)
+        if callable(announce):
+            announce(self.model.config.display)
         try:
             self.model.load()
         except self.reraise:

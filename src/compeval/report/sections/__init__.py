@@ -16,6 +16,18 @@ def _no_items(entry: Entry) -> ItemColumns | None:
 
 
 @dataclass(frozen=True)
+class Headline:
+    """A score that sums a suite up on the end-of-run ranking and the leaderboard exports: ``task``'s
+    ``metric`` on ``subset`` (None: the task's main ones), ``direction`` +1 / -1 (0: as the result records)."""
+
+    label: str
+    task: str
+    subset: str | None = None
+    metric: str | None = None
+    direction: int = 0
+
+
+@dataclass(frozen=True)
 class SuiteSection:
     """One suite's figures and tables (``build``), the per-item columns behind its main scores (``items``, for
     paired tests; None when a score is not a function of per-item values), its position among the sections
@@ -27,6 +39,8 @@ class SuiteSection:
     build: Callable[[BuildContext], Section | None]
     items: Callable[[Entry], ItemColumns | None] = _no_items
     task_order: tuple[str, ...] = ()
+    headlines: tuple[Headline, ...] = ()
+    headline_rest: bool = True  # the suite's other ranked tasks also get (mean) rows on the ranking
 
 
 SECTIONS: dict[str, SuiteSection] = {}
@@ -34,11 +48,13 @@ SECTIONS: dict[str, SuiteSection] = {}
 
 def register_section(suite: str, *, title: str, order: int, build: Callable[[BuildContext], Section | None],
                      items: Callable[[Entry], ItemColumns | None] | None = None,
-                     task_order: Sequence[str] = ()) -> SuiteSection:
+                     task_order: Sequence[str] = (), headlines: Sequence[Headline] = (),
+                     headline_rest: bool = True) -> SuiteSection:
     """Called by a suite's ``report.py`` when it is imported."""
     if suite in SECTIONS and SECTIONS[suite].build is not build:
         raise ValueError(f"report section of suite {suite!r} registered twice")
-    section = SuiteSection(suite, title, order, build, items or _no_items, tuple(task_order))
+    section = SuiteSection(suite, title, order, build, items or _no_items, tuple(task_order), tuple(headlines),
+                           headline_rest)
     SECTIONS[suite] = section
     return section
 

@@ -5,7 +5,7 @@ import numpy as np
 
 from ...report.figures import heatmap, new_figure
 from ...report.loading import Entry
-from ...report.sections import register_section
+from ...report.sections import Headline, register_section
 from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, fmt, unique_keys
 from .published import MODIFIER_TYPES
 
@@ -142,4 +142,8 @@ def _controls_table(controls) -> Table:
                       "synonym, and a small distance between a phrase and its synonym variant.")
 
 
-register_section(SUITE, title=TITLE, order=30, build=build, items=items, task_order=TASK_ORDER)
+#: Consistency of the two tests that separate adjective types (test 1 holds for any mean of vectors).
+HEADLINES = (Headline("modifiers test 2 (S-I|S-NI)", "modifiers-test2"),
+             Headline("modifiers test 3 (NS-Pr)", "modifiers-test3"))
+register_section(SUITE, title=TITLE, order=30, build=build, items=items, task_order=TASK_ORDER,
+                 headlines=HEADLINES, headline_rest=False)

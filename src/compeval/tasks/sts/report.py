@@ -6,7 +6,7 @@ import numpy as np
 
 from ...report.figures import PUBLISHED_COLOUR, new_figure, style_axes
 from ...report.loading import Entry
-from ...report.sections import register_section
+from ...report.sections import Headline, register_section
 from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
 from .tasks import apply_missing
 
@@ -186,4 +186,8 @@ def _sets_figure(ctx: BuildContext, entries: list[Entry]):
                            "Main score of each STS task with its 95% bootstrap interval over pairs.")
 
 
-register_section(SUITE, title=TITLE, order=10, build=build, items=items, task_order=TASK_ORDER)
+#: The paper's headline: Spearman on the adversarial pairs, and the non − adv gap (structure blindness).
+HEADLINES = (Headline("STS3k adv ρ", "sts3k", "adv", "spearman", +1),
+             Headline("STS3k non−adv gap", "sts3k", "non_minus_adv", "spearman", -1))
+register_section(SUITE, title=TITLE, order=10, build=build, items=items, task_order=TASK_ORDER,
+                 headlines=HEADLINES)

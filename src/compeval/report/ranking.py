@@ -1,0 +1,121 @@
+"""The end-of-run ranking: per model, the headline of each suite with its 95% interval, the best marked.
+
+A suite names its headline scores when it registers its report section (``headlines``: STS3k's adversarial
+Spearman and the non − adv gap, say); any other ranked task of a suite is summarised by the mean of the
+tasks' main scores that share a metric and direction. Everything is read from the results folder
+(``ResultsIndex``), like the report, so the ranking shows exactly what was written.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from .loading import Entry, ResultsIndex
+from .sections import Headline, section, suite_order, task_order
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class RankRow:
+    """One headline: its label, which way is better, and per model (value, ci_low, ci_high)."""
+
+    suite: str
+    label: str
+    direction: int  # +1 higher is better, -1 lower is better
+    cells: dict[str, tuple[float, float | None, float | None]] = field(default_factory=dict)
+    note: str = ""  # e.g. "mean of 5 tasks"
+
+    def best(self) -> str | None:
+        """The model with the best value (None when fewer than two models have one)."""
+        have = {m: v for m, (v, _, _) in self.cells.items() if v is not None and math.isfinite(v)}
+        if len(have) < 2 or self.direction == 0:
+            return None
+        return max(have, key=lambda m: self.direction * have[m])
+
+
+def _score(e: Entry, h: Headline) -> tuple[float, float | None, float | None] | None:
+    s = e.score(h.metric or e.result.task.main_metric, h.subset or e.result.task.main_subset)
+    if s is None or s.value is None or not math.isfinite(s.value):
+        return None
+    return s.value, s.ci_low, s.ci_high
+
+
+def _mean(cells: list[tuple[float, float | None, float | None]]) -> tuple[float, float | None, float | None]:
+    """Mean of task scores; its interval from the tasks' intervals as if the tasks were independent
+    (each task's standard error taken as its interval's half-width / 1.96)."""
+    value = float(np.mean([c[0] for c in cells]))
+    if any(c[1] is None or c[2] is None for c in cells):
+        return value, None, None
+    se = math.sqrt(sum(((hi - lo) / (2 * Z95)) ** 2 for _, lo, hi in cells)) / len(cells)
+    return value, value - Z95 * se, value + Z95 * se
+
+
+def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[RankRow]:
+    """Headline rows for every suite present (in report order); ``keep`` limits to these result files."""
+    paths = None if keep is None else {str(p) for p in keep}
+    entries = [e for e in index.entries if paths is None or str(e.path) in paths]
+    models = [m for m in index.models if any(e.model == m for e in entries)]
+    rows: list[RankRow] = []
+    for suite in suite_order({e.suite for e in entries}):
+        mine = [e for e in entries if e.suite == suite and e.info.ranked]
+        sec = section(suite)
+        declared = list(sec.headlines) if sec else []
+        used: set[str] = set()
+        for h in declared:
+            row = RankRow(suite, h.label, h.direction)
+            for e in mine:
+                if e.task_name == h.task and e.task == h.task and (cell := _score(e, h)) is not None:
+                    row.cells[e.model] = cell
+                    if h.direction == 0:
+                        row.direction = e.info.direction(h.metric or e.info.main_metric)
+            if row.cells:
+                rows.append(row)
+                used.add(h.task)
+        if declared and not (sec and sec.headline_rest):
+            continue
+        rest = [e for e in mine if e.task_name not in used]
+        rows += _summaries(suite, rest, models)
+    return rows
+
+
+def _summaries(suite: str, entries: list[Entry], models: list[str]) -> list[RankRow]:
+    """One row per (main metric, direction) among a suite's other ranked tasks: the task itself when
+    alone, else the mean over the tasks every model has."""
+    groups: dict[tuple[str, int], set[str]] = {}
+    for e in entries:
+        groups.setdefault((e.info.main_metric, e.direction), set()).add(e.task)
+    rows = []
+    for (metric, direction), tasks in groups.items():
+        if direction == 0:
+            continue
+        present = [m for m in models if any(e.model == m for e in entries)]
+        common = [t for t in task_order(suite, tasks)
+                  if all(any(e.model == m and e.task == t for e in entries) for m in present)]
+        if not common:
+            continue
+        label = common[0] if len(common) == 1 else f"{suite}: mean {metric}"
+        row = RankRow(suite, label, direction, note="" if len(common) == 1 else f"mean of {len(common)} tasks")
+        if len(common) == 1:
+            label = f"{common[0]} {metric}"
+            row.label = label
+        for m in present:
+            cells = [c for e in entries if e.model == m and e.task in common
+                     if (c := _score(e, Headline("", e.task_name))) is not None]
+            if len(cells) == len(common):
+                row.cells[m] = _mean(cells) if len(cells) > 1 else cells[0]
+        if row.cells:
+            rows.append(row)
+    return rows
+
+
+def fmt_cell(cell: tuple[float, float | None, float | None] | None, digits: int = 3) -> str:
+    if cell is None:
+        return "–"
+    v, lo, hi = cell
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{v:.{digits}f}"
+    return f"{v:.{digits}f} [{lo:.{digits - 1}f}, {hi:.{digits - 1}f}]"

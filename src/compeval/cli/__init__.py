@@ -194,16 +194,28 @@ def run(
 def results(
     directory: Path = typer.Argument(..., help="a results folder written by `compeval run`"),
     format: str = typer.Option("table", "--format", "-f", help="table | csv | json | markdown | latex"),
-    leaderboard: bool = typer.Option(False, "--leaderboard", help="models × tasks main scores with 95% intervals "
-                                     "and published reference rows (markdown, csv or latex)"),
+    leaderboard: bool = typer.Option(False, "--leaderboard", help="models × tasks main scores (STS3k: adversarial "
+                                     "Spearman and the non−adv gap) with 95% intervals, a mean rank, and "
+                                     "published reference rows"),
+    no_published: bool = typer.Option(False, "--no-published", help="--leaderboard without published rows"),
 ):
-    """Flatten a results folder into rows: model, task, subset, metric, value, ci_low, ci_high, n."""
+    """Every score of a results folder as rows (model, task, params, subset, metric, value, ci_low, ci_high,
+    n), or the leaderboard; csv and json hold numbers, value and interval in separate fields."""
     from ..results.store import ROW_COLUMNS, results_frame
 
+    if format not in ("table", "csv", "json", "markdown", "latex"):
+        raise CompevalError(f"unknown format {format!r}; choose table, csv, json, markdown or latex")
+    if no_published and not leaderboard:
+        raise CompevalError("--no-published applies to --leaderboard")
     if leaderboard:
         from ..report.tables import leaderboard_text
 
-        sys.stdout.write(leaderboard_text(directory, "markdown" if format == "table" else format))
+        if format == "table":
+            from .summary import leaderboard_table
+
+            out.print(leaderboard_table(directory, include_published=not no_published))
+        else:
+            sys.stdout.write(leaderboard_text(directory, format, include_published=not no_published))
         return
     unreadable: list = []
     df = results_frame(directory, unreadable)
@@ -226,8 +238,6 @@ def results(
         sys.stdout.write(json.dumps(df.astype(object).where(df.notna(), None).to_dict("records"), indent=1) + "\n")
     elif format == "markdown":
         sys.stdout.write(_markdown(df) + "\n")
-    else:
-        raise CompevalError(f"unknown format {format!r}; choose table, csv, json, markdown or latex")
 
 
 @app.command()

@@ -118,3 +118,50 @@ def _write_report(output_dir: Path, console: Console) -> None:
         return
     console.print(f"report: {escape(str(info.path))}  ({info.size_bytes / 1e6:.2f} MB, built in {info.seconds:.1f}s)",
                   highlight=False, soft_wrap=True)
+
+
+def leaderboard_table(directory: Path, include_published: bool = True) -> Table:
+    """``compeval results DIR --leaderboard``: columns down, computed models across (the best bold), and
+    the best published figure of each row with how many were published (all of them: csv, json, markdown)."""
+    from ..report.loading import ResultsIndex
+    from ..report.ranking import fmt_cell
+    from ..report.tables import best_rows, leaderboard_columns, leaderboard_frame
+
+    index = ResultsIndex(directory)
+    frame = leaderboard_frame(index, include_published=include_published, overall=True)
+    cols = leaderboard_columns(index)
+    directions = {(c.suite, c.label): c.direction for c in cols} | {("overall", "mean rank"): -1}
+    best = best_rows(frame, directions)
+    models = [m for m in frame.index if not str(m).endswith("[published]")]
+    published = [m for m in frame.index if str(m).endswith("[published]")]
+    table = Table(title="leaderboard · 95% intervals · bold: best computed model", header_style="bold",
+                  box=None, pad_edge=False)
+    table.add_column("column", no_wrap=True)
+    for m in models:
+        table.add_column(escape(str(m)), no_wrap=True)
+    if published:
+        table.add_column("best published (of n)", overflow="fold")
+    suite = None
+    for s, t in dict.fromkeys((s, t) for s, t, _ in frame.columns):
+        if s != suite:
+            suite = s
+            table.add_row(f"[bold]{escape(s)}[/]")
+        def get(model, stat):
+            v = frame.loc[model, (s, t, stat)] if (s, t, stat) in frame.columns else float("nan")
+            return None if v != v else float(v)
+
+        cells = []
+        for m in models:
+            v = get(m, "value")
+            text = "–" if v is None else escape(fmt_cell((v, get(m, "ci_low"), get(m, "ci_high"))))
+            cells.append(f"[bold green]{text}[/]" if best.get((s, t)) == m and v is not None else text)
+        if published:
+            sign = directions.get((s, t), 0)
+            pub = {m: get(m, "value") for m in published if get(m, "value") is not None}
+            if pub and sign:
+                top = max(pub, key=lambda m: sign * pub[m])
+                cells.append(f"{pub[top]:.3f} {escape(top.removesuffix(' [published]'))} ({len(pub)})")
+            else:
+                cells.append("")
+        table.add_row(f"  {escape(t)} {ARROWS[directions.get((s, t), 0)]}", *cells)
+    return table

@@ -6,6 +6,9 @@ renders the tidy rows of ``compeval results`` as LaTeX.
 """
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +17,7 @@ import pandas as pd
 from ..errors import CompevalError
 from ..results.schema import PublishedScore
 from .loading import Entry, ResultsIndex
-from .sections import suite_order, task_order
+from .sections import section, suite_order, task_order
 
 STATS = ("value", "ci_low", "ci_high")
 
@@ -31,38 +34,92 @@ def columns(index: ResultsIndex) -> list[tuple[str, str]]:
     return out
 
 
-def leaderboard_frame(results_dir: Path | str | ResultsIndex, include_published: bool = False) -> pd.DataFrame:
-    """Models × tasks main scores: columns ``(suite, task, stat)`` with stat in value / ci_low / ci_high.
+@dataclass(frozen=True)
+class Column:
+    """One leaderboard column: a task's score on a subset and metric (its main ones, or a suite's headline
+    such as STS3k's adversarial Spearman), and which way is better."""
 
-    With ``include_published``, published reference rows (from the method specs) are appended with the
-    label ``"<model> [published]"`` and no interval; they are not computed by compeval.
+    suite: str
+    label: str  # the task slug, or ``slug:subset`` for a headline other than the main score
+    task: str  # slug
+    task_name: str
+    subset: str
+    metric: str
+    direction: int
+
+
+def leaderboard_columns(index: ResultsIndex) -> list[Column]:
+    """Every ranked task's main score, except that a task the suite sums up with headlines (STS3k: adversarial
+    Spearman and the non − adv gap) has those columns instead."""
+    out = []
+    for suite, slug in columns(index):
+        entry = next(e for e in index.entries if e.task == slug)
+        sec = section(suite)
+        heads = [h for h in (sec.headlines if sec else ()) if h.task == entry.task_name and slug == h.task]
+        if not heads:
+            out.append(Column(suite, slug, slug, entry.task_name, entry.info.main_subset, entry.info.main_metric,
+                              entry.direction))
+            continue
+        for h in heads:
+            subset, metric = h.subset or entry.info.main_subset, h.metric or entry.info.main_metric
+            label = slug if (subset, metric) == (entry.info.main_subset, entry.info.main_metric) else f"{slug}:{subset}"
+            out.append(Column(suite, label, slug, entry.task_name, subset, metric,
+                              h.direction or entry.info.direction(metric)))
+    return out
+
+
+def leaderboard_frame(results_dir: Path | str | ResultsIndex, include_published: bool = False,
+                      overall: bool = False) -> pd.DataFrame:
+    """Models × leaderboard columns: columns ``(suite, column, stat)`` with stat in value / ci_low / ci_high.
+
+    A column is a task's main score (named by the task slug) or a suite's headline (``sts3k:adv``,
+    ``sts3k:non_minus_adv``). With ``include_published``, published reference rows (from the method specs)
+    are appended with the label ``"<model> [published]"`` and no interval; they are not computed by
+    compeval. With ``overall``, an ``("overall", "mean rank", "value")`` column ranks the computed models
+    in each column (1 = best) and averages those ranks over the columns a model has.
     """
     index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)
-    cols = columns(index)
+    cols = leaderboard_columns(index)
     data: dict[tuple[str, str, str], dict[str, float]] = {}
-    for suite, task in cols:
+    for c in cols:
         for stat in STATS:
-            data[(suite, task, stat)] = {}
-    for e in index.entries:
-        key = (e.suite, e.task)
-        if key not in cols:
-            continue
-        s = e.main
-        for stat in STATS:
-            v = None if s is None else getattr(s, stat)
-            data[(*key, stat)][e.model] = np.nan if v is None else v
+            data[(c.suite, c.label, stat)] = {}
+        for e in index.entries:
+            if e.task != c.task:
+                continue
+            s = e.score(c.metric, c.subset)
+            for stat in STATS:
+                v = None if s is None else getattr(s, stat)
+                data[(c.suite, c.label, stat)][e.model] = np.nan if v is None else v
     rows = list(index.models)
+    if overall and any(c.direction for c in cols):
+        ranks = pd.DataFrame({c.label: pd.Series(data[(c.suite, c.label, "value")], dtype=float)
+                              .mul(-c.direction).rank(method="min") for c in cols if c.direction}, index=rows)
+        data[("overall", "mean rank", "value")] = ranks.mean(axis=1, skipna=True).to_dict()
     if include_published:
-        for suite, task in cols:
-            for p in published_main(index, task):
+        for c in cols:
+            for p in index.published(c.task_name, c.subset, c.metric):
                 label = f"{p.model} [published]"
-                data[(suite, task, "value")][label] = p.value
+                data[(c.suite, c.label, "value")][label] = p.value
                 if label not in rows:
                     rows.append(label)
     frame = pd.DataFrame(data, index=rows, dtype=float)
     frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["suite", "task", "stat"])
     frame.index.name = "model"
     return frame
+
+
+def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int]) -> dict[tuple[str, str], str]:
+    """(suite, column) → the computed model (not a published row) with the best value."""
+    best = {}
+    computed = [m for m in frame.index if not str(m).endswith("[published]")]
+    for key, sign in directions.items():
+        if sign == 0 or (*key, "value") not in frame.columns:
+            continue
+        values = frame.loc[computed, (*key, "value")].dropna()
+        if len(values) >= 2:
+            best[key] = (values * sign).idxmax()
+    return best
 
 
 def main_of(index: ResultsIndex) -> dict[str, tuple[str, str, str]]:
@@ -76,30 +133,78 @@ def published_main(index: ResultsIndex, slug: str) -> list[PublishedScore]:
     return index.published(entry.task_name, entry.info.main_subset, entry.info.main_metric)
 
 
+FORMATS = ("markdown", "csv", "json", "latex")
+
+
 def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_published: bool = True,
                      digits: int = 3) -> str:
-    """The leaderboard as ``value [low, high]`` cells in markdown, csv or latex."""
-    frame = leaderboard_frame(results_dir, include_published=include_published)
-    cells = pd.DataFrame(index=frame.index)
-    for suite, task in dict.fromkeys((s, t) for s, t, _ in frame.columns):
-        v, lo, hi = (frame[(suite, task, stat)] for stat in STATS)
-        cells[(suite, task)] = [_cell(a, b, c, digits) for a, b, c in zip(v, lo, hi)]
-    cells.columns = pd.MultiIndex.from_tuples(cells.columns, names=["suite", "task"])
+    """The leaderboard in markdown or LaTeX (``value [low, high]`` cells, the best of each column bold), or
+    as data: CSV with numeric ``value`` / ``ci_low`` / ``ci_high`` columns apart, JSON one record per cell."""
+    if fmt not in FORMATS:
+        raise CompevalError(f"unknown leaderboard format {fmt!r}; choose markdown, csv, json or latex")
+    index = ResultsIndex(results_dir)
+    frame = leaderboard_frame(index, include_published=include_published, overall=True)
+    cols = leaderboard_columns(index)
+    directions = {(c.suite, c.label): c.direction for c in cols} | {("overall", "mean rank"): -1}
     if fmt == "csv":
-        flat = cells.copy()
-        flat.columns = [f"{s}/{t}" for s, t in flat.columns]
+        flat = frame.copy()
+        flat.columns = [f"{s}/{t}" if s == "overall" else f"{s}/{t}/{stat}" for s, t, stat in flat.columns]
+        flat.insert(0, "published", [str(m).endswith("[published]") for m in flat.index])
         return flat.to_csv()
+    if fmt == "json":
+        return json.dumps(leaderboard_records(frame, cols), indent=1) + "\n"
+    best = best_rows(frame, directions)
+    cells = pd.DataFrame(index=frame.index)
+    keys = list(dict.fromkeys((s, t) for s, t, _ in frame.columns))
+    for suite, task in keys:
+        get = (lambda stat: frame[(suite, task, stat)] if (suite, task, stat) in frame.columns
+               else pd.Series(np.nan, index=frame.index))
+        v, lo, hi = get("value"), get("ci_low"), get("ci_high")
+        texts = [_cell(a, b, c, digits) for a, b, c in zip(v, lo, hi)]
+        mark = best.get((suite, task))
+        bold = (lambda t: f"**{t}**") if fmt == "markdown" else (lambda t: f"BOLD{{{t}}}")
+        cells[(suite, task)] = [bold(t) if m == mark and t else t for m, t in zip(frame.index, texts)]
+    cells.columns = pd.MultiIndex.from_tuples(cells.columns, names=["suite", "task"])
     if fmt == "markdown":
-        header = ["model"] + [f"{t} ({s})" for s, t in cells.columns]
+        header = ["model"] + [f"{t} ({s})" + _arrow(directions.get((s, t), -1 if s == "overall" else 0))
+                              for s, t in cells.columns]
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for model, row in cells.iterrows():
             lines.append("| " + " | ".join([str(model), *row.tolist()]) + " |")
         return "\n".join(lines) + "\n"
-    if fmt == "latex":
-        cells.index.name = None  # else pandas adds a row holding only "model"
-        return cells.to_latex(escape=True, multicolumn_format="c", caption="Main scores with 95\\% intervals",
-                              label="tab:compeval-leaderboard")
-    raise CompevalError(f"unknown leaderboard format {fmt!r}; choose markdown, csv or latex")
+    cells.index.name = None  # else pandas adds a row holding only "model"
+    tex = cells.to_latex(escape=True, multicolumn_format="c", caption="Main scores with 95\\% intervals; "
+                         "the best computed model of each column in bold", label="tab:compeval-leaderboard")
+    return re.sub(r"BOLD\\\{(.*?)\\\}", r"\\textbf{\1}", tex)
+
+
+def _arrow(direction: int) -> str:
+    return {1: " ↑", -1: " ↓"}.get(direction, "")
+
+
+def leaderboard_records(frame: pd.DataFrame, cols: list[Column]) -> list[dict]:
+    """One record per model × column with numbers (None where absent), for JSON."""
+    def num(x):
+        return None if x is None or not np.isfinite(x) else float(x)
+
+    out = []
+    for model in frame.index:
+        published = str(model).endswith("[published]")
+        for c in cols:
+            v = num(frame.loc[model, (c.suite, c.label, "value")])
+            if v is None:
+                continue
+            out.append({"model": str(model), "published": published, "suite": c.suite, "column": c.label,
+                        "task": c.task, "subset": c.subset, "metric": c.metric, "direction": c.direction,
+                        "value": v, "ci_low": num(frame.loc[model, (c.suite, c.label, "ci_low")]),
+                        "ci_high": num(frame.loc[model, (c.suite, c.label, "ci_high")])})
+        if ("overall", "mean rank", "value") in frame.columns and not published:
+            r = num(frame.loc[model, ("overall", "mean rank", "value")])
+            if r is not None:
+                out.append({"model": str(model), "published": False, "suite": "overall", "column": "mean rank",
+                            "task": None, "subset": None, "metric": "mean rank", "direction": -1, "value": r,
+                            "ci_low": None, "ci_high": None})
+    return out
 
 
 def _cell(v, lo, hi, digits: int) -> str:

@@ -253,13 +253,19 @@ def _short(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-ROW_COLUMNS = ["model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"]
+ROW_COLUMNS = ["model", "task", "params", "subset", "metric", "value", "ci_low", "ci_high", "n"]
+
+
+def task_params_text(params: dict) -> str:
+    """A task's options as ``key=value`` pairs (sorted, ``;``-separated): the run's ``--task`` suffix."""
+    return "; ".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
 
 
 def result_rows(result: TaskResult, label: str | None = None) -> list[dict]:
     model = label or result.model.get("display") or result.model.get("name")
+    params = task_params_text(result.task.params)
     return [
-        {"model": model, "task": result.task.name, "subset": s.subset, "metric": s.metric, "value": s.value,
+        {"model": model, "task": result.task.name, "params": params, "subset": s.subset, "metric": s.metric, "value": s.value,
          "ci_low": s.ci_low, "ci_high": s.ci_high, "n": s.n}
         for s in result.scores
     ]

@@ -24,7 +24,7 @@ LAYERS = [
     {"compeval.cache"},
     {"compeval.tasks"},
     {"compeval.runner", "compeval.report"},
-    {"compeval.cli"},
+    {"compeval.cli", "compeval.__main__"},  # python -m compeval is the command line
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 # What a task may import from compeval.models: the protocol, the registry (baselines by spec) and the kit.

@@ -119,3 +119,19 @@ def fmt_cell(cell: tuple[float, float | None, float | None] | None, digits: int 
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{v:.{digits}f}"
     return f"{v:.{digits}f} [{lo:.{digits - 1}f}, {hi:.{digits - 1}f}]"
+
+
+def ranking_frame(results_dir, keep: Iterable[str] | None = None):
+    """The ranking as a DataFrame for the Python API: one row per suite headline, one column per model
+    (``value [low, high]``), and ``best``, the model with the best value of the row."""
+    import pandas as pd
+
+    index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)
+    rows = ranking(index, keep)
+    models = [m for m in index.models if any(m in r.cells for r in rows)]
+    arrows = {1: " ↑", -1: " ↓"}
+    frame = pd.DataFrame([[fmt_cell(r.cells.get(m)) for m in models] + [r.best() or ""] for r in rows],
+                         columns=[*models, "best"],
+                         index=[r.label + arrows.get(r.direction, "") for r in rows])
+    frame.index.name = "headline"
+    return frame

@@ -23,7 +23,7 @@ from ..results.store import atomic_write_bytes
 from .figures import FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
 from .loading import Entry, ResultsIndex
 from .sections import section, sections as registered_sections
-from .sections.base import BuildContext, Cell, ItemColumns, Section, fmt, fmt_ci
+from .sections.base import BuildContext, Cell, ItemColumns, Section, error_bars, fmt, fmt_ci
 from .tables import columns, main_of, published_main, ranked
 
 RECOMPUTE_TOLERANCE = {"spearman": 2e-3, "auc": 2e-3, "mean": 1e-6}
@@ -99,8 +99,10 @@ def build_report(
         if sec is not None:
             sections.append(sec)
     paired_fig = _paired_figure(ctx, comparisons) if any(c.result for c in comparisons) else None
+    headline_fig = _headline_figure(ctx)
     page = _render(
         title=title, index=index, leaderboard=_leaderboard_tables(index, comparisons), sections=sections,
+        headline_fig=headline_fig,
         comparisons=comparisons, paired_fig=paired_fig, provenance=_provenance(index),
         unknown_suites=sorted({e.suite for e in index.entries} - {s.suite for s in known}), notes=notes,
         settings={"n_resamples": n_resamples, "n_permutations": n_permutations, "seed": seed},
@@ -110,11 +112,52 @@ def build_report(
     umask = os.umask(0)
     os.umask(umask)
     output.chmod(0o666 & ~umask)  # a report is for sharing: the temporary file's 0600 is too strict
-    figures = [f.id for s in sections for f in s.figures] + ([paired_fig.id] if paired_fig else [])
-    files = [p for s in sections for f in s.figures for p in f.files] + (paired_fig.files if paired_fig else [])
+    extra = [f for f in (headline_fig, paired_fig) if f is not None]
+    figures = [f.id for f in extra[:1] if f is headline_fig] + [f.id for s in sections for f in s.figures] \
+        + ([paired_fig.id] if paired_fig else [])
+    files = [p for f in extra for p in f.files] + [p for s in sections for f in s.figures for p in f.files]
     return ReportInfo(path=output, size_bytes=output.stat().st_size, seconds=time.perf_counter() - started,
                       sections=["leaderboard", *[s.id for s in sections], "paired", "provenance"], figures=figures,
                       paired=sum(1 for c in comparisons if c.result), figure_files=files, warnings=notes)
+
+
+# -------------------------------------------------------------------------------------------- headline
+
+def _headline_figure(ctx: BuildContext) -> RenderedFigure | None:
+    """The page's first figure: each suite's headline (the end-of-run ranking), one panel per headline, every
+    model a point with its 95% interval in its own colour (the colour it has in every other figure)."""
+    from .ranking import ranking
+
+    rows = [r for r in ranking(ctx.index) if r.cells]
+    if not rows:
+        return None
+    n = len(rows)
+    ncols = min(n, 4)
+    nrows = -(-n // ncols)
+    models = ctx.index.models
+    fig = new_figure(3.2 * ncols, 0.35 * len(models) * nrows + 1.1 * nrows + 0.6)
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    for ax, row in zip(axes, rows):
+        present = [m for m in models if m in row.cells]
+        y = np.arange(len(present))
+        best = row.best()
+        for yi, m in zip(y, present):
+            v, lo, hi = row.cells[m]
+            err = error_bars([v], [lo], [hi])
+            ax.errorbar([v], [yi], xerr=err, fmt="o", color=ctx.colours[m], capsize=2, linewidth=1,
+                        markersize=7 if m == best else 5, markeredgecolor="black" if m == best else ctx.colours[m])
+        ax.set_yticks(y, [_short(m, 22) for m in present], fontsize=8)
+        ax.set_ylim(-0.7, len(present) - 0.3)
+        ax.invert_yaxis()
+        arrow = {1: " (↑ better)", -1: " (↓ better)"}.get(row.direction, "")
+        ax.set_title(_short(row.label, 30) + arrow, fontsize=9, loc="left", wrap=True)
+        style_axes(ax, "x")
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return ctx.sink.render(fig, "fig-headline", "Headline of each suite",
+                           "Per model, each suite's headline score with its 95% interval (black edge: the best of the "
+                           "panel); the same numbers as the ranking at the end of `compeval run`. A suite mean's "
+                           "interval treats its tasks as independent.")
 
 
 # ---------------------------------------------------------------------------------------------- paired

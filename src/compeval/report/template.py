@@ -87,6 +87,12 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
     marked <span class="badge">published</span> are figures from the papers, transcribed from the method specs and
     <em>not computed here</em>; hover them for the citation.{% if not_ranked %} Model-independent tasks
     ({{ not_ranked|join(", ") }}) appear in their section, not here.{% endif %}</p>
+  {% if headline_fig %}
+  <figure class="figure headline" id="{{ headline_fig.id }}" data-figure="{{ headline_fig.id }}">
+    {{ headline_fig.svg|safe }}
+    <figcaption><strong id="{{ headline_fig.id }}-title">{{ headline_fig.title }}.</strong> {{ headline_fig.caption }}</figcaption>
+  </figure>
+  {% endif %}
   <div class="boards">
   {% for t in leaderboard %}
   <div class="board-block">
@@ -97,19 +103,35 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
       {% for h in t.header %}<th class="task">{{ h.task }}{% if h.options %}<span class="options">{{ h.options }}</span>{% endif %}<span class="metric">{{ h.metric }}</span></th>{% endfor %}
     </tr></thead>
     <tbody>
-    {% set ns = namespace(sep=false) %}
-    {% for r in t.rows %}
-      {% if r.published and not ns.sep %}{% set ns.sep = true %}
-      <tr class="separator"><td colspan="{{ t.header|length + 1 }}">published reference figures (not computed here)</td></tr>
-      {% endif %}
-      <tr class="{{ 'published' if r.published else 'computed' }}">
-        <td class="model">{{ r.model }}{% if r.published %}<span class="badge">published</span>{% endif %}</td>
+    {% for r in t.rows if not r.published %}
+      <tr class="computed">
+        <td class="model">{{ r.model }}</td>
         {% for c in r.cells %}<td class="{{ c.cls }}" title="{{ c.title }}">{{ c.text }}{% if c.sub %}<span class="ci">{{ c.sub }}</span>{% endif %}</td>{% endfor %}
       </tr>
     {% endfor %}
     </tbody>
   </table>
   </div>
+  {% set pub = t.rows|selectattr("published")|list %}
+  {% if pub %}
+  <details class="published-rows"><summary>{{ pub|length }} published reference figure{{ 's' if pub|length != 1 }} (not computed here)</summary>
+  <div class="scroll">
+  <table class="board">
+    <thead><tr><th>model</th>
+      {% for h in t.header %}<th class="task">{{ h.task }}<span class="metric">{{ h.metric }}</span></th>{% endfor %}
+    </tr></thead>
+    <tbody>
+    {% for r in pub %}
+      <tr class="published">
+        <td class="model">{{ r.model }}<span class="badge">published</span></td>
+        {% for c in r.cells %}<td class="{{ c.cls }}" title="{{ c.title }}">{{ c.text }}</td>{% endfor %}
+      </tr>
+    {% endfor %}
+    </tbody>
+  </table>
+  </div>
+  </details>
+  {% endif %}
   </div>
   {% endfor %}
   </div>

@@ -17,6 +17,8 @@ TASK_ORDER = ["sts3k", "stsb", "sick", "stss131", "gs2011", "ks2013", "sts3k-pil
 REFERENCE_MODELS = ["Mean-CN", "USE", "SentBERT (all-mpnet-base-v2)", "DefSent", "OpenAI ada-002", "AMR-CN", "VerbNet-CN"]
 ADV_TYPES = {"added_modifiers": "added modifiers", "double_swap": "double swap", "triple_swap": "triple swap",
              "quadruple_swap": "quadruple swap", "paraphrase": "paraphrase", "negative": "negative"}
+#: Conditions in greys: the palette's colours stand for models, in every figure of the report.
+NON_COLOUR, ADV_COLOUR = "#b8b8b8", "#4d4d4d"
 TYPE_COLOURS = {"added_modifiers": "#009E73", "double_swap": "#E69F00", "triple_swap": "#CC79A7",
                 "quadruple_swap": "#D55E00", "paraphrase": "#0072B2", "negative": "#56B4E9", "other": "#999999"}
 
@@ -78,7 +80,7 @@ def _gap_figure(ctx: BuildContext, sts3k: list[Entry]):
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [2.2, 1]})
     x = np.arange(len(names))
     w = 0.38
-    for k, (label, trip, colour) in enumerate((("non-adversarial", non, "#0072B2"), ("adversarial", adv, "#D55E00"))):
+    for k, (label, trip, colour) in enumerate((("non-adversarial", non, NON_COLOUR), ("adversarial", adv, ADV_COLOUR))):
         vals = [t[0] if t[0] is not None else np.nan for t in trip]
         err = error_bars(*zip(*trip))
         bars = left.bar(x + (k - 0.5) * w, vals, w, yerr=err, capsize=2, color=colour, label=label,
@@ -104,7 +106,7 @@ def _gap_figure(ctx: BuildContext, sts3k: list[Entry]):
     right.invert_yaxis()
     right.axvline(0, color="black", linewidth=0.6)
     right.set_xlabel("ρ(non) − ρ(adv)")
-    right.set_title("Gap (higher = more structure-blind)")
+    right.set_title("Gap (higher = more structure-blind)", loc="right")  # centred, it ran off the page
     style_axes(right, "x")
     return ctx.sink.render(fig, "fig-sts3k-gap", "STS3k non vs adversarial, and the gap",
                            "Bars: Spearman ρ with 95% bootstrap intervals over pairs (ours); hatched bars and grey gaps are "

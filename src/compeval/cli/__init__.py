@@ -262,6 +262,22 @@ def report(
         console.print(f"figures: {len(info.figure_files)} {figure_format} files in {figures}")
 
 
+@app.command()
+def export(
+    directory: Path = typer.Argument(..., help="a results folder written by `compeval run`"),
+    output: Path = typer.Argument(..., help="the folder to write"),
+    format: str = typer.Option("mteb", "--format", "-f", help="mteb: MTEB's results layout "
+                               "(MODEL/REVISION/TASK.json with main_score per subset)"),
+):
+    """Write a results folder in another tool's layout (MTEB), to compare with its leaderboards."""
+    if format != "mteb":
+        raise CompevalError(f"unknown export format {format!r}; choose mteb")
+    from ..report.mteb import export_mteb
+
+    files = export_mteb(directory, output)
+    console.print(f"wrote {len(files)} task file(s) in MTEB's layout under {output}", highlight=False)
+
+
 def _markdown(df) -> str:
     lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
     for row in df.itertuples(index=False):

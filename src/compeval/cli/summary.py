@@ -22,7 +22,7 @@ def ranking_table(rows, models: list[str]) -> Table:
     from ..report.ranking import fmt_cell
 
     table = Table(show_lines=False, pad_edge=False, box=None, header_style="bold")
-    table.add_column("headline")
+    table.add_column("headline", no_wrap=True)
     for m in models:
         table.add_column(escape(m), overflow="fold")
     for row in rows:

@@ -67,8 +67,8 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         used: set[str] = set()
         for h in declared:
             row = RankRow(suite, h.label, h.direction)
-            for e in mine:
-                if e.task_name == h.task and e.task == h.task and (cell := _score(e, h)) is not None:
+            for e in _firsts(mine, h.task):
+                if (cell := _score(e, h)) is not None:
                     row.cells[e.model] = cell
                     if h.direction == 0:
                         row.direction = e.info.direction(h.metric or e.info.main_metric)
@@ -82,31 +82,36 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
     return rows
 
 
+def _firsts(entries: list[Entry], task_name: str) -> list[Entry]:
+    """Per model, its result of ``task_name``, preferring the default options (slug == name)."""
+    best: dict[str, Entry] = {}
+    for e in sorted((e for e in entries if e.task_name == task_name), key=lambda e: (e.task != task_name, e.task)):
+        best.setdefault(e.model, e)
+    return list(best.values())
+
+
 def _summaries(suite: str, entries: list[Entry], models: list[str]) -> list[RankRow]:
     """One row per (main metric, direction) among a suite's other ranked tasks: the task itself when
-    alone, else the mean over the tasks every model has."""
+    alone, else the mean over the tasks every model has (one result per model and task name)."""
     groups: dict[tuple[str, int], set[str]] = {}
     for e in entries:
-        groups.setdefault((e.info.main_metric, e.direction), set()).add(e.task)
+        groups.setdefault((e.info.main_metric, e.direction), set()).add(e.task_name)
     rows = []
-    for (metric, direction), tasks in groups.items():
+    present = [m for m in models if any(e.model == m for e in entries)]
+    for (metric, direction), names in groups.items():
         if direction == 0:
             continue
-        present = [m for m in models if any(e.model == m for e in entries)]
-        common = [t for t in task_order(suite, tasks)
-                  if all(any(e.model == m and e.task == t for e in entries) for m in present)]
+        per_task = {t: {e.model: e for e in _firsts(entries, t)} for t in names}
+        common = [t for t in task_order(suite, names) if all(m in per_task[t] for m in present)]
         if not common:
             continue
-        label = common[0] if len(common) == 1 else f"{suite}: mean {metric}"
-        row = RankRow(suite, label, direction, note="" if len(common) == 1 else f"mean of {len(common)} tasks")
-        if len(common) == 1:
-            label = f"{common[0]} {metric}"
-            row.label = label
+        single = len(common) == 1
+        row = RankRow(suite, f"{common[0]} {metric}" if single else f"{suite}: mean {metric}", direction,
+                      note="" if single else f"mean of {len(common)} tasks")
         for m in present:
-            cells = [c for e in entries if e.model == m and e.task in common
-                     if (c := _score(e, Headline("", e.task_name))) is not None]
+            cells = [c for t in common if (c := _score(per_task[t][m], Headline("", t))) is not None]
             if len(cells) == len(common):
-                row.cells[m] = _mean(cells) if len(cells) > 1 else cells[0]
+                row.cells[m] = cells[0] if single else _mean(cells)
         if row.cells:
             rows.append(row)
     return rows

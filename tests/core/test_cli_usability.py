@@ -49,6 +49,12 @@ def test_usage_errors_are_three_lines_with_a_hint(args, hint):
     assert hint in r.stderr and "Traceback" not in r.stderr and not r.stdout
 
 
+def test_a_mistyped_task_is_one_line_with_the_closest_name(tmp_path):
+    r = cli("run", "--task", "sts3", "--model", "hashbag", "-o", str(tmp_path))
+    assert r.returncode == 2 and r.stderr.strip().splitlines() == [r.stderr.strip()]
+    assert "did you mean sts3k?" in r.stderr and "compeval tasks" in r.stderr and not list(tmp_path.iterdir())
+
+
 def test_tasks_is_one_line_per_task_grouped_by_suite_within_100_columns():
     r = cli("tasks")
     assert r.returncode == 0, r.stderr

@@ -199,8 +199,7 @@ def results(
                                      "published reference rows"),
     no_published: bool = typer.Option(False, "--no-published", help="--leaderboard without published rows"),
 ):
-    """Every score of a results folder as rows (model, task, params, subset, metric, value, ci_low, ci_high,
-    n), or the leaderboard; csv and json hold numbers, value and interval in separate fields."""
+    """Every score of a results folder as rows, or the leaderboard (csv and json hold numbers)."""
     from ..results.store import ROW_COLUMNS, results_frame
 
     if format not in ("table", "csv", "json", "markdown", "latex"):

@@ -41,15 +41,17 @@ class RichReporter(Reporter):
         self._entered = False
 
     def __enter__(self):
-        self.progress.__enter__()
-        self._entered = True
-        return self
+        return self  # the bars start with the first model: an error while planning prints only itself
 
     def __exit__(self, *exc):
-        self._entered = False
-        self.progress.__exit__(*exc)
+        if self._entered:
+            self._entered = False
+            self.progress.__exit__(*exc)
 
     def _bar(self, name: str, description: str, total: int | None = None) -> int:
+        if not self._entered:
+            self.progress.__enter__()
+            self._entered = True
         if name not in self.bars:
             self.bars[name] = self.progress.add_task(description, total=total, rate="")
         else:

@@ -41,8 +41,12 @@ def get_tasks(spec: str) -> list[Any]:
         raise SpecError(f"task spec {spec!r}: tasks take options as ',key=value', not ':'")
     names = [parsed.name] if parsed.name in TASKS else suites().get(parsed.name)
     if not names:
-        raise SpecError(f"unknown task {parsed.name!r}; tasks: {', '.join(sorted(TASKS))}; "
-                        f"suites: {', '.join(sorted(suites()))}")
+        import difflib
+
+        close = difflib.get_close_matches(parsed.name, [*TASKS, *suites()], 1, 0.6)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise SpecError(f"unknown task {parsed.name!r}; {hint}`compeval tasks` lists tasks and suites "
+                        f"({', '.join(sorted(suites()))})")
     # Each task's Options converts and checks the CLI's strings (one-line SpecError naming the option).
     return [TASKS[n](**parsed.options) for n in names]
 

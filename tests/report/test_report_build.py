@@ -41,11 +41,23 @@ def test_sections_follow_the_suites_present(toy_report):
                              "provenance"]
     for absent in ("suite-sts", "suite-probing", "suite-lexcomp"):
         assert f'id="{absent}"' not in html
-    assert set(info.figures) == {"fig-minimal-pairs", "fig-modifiers-test3", "fig-invariance-relation",
-                                 "fig-invariance-qa", "fig-paired"}
+    assert set(info.figures) == {"fig-headline", "fig-minimal-pairs", "fig-modifiers-test3",
+                                 "fig-invariance-relation", "fig-invariance-qa", "fig-paired"}
     for fid in info.figures:
         assert html.count(f'<figure class="figure" id="{fid}"') == 1
     assert not info.warnings
+
+
+def test_headline_figure_first_and_published_rows_behind_a_toggle(toy_report):
+    info, html = toy_report
+    assert info.figures[0] == "fig-headline"
+    first_figure = html.index("<figure")
+    assert first_figure == html.index('id="fig-headline"') - len('<figure class="figure" ')
+    assert first_figure < html.index('<table class="board"')  # above the leaderboard tables
+    published = html.index('<tr class="published">')
+    toggle = html.rindex("<details", 0, published)
+    assert html.index("</details>", toggle) > published  # every published row sits in a closed <details>
+    assert html.count('<tr class="published">') == html[toggle:].count('<tr class="published">')
 
 
 def test_html_is_self_contained(toy_report):

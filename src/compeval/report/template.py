@@ -88,7 +88,7 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
     <em>not computed here</em>; hover them for the citation.{% if not_ranked %} Model-independent tasks
     ({{ not_ranked|join(", ") }}) appear in their section, not here.{% endif %}</p>
   {% if headline_fig %}
-  <figure class="figure headline" id="{{ headline_fig.id }}" data-figure="{{ headline_fig.id }}">
+  <figure class="figure" id="{{ headline_fig.id }}" data-figure="{{ headline_fig.id }}">
     {{ headline_fig.svg|safe }}
     <figcaption><strong id="{{ headline_fig.id }}-title">{{ headline_fig.title }}.</strong> {{ headline_fig.caption }}</figcaption>
   </figure>

@@ -57,7 +57,8 @@ def test_cli_results_formats(data_dir, tmp_path):
     assert "encoded" in r.stderr and "summary" in r.stderr
     rows = json.loads(cli("results", str(tmp_path / "o"), "--format", "json").stdout)
     assert {(x["subset"], x["metric"]) for x in rows} >= {("adv", "spearman"), ("non_minus_adv", "spearman")}
-    assert set(rows[0]) == {"model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"}
+    assert set(rows[0]) == {"model", "task", "params", "subset", "metric", "value", "ci_low", "ci_high", "n"}
+    assert all("bootstrap=100" in x["params"] for x in rows)  # the task's options travel with each row
     csv = cli("results", str(tmp_path / "o"), "--format", "csv").stdout
     assert pd.read_csv(__import__("io").StringIO(csv)).shape[0] == len(rows)
     md = cli("results", str(tmp_path / "o"), "--format", "markdown").stdout

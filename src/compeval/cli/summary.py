@@ -43,11 +43,11 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
     console.print(
         f"[bold]summary[/]: {len(done)} job(s) done, {len(skipped)} skipped (already present), "
-        f"{len(summary.failed)} failed in {summary.seconds:.1f}s; texts: {summary.encoded:,} encoded, "
-        f"{summary.from_cache:,} from the disk cache ({summary.unique:,} unique); time: weights "
-        f"{summary.load_seconds:.1f}s, encoder {summary.encode_seconds:.1f}s, task loading "
+        f"{len(summary.failed)} failed in {summary.seconds:.1f}s; {summary.encoded:,} encoded, "
+        f"{summary.from_cache:,} from the disk cache ({summary.unique:,} unique texts)\n"
+        f"time: weights {summary.load_seconds:.1f}s, encoder {summary.encode_seconds:.1f}s, task loading "
         f"{summary.task_load_seconds:.1f}s, evaluation {sum(o.seconds for o in done):.1f}s",
-        soft_wrap=False, highlight=False)
+        soft_wrap=True, highlight=False)
     present = [o for o in done + skipped if o.path is not None]
     if verbose and done:
         _full_table(done, output_dir, out)

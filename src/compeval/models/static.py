@@ -56,6 +56,15 @@ def load_vectors(source: str) -> WordVectors:
             f"word vectors {source!r}: no such file, and not a packaged name ({', '.join(PACKAGED)})"
         )
     digest = sha256_file(path)
+    if path.suffix == ".gz":  # compressed text (Numberbatch is released as .txt.gz)
+        import gzip
+
+        with gzip.open(path, "rb") as f:
+            head = f.read(4096)
+        first = head.split(b"\n", 1)[0].split()
+        is_header = len(first) == 2 and all(x.isdigit() for x in first)
+        words, matrix = _read_text(path, skip_header=is_header)
+        return WordVectors(words, matrix, path.name, digest)
     with open(path, "rb") as f:
         head = f.read(4096)
     first = head.split(b"\n", 1)[0].split()
@@ -94,17 +103,30 @@ def _looks_binary(head: bytes) -> bool:
         return True
 
 
+CONCEPTNET_EN = "/c/en/"
+
+
 def _read_text(path: Path, skip_header: bool) -> tuple[list[str], np.ndarray]:
+    """word2vec/GloVe text. ConceptNet Numberbatch's multilingual files name terms ``/c/<lang>/<term>``:
+    English terms are kept under their bare term (``/c/en/black_cat`` → ``black_cat``), other languages
+    skipped; the English-only release (bare terms) reads as it is. ``.gz`` files are read compressed."""
+    import gzip
+
     from ..errors import MalformedDataError
 
     words, rows, dim = [], [], None
-    with open(path, encoding="utf-8", errors="strict") as f:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="strict") as f:
         for line_no, line in enumerate(f, 1):
             if skip_header and line_no == 1:
                 continue
             parts = line.rstrip("\n").rstrip().split(" ")
             if len(parts) < 2:
                 continue
+            if parts[0].startswith("/c/"):
+                if not parts[0].startswith(CONCEPTNET_EN):
+                    continue
+                parts[0] = parts[0][len(CONCEPTNET_EN):].split("/", 1)[0]
             if dim is None:
                 dim = len(parts) - 1
             if len(parts) - 1 != dim:

@@ -4,13 +4,13 @@ A sentence becomes content-word stems per role (stop words dropped, crude suffix
 "hammer"/"hammered" or "lion"/"lions" match). Core slots: subject (Agent, else Patient), verb, object
 (Patient/Theme not used as subject); modifiers: Time, Manner, Location, Trajectory.
 
-Decision order (see docs/structure.md for why):
+Decision order (docs/structure.md gives each rule and what still differs from the paper's Table 7):
 1. rows 0–9 → check; the negative subset → negative.
-2. adversarial pairs: same bag of stems but slots differ → double/triple/quadruple swap by the number of
-   roles whose filler changed; one bag contains the other with core slots kept → added modifiers;
-   otherwise → paraphrase.
-3. ordinary pairs: no shared stem → zero; one extra word inside a noun slot → adjective; of subject,
-   verb, object exactly one kept → constant X; exactly one changed → single change X; else other.
+2. adversarial pairs: core heads kept, or one bag inside the other → added modifiers; little overlap →
+   paraphrase; otherwise a swap sized by the roles whose head moved to/from another role.
+3. ordinary pairs: same words → adjective (adjectives interchanged); no shared word → zero, or constant X
+   when X's heads are near-synonyms; a shared word in another core role → other; of subject, verb,
+   object exactly one kept → constant X; exactly one changed → single change X; else other.
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def _same(x: tuple[str, ...], y: tuple[str, ...], slot: str) -> bool:
 CORE = ("subj", "verb", "dobj")
 # Near-synonym threshold on the cosine of two slot heads (GloVe 6B 50d): the released rows 2738–2799 are
 # constant-X pairs whose kept element is a synonym ("The jury reached a verdict" / "The girl achieved her
-# goal"); at 0.6 the 70 true zero pairs (rows 10–79) keep 60, the 62 synonym pairs leave zero for 46.
+# goal"); at 0.6, 62 of the 70 zero pairs (rows 10–79) stay zero and 41 of the 62 synonym pairs become constants.
 SYNONYM_COSINE = 0.6
 Similarity = Callable[[str, str], float]
 

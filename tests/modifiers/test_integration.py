@@ -40,3 +40,18 @@ def test_runner_writes_listable_results(tmp_path):
     assert set(rows["subset"]) == {"AN", "S-I", "S-NI", "NS-Pl", "NS-Pr", "A"}
     assert set(rows["metric"]) == {"test3_macro", "test3_micro"}
     assert (rows.loc[rows["subset"] == "AN", "n"] == 732).all()
+
+
+def test_default_tokenisation_reproduces_the_authors_code():
+    """The task's default gives GloVe the authors' tokenisation, whatever tok= the model spec has: the
+    default equals tok=montague exactly, and word_tokenisation=model keeps compeval's clean tokens
+    (which split hyphens and differ, e.g. on NS-Pl)."""
+    def scores(spec, **options):
+        task = ModifierNonSubsectivity(n_resamples=1, **options)
+        task.load(None)
+        return {(s.subset, s.metric): s.value for s in task.evaluate(_glove(spec), seed=0).scores}
+
+    default, montague = scores("glove-6b-50d"), scores("glove-6b-50d,tok=montague")
+    own = scores("glove-6b-50d", word_tokenisation="model")
+    assert default == montague
+    assert abs(own["NS-Pl", "test3_macro"] - montague["NS-Pl", "test3_macro"]) > 0.01

@@ -221,6 +221,13 @@ class StaticModel:
         out[[i for i, r in enumerate(rows) if r < 0]] = 0.0
         return out
 
+    def retokenised(self, tok: str) -> "StaticModel":
+        """The same vectors and operator under another tokenisation convention (a task that must follow its
+        paper's convention for word vectors asks for it; ``self`` when it is already the one)."""
+        if tok == self.tok:
+            return self
+        return StaticModel(self.vectors, op=self.op, tok=tok, seed=self.seed, name=self._config.name)
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack([compose(self.word_matrix(t), self.op, self.seed) for t in texts]) if texts else \
             np.zeros((0, self.vectors.dim), dtype=np.float32)

@@ -97,8 +97,8 @@ def groups() -> list[Group]:
         Row(FODOR, "Table 9", "Mean-CN", s, "spearman", v, "Numberbatch version not stated in the paper")
         for s, v in (("all", .368), ("non", .800), ("adv", -.291))], needs=("numberbatch",)))
     glove3 = ("the paper's GloVe is glove-wiki-gigaword-300 (300d); compeval's packaged GloVe is 50d, same "
-              "vocabulary and tokenisation (tok=montague = the authors' code)")
-    g.append(Group("modifiers-glove", "glove-6b-50d,tok=montague", ["modifiers-test1", "modifiers-test3"], [
+              "vocabulary and tokenisation (the tasks' default word_tokenisation=authors = the authors' code)")
+    g.append(Group("modifiers-glove", "glove-6b-50d", ["modifiers-test1", "modifiers-test3"], [
         *[Row(CARVALHO, "Tables 2, 4, 5", "GloVe", t, "test1_macro", 1.0,
               "mean pooling satisfies test 1 on AN phrases by construction", result_task="modifiers-test1")
           for t in ("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")],

@@ -123,7 +123,8 @@ class _ModifierTask(Task):
             "zero_vector_examples": [s.strings[ids[i]] for i in zero[:10]],
             "distance": DISTANCE_NOTE,
             "word_tokenisation": (f"{self.tokenisation} (option word_tokenisation={self.options.word_tokenisation})"
-                                  if getattr(self, "tokenisation", None) else "the model's own (not word vectors)"),
+                                  if getattr(self, "tokenisation", None)
+                                  else "the model's own (no static word-vector model behind the cache)"),
             "macro": "per-noun mean within each subset, then unweighted mean over nouns (authors' exp_run)",
             "bootstrap": bootstrap_note(self.options.n_resamples, seed),
         }

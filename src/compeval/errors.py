@@ -35,3 +35,7 @@ class ModelOutputError(CompevalError):
 
 class ModelCapabilityError(CompevalError):
     """The task needs something the model cannot do (e.g. encode texts, when it only scores pairs)."""
+
+
+class TrainingError(CompevalError):
+    """A trained head failed (diverged to a NaN/inf loss); the message names the head and its seed."""

@@ -19,6 +19,7 @@ from ...data.registry import DataContext
 from ...errors import MissingDataError, SpecError
 from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample_indices
 from ...results.schema import Score
+from ...training.device import resolve_device, task_device
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from . import bio, majority, settings
@@ -169,7 +170,10 @@ class SpanTask(LexcompTask):
             counts["token_cache"] = {"encoded": cache.encoded, "from_disk": cache.from_disk}
             cache.close()
         n_layers, dim = data["train"][0].shape[2:]
-        yt = {k: torch.from_numpy(v).long() for k, v in y.items()}
+        device = resolve_device(task_device(self))  # validation and test data live on the training device
+        data = {k: v if k == "train" else tuple(t.to(device) if t is not None else None for t in v)
+                for k, v in data.items()}
+        yt = {k: torch.from_numpy(v).long().to(device) for k, v in y.items()}
         use_span = self.params.get("ablation", "none") != "context-phrase"
         runs = []
         for layer, encoder in _settings(self.layers, self.encoders, n_layers):
@@ -184,14 +188,15 @@ class SpanTask(LexcompTask):
                 return acc, -float(nn.functional.cross_entropy(logits, yt["val"]))
 
             res = nets.train(net, data["train"], yt["train"], nn.functional.cross_entropy, val_score,
-                             self.train_cfg, seed, lengths=data["train"][1].sum(1))
+                             self.train_cfg, seed, lengths=data["train"][1].sum(1), device=str(device),
+                             name=f"{self.name} {layer}+{encoder}")
             runs.append((layer, encoder, res))
             scores.append(Score(subset=f"{layer}+{encoder}", metric="val_accuracy", value=res.best_val,
                                 n=len(val), details={"best_epoch": res.best_epoch, "epochs": res.epochs,
                                                      "seconds": round(res.seconds, 1)}))
         layer, encoder, res = max(runs, key=lambda r: r[2].best_val)  # first wins ties: grid order
         with torch.no_grad():
-            pred = res.model(*data["test"]).argmax(-1).numpy()
+            pred = res.model(*data["test"]).argmax(-1).cpu().numpy()
         scores.append(self._acc_score("all", pred == y["test"], seed, layer=layer, encoder=encoder,
                                       val_accuracy=res.best_val, chosen_on="validation accuracy"))
         preds["model"] = pred
@@ -254,10 +259,12 @@ class TaggingTask(LexcompTask):
             ytr[r, : len(it.tags)] = torch.tensor([tag_id[t] for t in it.tags])
         n_layers, dim = data["train"][0].shape[2:]
         K = len(labels)
+        device = resolve_device(task_device(self))  # validation and test data live on the training device
+        data = {k: v if k == "train" else tuple(t.to(device) for t in v) for k, v in data.items()}
 
         def decode(m, split):
             x, mask = data[split]
-            logp = torch.log_softmax(m(x, mask), -1).numpy()
+            logp = torch.log_softmax(m(x, mask), -1).cpu().numpy()
             return [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(sp[split])]
 
         def loss_fn(logits, y):  # logits cover the batch's longest sentence only (nets.trim)
@@ -265,13 +272,13 @@ class TaggingTask(LexcompTask):
             return nn.functional.cross_entropy(logits.reshape(-1, K), y.reshape(-1), ignore_index=-100)
 
         xv, mv = data["val"]
-        yv = torch.full(mv.shape, -100, dtype=torch.long)
+        yv = torch.full(mv.shape, -100, dtype=torch.long, device=device)
         for r, it in enumerate(val):
             yv[r, : len(it.tags)] = torch.tensor([tag_id.get(t, tag_id["O"]) for t in it.tags])
 
         def val_score(m):
             logits = m(xv, mv)
-            logp = torch.log_softmax(logits, -1).numpy()
+            logp = torch.log_softmax(logits, -1).cpu().numpy()
             pred = [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(val)]
             return bio.span_f1(gold["val"], pred), -float(loss_fn(logits, yv))
 
@@ -281,7 +288,7 @@ class TaggingTask(LexcompTask):
             net = nets.Tagger(layer, encoder, n_layers, dim, K, hidden=self.train_cfg.hidden,
                               dropout=self.train_cfg.dropout)
             res = nets.train(net, data["train"], ytr, loss_fn, val_score, self.train_cfg, seed,
-                             lengths=data["train"][1].sum(1))
+                             lengths=data["train"][1].sum(1), device=str(device), name=f"{self.name} {layer}+{encoder}")
             runs.append((layer, encoder, res))
             scores.append(Score(subset=f"{layer}+{encoder}", metric="val_span_f1", value=res.best_val, n=len(val),
                                 details={"best_epoch": res.best_epoch, "epochs": res.epochs,

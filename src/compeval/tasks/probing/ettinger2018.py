@@ -7,7 +7,7 @@ In ``neg``, TRUE means the probe verb is *not* negated (the negation sits on the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,6 +15,7 @@ import numpy as np
 
 from ...data.registry import DataContext
 from ...errors import MalformedDataError
+from ...training.device import task_device
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from .classifiers import ClassifierSettings
@@ -73,10 +74,13 @@ class Ettinger2018Task(Task):
     directory: ClassVar[str]
     n_probes: ClassVar[int]
 
-    def __init__(self, classifiers: str = "mlp+logreg", mlp_max_iter: int = 200, mlp_early_stopping: bool = False):
-        super().__init__(classifiers=classifiers, mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
+    def __init__(self, classifiers: str = "mlp+logreg", mlp_max_iter: int = 700, mlp_early_stopping: bool = False,
+                 mlp_tol: float = 1e-4, mlp_n_iter_no_change: int = 10, trainer: str = "torch"):
+        super().__init__(classifiers=classifiers, mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping,
+                         mlp_tol=mlp_tol, mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
         self.classifiers = parse_classifiers(classifiers, "mlp")
-        self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
+        self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping,
+                                           mlp_tol=mlp_tol, mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
         self.train: list[EttingerItem] | None = None
         self.test: list[EttingerItem] = []
         self.vocab: list[str] = []
@@ -104,7 +108,8 @@ class Ettinger2018Task(Task):
 
         problem = ProbeProblem(self.directory, split(train), split(test), extra={"sent_id": [i.sent_id for i in test]})
         return evaluate_problems(model, [problem], seed=seed, classifiers=self.classifiers, main="mlp",
-                                 settings=self.settings, probe_features=True, probe_vocab=self.vocab)
+                                 settings=replace(self.settings, device=task_device(self)), probe_features=True,
+                                 probe_vocab=self.vocab)
 
 
 def _define(directory: str, n_probes: int, description: str) -> type:

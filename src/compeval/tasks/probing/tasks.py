@@ -6,12 +6,14 @@ headline accuracy averages the choices, as the paper recommends.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ...data.registry import DataContext
 from ...errors import SpecError
+from ...training.device import task_device
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from . import builders
@@ -38,11 +40,13 @@ class GeneratedProbeTask(Task):
     main_classifier = "logreg"
 
     def _setup(self, n_train: int, n_test: int, seed: int, classifiers: str, mlp_max_iter: int,
-               mlp_early_stopping: bool) -> None:
+               mlp_early_stopping: bool, mlp_tol: float = 1e-4, mlp_n_iter_no_change: int = 10,
+               trainer: str = "torch") -> None:
         if n_train < 10 or n_test < 10:
             raise SpecError(f"{self.name}: n_train and n_test must be at least 10 (got {n_train}, {n_test})")
         self.classifiers = parse_classifiers(classifiers, self.main_classifier)
-        self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
+        self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping,
+                                           mlp_tol=mlp_tol, mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
         self.pool = StructurePool(seed)
         self.datasets: list[ProbeDataset] | None = None
 
@@ -65,7 +69,8 @@ class GeneratedProbeTask(Task):
         datasets = self._require()
         problems = [ProbeProblem(d.choice, _split(d.train), _split(d.test)) for d in datasets]
         out = evaluate_problems(model, problems, seed=seed, classifiers=self.classifiers,
-                                main=self.main_classifier, settings=self.settings, probe_features=False,
+                                main=self.main_classifier, settings=replace(self.settings, device=task_device(self)),
+                                probe_features=False,
                                 probe_vocab=[])
         out.counts["generator"] = {"pool_seed": self.pool.seed, **{
             d.choice: d.counts for d in datasets}}
@@ -85,12 +90,15 @@ class _WordProbeTask(GeneratedProbeTask):
         raise NotImplementedError
 
     def __init__(self, words: str = "school+professor+dog", n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
-                 mlp_early_stopping: bool = False):
+                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 700,
+                 mlp_early_stopping: bool = False, mlp_tol: float = 1e-4, mlp_n_iter_no_change: int = 10,
+                 trainer: str = "torch"):
         super().__init__(words=words, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
-                         mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
+                         mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping, mlp_tol=mlp_tol,
+                         mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
         self.words = builders.parse_words(words)
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
+        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping, mlp_tol,
+                    mlp_n_iter_no_change, trainer)
 
     def probe_specs(self) -> list[ProbeSpec]:
         return [self.build(w) for w in self.words]
@@ -108,12 +116,15 @@ class ProbeHasHuman(GeneratedProbeTask):
                          "(human by default), with the test set's category nouns unseen in training")
 
     def __init__(self, category: str = "human", n_heldout: int = 4, n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
-                 mlp_early_stopping: bool = False):
+                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 700,
+                 mlp_early_stopping: bool = False, mlp_tol: float = 1e-4, mlp_n_iter_no_change: int = 10,
+                 trainer: str = "torch"):
         super().__init__(category=category, n_heldout=n_heldout, n_train=n_train, n_test=n_test, seed=seed,
                          classifiers=classifiers, mlp_max_iter=mlp_max_iter,
-                         mlp_early_stopping=mlp_early_stopping)
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
+                         mlp_early_stopping=mlp_early_stopping, mlp_tol=mlp_tol,
+                         mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
+        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping, mlp_tol,
+                    mlp_n_iter_no_change, trainer)
         self.category = category
         self.heldout = builders.heldout_nouns(category, n_heldout, seed)
 
@@ -142,11 +153,14 @@ class ProbeAgentOfVerb(GeneratedProbeTask):
                          "hold N and V in other relations, same words)")
 
     def __init__(self, pairs: str = _PAIRS, n_train: int = 1000, n_test: int = 500, seed: int = 0,
-                 classifiers: str = "logreg+mlp", mlp_max_iter: int = 200, mlp_early_stopping: bool = False):
+                 classifiers: str = "logreg+mlp", mlp_max_iter: int = 700, mlp_early_stopping: bool = False,
+                 mlp_tol: float = 1e-4, mlp_n_iter_no_change: int = 10, trainer: str = "torch"):
         super().__init__(pairs=pairs, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
-                         mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
+                         mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping, mlp_tol=mlp_tol,
+                         mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
         self.pairs = builders.parse_pairs(pairs)
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
+        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping, mlp_tol,
+                    mlp_n_iter_no_change, trainer)
 
     def probe_specs(self) -> list[ProbeSpec]:
         return [builders.agent_of_verb(n, v) for n, v in self.pairs]
@@ -158,14 +172,17 @@ class ProbeNegationScope(GeneratedProbeTask):
                          "negated); every sentence has N as V's agent and one negation, placed on V or elsewhere")
 
     def __init__(self, pairs: str = _PAIRS, role_negatives: float = 0.0, n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
-                 mlp_early_stopping: bool = False):
+                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 700,
+                 mlp_early_stopping: bool = False, mlp_tol: float = 1e-4, mlp_n_iter_no_change: int = 10,
+                 trainer: str = "torch"):
         super().__init__(pairs=pairs, role_negatives=role_negatives, n_train=n_train, n_test=n_test, seed=seed,
                          classifiers=classifiers, mlp_max_iter=mlp_max_iter,
-                         mlp_early_stopping=mlp_early_stopping)
+                         mlp_early_stopping=mlp_early_stopping, mlp_tol=mlp_tol,
+                         mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
         self.pairs = builders.parse_pairs(pairs)
         self.role_negatives = role_negatives
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
+        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping, mlp_tol,
+                    mlp_n_iter_no_change, trainer)
 
     def probe_specs(self) -> list[ProbeSpec]:
         return [builders.negation_scope(n, v, self.role_negatives) for n, v in self.pairs]

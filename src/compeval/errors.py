@@ -39,3 +39,8 @@ class ModelCapabilityError(CompevalError):
 
 class TrainingError(CompevalError):
     """A trained head failed (diverged to a NaN/inf loss); the message names the head and its seed."""
+
+
+class CompevalWarning(UserWarning):
+    """Something was wrong and compeval repaired it (a damaged cache entry dropped, a stale result recomputed);
+    the CLI prints these as one ``warning:`` line."""

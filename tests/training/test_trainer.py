@@ -9,8 +9,8 @@ from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neural_network import MLPClassifier, MLPRegressor
 
-from compeval.errors import SpecError, TrainingError
-from compeval.training.device import resolve_device, task_device
+from compeval.errors import CompevalError, SpecError, TrainingError
+from compeval.training.device import torch_device
 from compeval.training.logreg import lbfgs, logreg_cv, standardise
 from compeval.training.mlp import MLPJob, fit_mlps
 from compeval.training.settings import AdamSettings
@@ -143,28 +143,40 @@ def test_bad_settings_and_devices_name_the_option():
         AdamSettings(max_iter=0)
     with pytest.raises(SpecError, match="lr=-0.1"):
         AdamSettings(lr=-0.1)
-    with pytest.raises(SpecError, match="device='tpu'"):
-        resolve_device("tpu")
+    with pytest.raises(CompevalError, match="--device 'tpu'") as exc:
+        torch_device("tpu")
+    assert "\n" not in str(exc.value)
     if not torch.cuda.is_available():
-        with pytest.raises(SpecError, match="device='cuda:0'.*no CUDA"):
-            resolve_device("cuda:0")
-    assert resolve_device("cpu").type == "cpu"
-    assert resolve_device("auto").type in ("cpu", "cuda", "mps")
-
-    class T:
-        pass
-
-    t = T()
-    assert task_device(t) == "cpu"
-    t.device = "cuda:1"
-    assert task_device(t) == "cuda:1"
+        with pytest.raises(CompevalError, match="--device cuda:0: no CUDA"):
+            torch_device("cuda:0")
+    assert torch_device("cpu").type == "cpu"
+    assert torch_device("auto").type in ("cpu", "cuda", "mps")
 
 
-@pytest.mark.parametrize("spec, option", [("ettinger2018-sr,mlp_max_iter=0", "mlp_max_iter=0"),
-                                          ("probe-has-x,mlp_max_iter=-5", "mlp_max_iter=-5"),
-                                          ("ettinger2018-neg,trainer=keras", "trainer='keras'"),
-                                          ("lexcomp-nc-literality,max_epochs=0", "max_epochs"),
-                                          ("sts3k-finetune,trainer=keras", "trainer='keras'")])
+def test_tasks_train_on_the_run_device():
+    """A task's trainer reads the run's device from its context (``--device``), not a task option."""
+    from compeval.context import RunContext
+    from compeval.tasks.registry import get_tasks
+
+    task = get_tasks("ettinger2018-sr")[0]
+    assert task.context.torch_device() in ("cpu", "cuda", "mps")
+    task.context = RunContext(device="cpu")
+    assert task.context.torch_device() == "cpu"
+    params = task.params
+    assert "device" not in params  # a run setting, never part of the task's identity
+    # the paper's settings are the defaults and are recorded
+    assert params["mlp_max_iter"] == 700 and params["mlp_n_iter_no_change"] == 10 and params["mlp_tol"] == 1e-4
+    assert params["trainer"] == "torch"
+
+
+@pytest.mark.parametrize("spec, option", [("ettinger2018-sr,mlp_max_iter=0", "option mlp_max_iter='0'"),
+                                          ("probe-has-x,mlp_max_iter=-5", "option mlp_max_iter='-5'"),
+                                          ("ettinger2018-sr,mlp_tol=-1", "option mlp_tol='-1'"),
+                                          ("ettinger2018-neg,trainer=keras", "option trainer='keras'"),
+                                          ("lexcomp-nc-literality,max_epochs=0", "option max_epochs='0'"),
+                                          ("lexcomp-vpc,lr=0", "option lr='0'"),
+                                          ("lexcomp-vpc,lr=-0.001", "option lr='-0.001'"),
+                                          ("sts3k-finetune,trainer=keras", "option trainer='keras'")])
 def test_task_options_out_of_range_are_one_line_errors(spec, option):
     from compeval.tasks.registry import get_tasks
 

@@ -15,6 +15,7 @@ from ..errors import SpecError
 from ..specs import pop_option, reject_unknown
 from .protocol import ModelConfig
 from .registry import register_model
+from .tokens import hidden_state_tokens
 from .transformers_common import offline, resolve_weights
 
 POOLINGS = ("cls", "mean", "mean-nospecial")
@@ -84,6 +85,15 @@ class HFModel:
                 out.append(pooled.float().numpy())
         return np.concatenate(out) if out else np.zeros((0, model.config.hidden_size), np.float32)
 
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+        """Every hidden layer per word (``TokenEncoder``), pieces mean-pooled."""
+        torch, tokenizer, model = self._load()
+        return hidden_state_tokens(torch, tokenizer, model, sentences, self.max_length, self._config.name)
+
+    def close(self) -> None:
+        """Release the weights (they load again on the next encode)."""
+        self._loaded = None
+
 
 @register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling",
                 ("hf:all-MiniLM-L6-v2|PATH[,layer=-1][,pool=cls|mean|mean-nospecial][,batch_size=32]",),
@@ -93,6 +103,6 @@ def _hf(spec, builder):
     s = str(spec)
     layer = pop_option(opts, "layer", -1, int, spec=s)
     pooling = pop_option(opts, "pool", "mean", choices=POOLINGS, spec=s)
-    batch_size = pop_option(opts, "batch_size", 32, int, spec=s)
+    batch_size = pop_option(opts, "batch_size", builder.batch_size or 32, int, spec=s, low=1)
     reject_unknown(opts, s, ["layer", "pool", "batch_size", "norm"])
     return HFModel(spec.arg or "all-MiniLM-L6-v2", layer=layer, pooling=pooling, batch_size=batch_size)

@@ -34,7 +34,7 @@ class RandomModel:
 @register_model("random", 1, "seeded random vector per text (chance baseline)", ("random[,dim=300][,seed=0]",))
 def _random(spec, builder):
     opts = dict(spec.options)
-    dim = pop_option(opts, "dim", 300, int, spec=str(spec))
+    dim = pop_option(opts, "dim", 300, int, spec=str(spec), low=1)
     seed = pop_option(opts, "seed", 0, int, spec=str(spec))
     reject_unknown(opts, str(spec), ["dim", "seed"])
     return RandomModel(dim=dim, seed=seed)

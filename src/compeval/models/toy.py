@@ -73,7 +73,7 @@ class TableEncoder:
                 ("hashbag[,dim=32][,seed=0]",))
 def _hashbag(spec, builder):
     opts = dict(spec.options)
-    dim = pop_option(opts, "dim", 32, int, spec=str(spec))
+    dim = pop_option(opts, "dim", 32, int, spec=str(spec), low=1)
     seed = pop_option(opts, "seed", 0, int, spec=str(spec))
     reject_unknown(opts, str(spec), ["dim", "seed"])
     return HashBagEncoder(dim=dim, seed=seed)

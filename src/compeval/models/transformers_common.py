@@ -30,7 +30,8 @@ def resolve_weights(arg: str) -> tuple[Path, str, str]:
             f"model directory {arg!r} does not exist (and it is not a packaged name: {', '.join(PACKAGED)}); "
             "compeval loads local copies only, download the model first"
         )
-    return path, path.name, weights_digest(path)
+    # The folder's own name, also when reached as DIR/sub/.. or "." (path.name would be ".." or "").
+    return path, Path(os.path.abspath(path)).name or "model", weights_digest(path)
 
 
 def weights_digest(path: Path) -> str:

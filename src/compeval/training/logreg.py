@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..errors import TrainingError
-from .device import resolve_device
+from .device import torch_device
 
 
 @dataclass
@@ -124,7 +124,7 @@ def logreg_cv(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, C
               max_iter: int = 2000, device: str = "cpu") -> LogRegCVFit:
     """``folds``: (train rows, held-out rows) pairs, e.g. from ``StratifiedKFold``. Features are standardised
     on all training items first (the scikit-learn pipeline does the same)."""
-    dev = resolve_device(device)
+    dev = torch_device(device)
     xtr, xte = standardise(x_train, x_test)
     n = len(xtr)
     y = torch.as_tensor(np.asarray(y_train, dtype=bool), dtype=torch.float32, device=dev)

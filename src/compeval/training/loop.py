@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from ..errors import TrainingError
-from .device import resolve_device
+from .device import torch_device
 from .settings import check_positive
 
 
@@ -48,7 +48,7 @@ def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_s
     check_positive("patience", cfg.patience)
     check_positive("batch_size", cfg.batch_size)
     check_positive("lr", cfg.lr)
-    dev = resolve_device(device)
+    dev = torch_device(device)
     model.to(dev)
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(seed)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..errors import TrainingError
-from .device import resolve_device
+from .device import torch_device
 from .settings import AdamSettings
 
 
@@ -86,7 +86,7 @@ def fit_mlps(jobs: list[MLPJob], *, hidden: tuple[int, ...] | None = None, class
 
     ``hidden=None`` is the 2018 probe: one hidden layer as wide as the input. A head whose loss
     becomes NaN or infinite raises ``TrainingError`` naming it and its seed."""
-    dev = resolve_device(device)
+    dev = torch_device(device)
     groups: dict[tuple, list[int]] = {}
     for k, job in enumerate(jobs):
         h = (job.x.shape[1],) if hidden is None else tuple(hidden)

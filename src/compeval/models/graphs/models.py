@@ -13,7 +13,7 @@ from ..protocol import ModelConfig, can_encode
 from ..registry import register_model
 from ..roles.model import _inner_spec
 from .metrics import flatten_paths, smatch_f1, wl_features, wl_similarity
-from ..roles.sources import parse_context
+from ...linguistics.roles import parse_context
 from .sources import DependencyGraphs, GraphTable, load_amr_file, load_released_amrs
 
 
@@ -168,7 +168,7 @@ def _smatch(spec: Spec, builder: Any) -> SmatchModel:
     opts = dict(spec.options)
     s = str(spec)
     amr, missing = _common(spec, opts)
-    restarts = pop_option(opts, "restarts", 5, int, spec=s)
+    restarts = pop_option(opts, "restarts", 5, int, spec=s, low=1)
     seed = pop_option(opts, "seed", 0, int, spec=s)
     reject_unknown(opts, s, ["amr", "restarts", "seed", "missing"])
     return SmatchModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), restarts, seed, missing)
@@ -181,7 +181,7 @@ def _wl(spec: Spec, builder: Any) -> WLModel:
     opts = dict(spec.options)
     s = str(spec)
     amr, missing = _common(spec, opts)
-    iterations = pop_option(opts, "iterations", 2, int, spec=s)
+    iterations = pop_option(opts, "iterations", 2, int, spec=s, low=0)
     senses = pop_option(opts, "senses", "strip", choices=("strip", "keep"), spec=s)
     reject_unknown(opts, s, ["amr", "iterations", "senses", "missing"])
     return WLModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), iterations, senses == "strip", missing)

@@ -15,11 +15,9 @@ import numpy as np
 
 from ...data.registry import DataContext
 from ...errors import MalformedDataError
-from ...training.device import task_device
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
-from .classifiers import ClassifierSettings
-from .evaluation import ProbeProblem, ProbeSplit, evaluate_problems, parse_classifiers
+from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems
 
 SOURCE = "ettinger2018_compeval"
 REFERENCE = ("Ettinger, Elgohary, Phillips & Resnik (2018), Assessing Composition in Sentence Vector "
@@ -70,17 +68,22 @@ def read_items(path: Path, n_probes: int, vocab: list[str]) -> list[EttingerItem
     return items
 
 
+class Ettinger2018Options(ClassifierOptions):
+    main_classifier: ClassVar[str] = "mlp"  # the 2018 classifier
+
+    classifiers: str = "mlp+logreg"
+
+
 class Ettinger2018Task(Task):
     directory: ClassVar[str]
     n_probes: ClassVar[int]
+    Options = Ettinger2018Options
+    options: Ettinger2018Options
 
-    def __init__(self, classifiers: str = "mlp+logreg", mlp_max_iter: int = 700, mlp_early_stopping: bool = False,
-                 mlp_tol: float = 1e-4, mlp_n_iter_no_change: int = 10, trainer: str = "torch"):
-        super().__init__(classifiers=classifiers, mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping,
-                         mlp_tol=mlp_tol, mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
-        self.classifiers = parse_classifiers(classifiers, "mlp")
-        self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping,
-                                           mlp_tol=mlp_tol, mlp_n_iter_no_change=mlp_n_iter_no_change, trainer=trainer)
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.classifiers = self.options.classifier_names()
+        self.settings = self.options.settings()
         self.train: list[EttingerItem] | None = None
         self.test: list[EttingerItem] = []
         self.vocab: list[str] = []
@@ -108,8 +111,8 @@ class Ettinger2018Task(Task):
 
         problem = ProbeProblem(self.directory, split(train), split(test), extra={"sent_id": [i.sent_id for i in test]})
         return evaluate_problems(model, [problem], seed=seed, classifiers=self.classifiers, main="mlp",
-                                 settings=replace(self.settings, device=task_device(self)), probe_features=True,
-                                 probe_vocab=self.vocab)
+                                 settings=replace(self.settings, device=self.context.torch_device()),
+                                 probe_features=True, probe_vocab=self.vocab)
 
 
 def _define(directory: str, n_probes: int, description: str) -> type:

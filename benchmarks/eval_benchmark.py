@@ -14,7 +14,6 @@ are evaluated once. Ratios evaluation/encoding are given per task and per suite.
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import time
@@ -22,6 +21,7 @@ import time
 import numpy as np
 
 from compeval.cache.cached import EmbeddingCache
+from compeval.context import RunContext
 from compeval.data.registry import DataContext
 from compeval.models.registry import load_model
 from compeval.tasks.registry import get_tasks
@@ -34,7 +34,7 @@ def _timed(fn):
 
 
 def _accepts(task_cls, option: str) -> bool:
-    return option in inspect.signature(task_cls.__init__).parameters
+    return option in task_cls.Options.model_fields
 
 
 def main() -> None:
@@ -80,7 +80,7 @@ def main() -> None:
                 spec = ",".join([name, *opts] + ([f"trainer={trainer}"] if trainer != "-" else []))
                 t = get_tasks(spec)[0]
                 t.load(data)
-                t.device = device
+                t.context = RunContext(device=device)
                 out, ev_w, ev_c = _timed(lambda: t.evaluate(model, seed=args.seed))
                 main = next((s.value for s in out.scores if s.subset == t.metadata.main_subset
                              and s.metric == t.metadata.main_metric), None)

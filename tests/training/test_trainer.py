@@ -183,3 +183,22 @@ def test_task_options_out_of_range_are_one_line_errors(spec, option):
     with pytest.raises(SpecError, match=option) as exc:
         get_tasks(spec)
     assert "\n" not in str(exc.value)
+
+
+def test_small_steps_run_on_one_thread_and_restore_the_setting():
+    from compeval.training.device import SMALL_STEP_FLOPS, threads_for
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with threads_for(SMALL_STEP_FLOPS / 10, torch.device("cpu")):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with threads_for(SMALL_STEP_FLOPS * 10, torch.device("cpu")):
+            assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError):
+            with threads_for(1, torch.device("cpu")):
+                raise RuntimeError("a failing head")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..errors import TrainingError
-from .device import torch_device
+from .device import threads_for, torch_device
 
 
 @dataclass
@@ -37,7 +37,7 @@ def standardise(x_train: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
 
 
 def lbfgs(fg, x0: torch.Tensor, *, tol: float, max_iter: int, history: int = 10, max_ls: int = 30,
-          c1: float = 1e-4) -> tuple[torch.Tensor, np.ndarray, np.ndarray]:
+          c1: float = 1e-4, name: str = "logistic regression") -> tuple[torch.Tensor, np.ndarray, np.ndarray]:
     """Minimise ``M`` independent smooth objectives at once; ``x0`` is (p, M) and ``fg(x, cols)`` returns the
     objectives (float64, len(cols)) and gradients (p, len(cols)) of the columns ``cols``.
 
@@ -101,7 +101,7 @@ def lbfgs(fg, x0: torch.Tensor, *, tol: float, max_iter: int, history: int = 10,
                 step[rej] = torch.clamp(trial, min=0.1 * st, max=0.5 * st).to(x.dtype)
         stalled = todo.cpu().numpy()
         if not torch.isfinite(f_new).all():
-            raise TrainingError("logistic regression diverged (non-finite loss) in the L-BFGS solver")
+            raise TrainingError(f"{name} diverged (non-finite loss) in the L-BFGS solver")
         s_vec, y_vec = x_new - xa, g_new - ga
         sy = (s_vec * y_vec).sum(0)
         yy = (y_vec * y_vec).sum(0)
@@ -121,7 +121,7 @@ def lbfgs(fg, x0: torch.Tensor, *, tol: float, max_iter: int, history: int = 10,
 
 
 def logreg_cv(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, Cs, folds, tol: float = 1e-4,
-              max_iter: int = 2000, device: str = "cpu") -> LogRegCVFit:
+              max_iter: int = 2000, device: str = "cpu", name: str = "logistic regression") -> LogRegCVFit:
     """``folds``: (train rows, held-out rows) pairs, e.g. from ``StratifiedKFold``. Features are standardised
     on all training items first (the scikit-learn pipeline does the same)."""
     dev = torch_device(device)
@@ -152,7 +152,8 @@ def logreg_cv(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, C
         return f, grad
 
     w0 = torch.zeros(X.shape[1], (n_folds + 1) * n_cs, device=dev)
-    w, n_iter, _ = lbfgs(fg, w0, tol=tol, max_iter=max_iter)
+    with threads_for(4.0 * X.shape[0] * X.shape[1] * w0.shape[1], dev):
+        w, n_iter, _ = lbfgs(fg, w0, tol=tol, max_iter=max_iter, name=name)
     z = (X @ w).cpu().numpy() > 0
     yb = np.asarray(y_train, dtype=bool)
     acc = np.zeros((n_folds, n_cs))

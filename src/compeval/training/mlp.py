@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from ..errors import TrainingError
-from .device import torch_device
+from .device import threads_for, torch_device
 from .settings import AdamSettings
 
 
@@ -92,9 +92,12 @@ def fit_mlps(jobs: list[MLPJob], *, hidden: tuple[int, ...] | None = None, class
         h = (job.x.shape[1],) if hidden is None else tuple(hidden)
         groups.setdefault((job.x.shape, job.x_predict.shape, h), []).append(k)
     fits: list[MLPFit | None] = [None] * len(jobs)
-    for (_, _, h), members in groups.items():
-        for k, fit in zip(members, _fit_group([jobs[k] for k in members], h, classify, settings, dev)):
-            fits[k] = fit
+    for (shape, _, h), members in groups.items():
+        units = [shape[1], *h, 1]
+        flops = 6 * len(members) * min(settings.batch_size, shape[0]) * sum(a * b for a, b in zip(units, units[1:]))
+        with threads_for(flops, dev):
+            for k, fit in zip(members, _fit_group([jobs[k] for k in members], h, classify, settings, dev)):
+                fits[k] = fit
     return fits  # type: ignore[return-value]
 
 

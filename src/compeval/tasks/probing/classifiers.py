@@ -97,7 +97,8 @@ def fit_many(requests: list[FitRequest], settings: ClassifierSettings) -> list[t
         if r.classifier == "logreg":
             y = np.asarray(r.y_train, dtype=bool)
             folds = list(StratifiedKFold(settings.logreg_folds, shuffle=True, random_state=r.seed).split(r.x_train, y))
-            fit = logreg_cv(r.x_train, y, r.x_test, Cs=LOGREG_CS, folds=folds, max_iter=2000, device=settings.device)
+            fit = logreg_cv(r.x_train, y, r.x_test, Cs=LOGREG_CS, folds=folds, max_iter=2000, device=settings.device,
+                            name=f"logistic regression {r.name!r} (seed {r.seed})")
             out[k] = (fit.predictions.astype(bool), {"C": fit.C})
     return out  # type: ignore[return-value]
 

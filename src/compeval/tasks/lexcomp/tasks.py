@@ -232,6 +232,7 @@ class SpanTask(LexcompTask):
                                       val_accuracy=res.best_val, chosen_on="validation accuracy"))
         preds["model"] = pred
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
+        counts["trainer"] = {"name": "torch", "device": str(device), "dtype": "float32"}
         counts["chosen"] = f"{layer}+{encoder}"
         return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 
@@ -330,6 +331,7 @@ class TaggingTask(LexcompTask):
                                      val_span_f1=res.best_val, chosen_on="validation span F1"))
         preds["model"] = [" ".join(t) for t in pred]
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
+        counts["trainer"] = {"name": "torch", "device": str(device), "dtype": "float32"}
         counts["chosen"] = f"{layer}+{encoder}"
         return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 

@@ -20,6 +20,7 @@ import argparse
 import copy
 import json
 import os
+import re
 import time
 
 import numpy as np
@@ -92,7 +93,7 @@ def probing(args, data: DataContext) -> list[dict]:
         per = {tr: {s: [] for s in PROBE_SUBSETS} for tr in ("sklearn", "torch")}
         cs = {tr: [] for tr in ("sklearn", "torch")}
         secs = {tr: 0.0 for tr in ("sklearn", "torch")}
-        for seed in range(args.seeds):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             for trainer in ("sklearn", "torch"):
                 task = get_tasks(f"{name},trainer={trainer}")[0]
                 task.load(data)
@@ -121,7 +122,7 @@ def lexcomp(args, data: DataContext) -> list[dict]:
     spec = ",".join([args.lexcomp, *([args.lexcomp_options] if args.lexcomp_options else [])])
     new_train = nets.train
     res = {"before": {}, "torch": {}}
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         for which, fn in (("before", reference_train), ("torch", new_train)):
             nets.train = fn
             try:
@@ -132,7 +133,7 @@ def lexcomp(args, data: DataContext) -> list[dict]:
             finally:
                 nets.train = new_train
             for s in out.scores:
-                if s.value is not None and s.subset not in ("human",) and not s.subset.startswith("majority"):
+                if s.value is not None and s.subset not in ("human",) and not s.subset.lower().startswith("majority"):
                     res[which].setdefault(f"{s.subset} {s.metric}", []).append(s.value)
         print(f"{spec} seed {seed}: " + "; ".join(f"{k} before {res['before'][k][-1]:.4f} torch {v[-1]:.4f}"
                                                   for k, v in res["torch"].items()), flush=True)
@@ -143,29 +144,60 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="glove-6b-50d")
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds first..first+seeds-1 (split a run over processes)")
     ap.add_argument("--task", action="append", default=[], help="Ettinger tasks (default: all five)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--lexcomp", default="lexcomp-nc-literality", help="lexcomp task; '' to skip")
     ap.add_argument("--lexcomp-options", default="encoders=none+bilstm,layers=top")
     ap.add_argument("--skip-probing", action="store_true")
     ap.add_argument("--json", default="")
+    ap.add_argument("--summarise", nargs="+", default=[], metavar="LOG", help="only print the table from run logs")
     args = ap.parse_args()
     data = DataContext(os.environ.get("COMPEVAL_DATA_DIR"), download=False)
-    print(f"model {args.model}; seeds 0..{args.seeds - 1}; device {args.device}; torch threads "
-          f"{torch.get_num_threads()}; load average {os.getloadavg()[0]:.1f}", flush=True)
+    if args.summarise:
+        _table(summarise(args.summarise))
+        return
+    print(f"model {args.model}; seeds {args.first_seed}..{args.first_seed + args.seeds - 1}; device {args.device}; "
+          f"torch threads {torch.get_num_threads()}; load average {os.getloadavg()[0]:.1f}", flush=True)
     t0 = time.perf_counter()
     rows = [] if args.skip_probing else probing(args, data)
     if args.lexcomp:
         rows += lexcomp(args, data)
+    _table(rows)
+    print(f"\ntotal {time.perf_counter() - t0:.0f} s wall")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+def summarise(paths: list[str]) -> list[dict]:
+    """The table from the per-seed lines of several runs' logs (a run split over processes by seed); a seed
+    seen twice counts once."""
+    seen: dict[tuple[str, int], dict[str, tuple[float, float]]] = {}
+    line_re = re.compile(r"^(\S+) seed (\d+): (.*)$")
+    pair_re = re.compile(r"^(.+) (?:sklearn|before) (\S+) torch (\S+)$")
+    for path in paths:
+        for line in open(path):
+            m = line_re.match(line.strip())
+            if m:
+                pairs = [pair_re.match(part) for part in m[3].split("; ")]
+                seen[(m[1], int(m[2]))] = {p[1]: (float(p[2]), float(p[3])) for p in pairs if p}
+    rows = []
+    for task in dict.fromkeys(t for t, _ in sorted(seen)):
+        seeds = sorted(sd for t, sd in seen if t == task)
+        for subset in seen[(task, seeds[0])]:
+            vals = [seen[(task, sd)][subset] for sd in seeds if subset in seen[(task, sd)]]
+            rows.append(_row(task, subset, [a for a, _ in vals], [b for _, b in vals],
+                             f"seeds {','.join(map(str, seeds))}"))
+    return rows
+
+
+def _table(rows: list[dict]) -> None:
     print(f"\n| task | subset | seeds | reference (sklearn / loop before) | torch | torch − reference | SE | note |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['task']} | {r['subset']} | {r['seeds']} | {r['reference']:.4f} | {r['torch']:.4f} | "
               f"{r['diff']:+.4f} | {r['se']:.4f} | {r['extra']} |")
-    print(f"\ntotal {time.perf_counter() - t0:.0f} s wall")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -177,7 +177,7 @@ class STS3kFinetune(Task):
         components: int = Field(8, ge=1)  # PCA components of the compact features
         test_fraction: float = Field(0.2, gt=0, lt=1)  # held-out share of the random split
         no_pca: bool = True  # also fit on the full vectors
-        trainer: Literal["torch", "sklearn"] = "torch"  # the regressors: one batched torch model, or scikit-learn one by one
+        trainer: Literal["torch", "sklearn"] = "torch"  # torch: the repeats of a depth as one batched model
 
     def load(self, data: DataContext) -> None:
         self.sts = _load_sts3k(data)

@@ -44,7 +44,7 @@ def models():
     from .models.registry import list_models
 
     out.print(_table(list_models(), ["name", "kind", "spec", "description"], "compeval models"))
-    out.print("Any family also takes ',norm=zscore' (per-dimension z-scoring before the cosine).")
+    out.print("Any family also takes ',norm=zscore' or ',norm=center' (per-side normalisation before the cosine; center reproduces the STS3k tables).")
 
 
 @app.command()

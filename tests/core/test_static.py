@@ -85,6 +85,29 @@ def test_word2vec_binary_and_header_formats(tmp_path, vec_file):
         assert np.allclose(v.matrix, ref.matrix)
 
 
+def test_conceptnet_numberbatch_files(tmp_path):
+    """Numberbatch: a word2vec-style header, terms as /c/<lang>/<term>; English kept under the bare term,
+    other languages dropped; the .txt.gz release reads the same; roles:/static: specs accept the path."""
+    import gzip
+
+    lines = ["5 3", "/c/en/red 1 0 0", "/c/de/rot 9 9 9", "/c/en/black_cat 0 1 0", "/c/fr/chat 7 7 7",
+             "/c/en/cat 0 0 1"]
+    txt = tmp_path / "numberbatch.txt"
+    txt.write_text("\n".join(lines) + "\n")
+    gz = tmp_path / "numberbatch.txt.gz"
+    with gzip.open(gz, "wt", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    for p in (txt, gz):
+        v = load_vectors(str(p))
+        assert list(v.index) == ["red", "black_cat", "cat"]
+        assert np.allclose(v.vector("cat"), [0, 0, 1]) and "rot" not in v and "/c/en/red" not in v
+    m = StaticModel(str(txt))
+    assert np.allclose(m.encode(["red cat"])[0], [0.5, 0, 0.5])
+    from compeval.models.registry import load_model
+
+    assert np.allclose(load_model(f"static:{gz}").encode(["cat"])[0], [0, 0, 1])
+
+
 def test_malformed_vector_file_names_the_line(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_text("a 1 2 3\nb 1 2\n")

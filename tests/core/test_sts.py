@@ -7,7 +7,7 @@ from scipy import stats
 
 from compeval.cache import EmbeddingCache
 from compeval.data.registry import DataContext
-from compeval.errors import MalformedDataError
+from compeval.errors import MalformedDataError, SpecError
 from compeval.models.registry import load_model
 from compeval.tasks.registry import get_tasks
 
@@ -81,6 +81,33 @@ def test_zscore_normalisation_matches_the_definition(data_dir):
     got = t.evaluate(normed, seed=0).predictions["score"].to_numpy()
     assert np.allclose(got, expected)
     assert normed.config.id != plain.config.id and "norm=zscore" in normed.config.display
+
+
+def test_center_normalisation_subtracts_each_sides_mean_over_the_pairs_as_listed():
+    """norm=center: per-side column means over the pairs as listed (a repeated sentence counts each
+    time), no scaling; it differs from zscore whenever the columns' spreads differ."""
+    from compeval.models.toy import TableEncoder
+
+    table = {"a": [1.0, 10.0, 0.0], "b": [2.0, -30.0, 1.0], "c": [0.5, 4.0, 2.0], "d": [3.0, 1.0, -1.0]}
+    inner = TableEncoder(table)
+    from compeval.models.normalize import NormalizedCosine
+
+    center, zscore = NormalizedCosine(inner, "center"), NormalizedCosine(inner, "zscore")
+    left, right = ["a", "a", "b", "c"], ["b", "c", "d", "d"]  # "a" and "d" repeat: both count twice
+    A = np.array([table[t] for t in left])
+    B = np.array([table[t] for t in right])
+    ca, cb = A - A.mean(0), B - B.mean(0)
+    expected = (ca * cb).sum(1) / np.linalg.norm(ca, axis=1) / np.linalg.norm(cb, axis=1)
+    assert np.allclose(center.score_pairs(left, right), expected)
+    assert not np.allclose(zscore.score_pairs(left, right), expected)
+    assert center.config.id != zscore.config.id and center.config.params["norm"] == "center"
+
+
+def test_norm_center_is_a_spec_option():
+    m = load_model("hashbag,norm=center", cache=EmbeddingCache(None))
+    assert "norm=center" in m.config.display
+    with pytest.raises(SpecError):
+        load_model("hashbag,norm=bogus", cache=EmbeddingCache(None))
 
 
 def test_malformed_line_names_file_and_line(data_dir, tmp_path):

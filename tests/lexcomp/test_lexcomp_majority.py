@@ -1,4 +1,7 @@
-"""Majority baselines on a hand-made split."""
+"""Majority baselines on a hand-made split, and the paper's Table 4 figures from the released splits."""
+import numpy as np
+import pytest
+
 from compeval.tasks.lexcomp import bio, majority
 from compeval.tasks.lexcomp.data import SpanItem, TagItem
 
@@ -33,3 +36,46 @@ def test_tag_majorities_are_legal_bio():
     # bigram ("<s>", "dog") unseen -> O; ("dog","pick") unseen -> O; ("pick","up") -> I
     assert p["Majority_2"] == [["O", "O", "O"]]
     assert bio.span_f1([list(test[0].tags)], p["Majority_1"][:1]) == 1.0
+
+
+def test_allennlp_span_reading_splits_untyped_inside_tags():
+    # AllenNLP reads "I" as type "": after B-N it opens its own span; consecutive I's extend it
+    assert majority.allennlp_spans(["B-N", "I", "I", "O"]) == {("N", 0, 0), ("", 1, 2)}
+    assert majority.allennlp_spans(["I", "O", "B-VPC"]) == {("", 0, 0), ("VPC", 2, 2)}
+    assert majority.allennlp_spans(["O", "O"]) == set()
+    # compeval's own reading keeps the typed multi-word span
+    assert bio.spans(["B-N", "I", "I", "O"]) == {(0, 2, "N")}
+    counts = majority.allennlp_span_counts([["B-N", "I", "O"]], [["B-N", "O", "O"]])
+    assert counts.tolist() == [[1.0, 1.0, 2.0]]
+
+
+def test_word_majority_keeps_case_and_stray_inside_tags():
+    train = [TagItem(("Up", "up", "up"), ("B-P", "I", "I"))]
+    m = majority.fit_word_tags(train)
+    assert m["word"] == {"Up": "B-P", "up": "I"} and m["all"] == "I"
+    assert majority.predict_word_tags(m, [TagItem(("up", "new"), ("O", "O"))]) == [["I", "I"]]
+
+
+@pytest.mark.integration
+def test_majority_baselines_reproduce_table_4(data_dir):
+    """Shwartz & Dagan (2019) Table 4 majority baselines from the released splits (no BNC needed)."""
+    from compeval.data.registry import DataContext
+    from compeval.tasks.lexcomp.data import load_splits
+
+    data = DataContext(data_dir)
+
+    def span_scores(folder, kind, **kw):
+        sp = load_splits(data, folder, kind, **kw)
+        m = majority.fit_span(sp["train"])
+        p = majority.predict_span(m, sp["test"])
+        y = np.array([i.label for i in sp["test"]])
+        return {n: 100 * float((p[n] == y).mean()) for n in majority.NAMES}
+
+    assert span_scores("vpc_classification", "bnc", labels_only=True)["Majority_All"] == pytest.approx(23.6, abs=0.05)
+    assert span_scores("nc_relations", "paraphrase")["Majority_All"] == pytest.approx(50.0, abs=0.05)
+    assert span_scores("an_attribute_selection", "paraphrase")["Majority_All"] == pytest.approx(50.0, abs=0.05)
+    assert span_scores("nc_literality", "literality")["Majority_1"] == pytest.approx(72.5, abs=1.0)
+    sp = load_splits(data, "mwe_type", "tagging")
+    pred = majority.predict_word_tags(majority.fit_word_tags(sp["train"]), sp["test"])
+    f1 = 100 * float(bio.f1_from_counts(majority.allennlp_span_counts([list(i.tags) for i in sp["test"]], pred)))
+    assert f1 == pytest.approx(26.6, abs=0.5)

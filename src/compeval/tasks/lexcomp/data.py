@@ -114,10 +114,31 @@ def parse_bnc_task(rows: list[dict], path: Path, sentences: dict[str, bnc.BNCSen
     return out
 
 
+def parse_bnc_labels(rows: list[dict], path: Path) -> list[SpanItem]:
+    """VPC/LVC items from the id files alone: the span's own words, label and constituents, no sentence.
+    Enough for the majority baselines, which look only at labels and span words (no BNC needed)."""
+    out = []
+    for i, r in enumerate(rows, 1):
+        try:
+            parts = tuple(str(r["span_text"]).split())
+            label = r["label"]
+        except KeyError as exc:
+            raise MalformedDataError(path, i, f"missing field {exc}") from None
+        if not parts:
+            raise MalformedDataError(path, i, "empty span_text")
+        out.append(SpanItem(parts, 0, len(parts) - 1, _bool(label, path, i), parts[0].lower(), parts[-1].lower(),
+                            ident=str(r.get("bnc_id", ""))))
+    return out
+
+
 def load_splits(data: DataContext, folder: str, kind: str, bnc_dir: str | None = None,
-                task: str = "") -> dict[str, list]:
-    """{split: items} for one task folder; ``kind`` is literality | paraphrase | tagging | bnc."""
+                task: str = "", labels_only: bool = False) -> dict[str, list]:
+    """{split: items} for one task folder; ``kind`` is literality | paraphrase | tagging | bnc.
+    ``labels_only`` (bnc tasks): span-only items from the id files, without reading the BNC."""
     out = {}
+    if kind == "bnc" and labels_only:
+        paths = {s: data.path(SOURCE, f"{folder}/ids_{s}.jsonl") for s in SPLITS}
+        return {s: parse_bnc_labels(read_jsonl(p), p) for s, p in paths.items()}
     if kind == "bnc":
         root = bnc.resolve_bnc_dir(bnc_dir, task)  # fail before reading anything else
         paths = {s: data.path(SOURCE, f"{folder}/ids_{s}.jsonl") for s in SPLITS}

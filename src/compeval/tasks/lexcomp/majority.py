@@ -64,3 +64,55 @@ def predict_tags(model: dict, items: list[TagItem]) -> dict[str, list[list[str]]
         out["Majority_2"].append(bio.repair([model[2].get(_bigram(it.words, k), model["all"])
                                              for k in range(len(it.words))]))
     return out
+
+
+# --- The paper's phrase-type baseline (Table 4: 26.6) -------------------------------------------------
+# The authors score BIO tagging with AllenNLP's SpanBasedF1Measure (their ``seq_label`` model). Its span
+# reader knows only ``B-X``/``I-X``: the data's untyped ``I`` has type "" and, after a ``B-X``, opens a new
+# span of type "" instead of continuing the ``B-X`` one; "" spans count like any other type. A per-word
+# majority tagger (each word's most frequent training tag, as written, no repair) scored that way gives
+# the published figure; compeval's own ``span_f1`` keeps ``B-X I …`` as one typed span.
+
+
+def allennlp_spans(tags) -> set[tuple[str, int, int]]:
+    """Spans as AllenNLP's ``bio_tags_to_spans`` reads them (type, start, end inclusive)."""
+    out, active, start = set(), None, 0
+    for i, t in enumerate(list(tags)):
+        kind, label = t[0], t[2:]
+        if kind == "O":
+            if active is not None:
+                out.add((active, start, i - 1))
+            active = None
+        elif kind == "I" and label == active:
+            continue
+        else:  # B, or an I whose type differs from the open span: a new span starts here
+            if active is not None:
+                out.add((active, start, i - 1))
+            active, start = label, i
+    if active is not None:
+        out.add((active, start, len(tags) - 1))
+    return out
+
+
+def allennlp_span_counts(gold: list, pred: list) -> np.ndarray:
+    """(n, 3) per-sentence [true positives, predicted spans, gold spans] under ``allennlp_spans``."""
+    rows = []
+    for g, p in zip(gold, pred):
+        gs, ps = allennlp_spans(g), allennlp_spans(p)
+        rows.append((len(gs & ps), len(ps), len(gs)))
+    return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+
+
+def fit_word_tags(train: list[TagItem]) -> dict:
+    """Each word form's most frequent training tag (case kept), and the overall most frequent tag."""
+    by_word: dict[str, Counter] = {}
+    for it in train:
+        for w, t in zip(it.words, it.tags):
+            by_word.setdefault(w, Counter())[t] += 1
+    overall = _most_common(Counter(t for i in train for t in i.tags))
+    return {"all": overall, "word": {w: _most_common(c) for w, c in by_word.items()}}
+
+
+def predict_word_tags(model: dict, items: list[TagItem]) -> list[list[str]]:
+    """Per-word majority tags, unrepaired (a stray ``I`` stays, as the paper's scorer sees it)."""
+    return [[model["word"].get(w, model["all"]) for w in it.words] for it in items]

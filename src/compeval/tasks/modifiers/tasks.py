@@ -8,7 +8,7 @@ each task's matrix, so every string is encoded once per model.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ from ...data.registry import DataContext
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
-from ...models.protocol import can_encode
+from ...models.protocol import can_encode, capability
 from .aggregate import aggregate, bootstrap_note
 from .published import TEST1_PUBLISHED, TEST3_PUBLISHED
 from .measures import (Embedded, adjective_weights, all_compared_ignored, intersectivity, non_subsectivity,
@@ -47,13 +47,29 @@ def _categorical(codes: np.ndarray, labels: list[str]) -> pd.Categorical:
     return pd.Categorical.from_codes(np.where(codes == PAD, -1, codes), categories=labels)
 
 
+#: The authors' tokenisation for word-vector models: whitespace tokens, an unknown one a zero vector that
+#: still counts in the mean (``models.tokenize``, convention ``montague``).
+AUTHORS_TOKENISATION = "montague"
+
+
+@runtime_checkable
+class Retokenisable(Protocol):
+    """A word-vector model that can give the same vectors under another tokenisation convention."""
+
+    tok: str
+
+    def retokenised(self, tok: str) -> Any: ...
+
+
 class ModifierOptions(TaskOptions):
     n_resamples: int = Field(BOOTSTRAP, ge=1)  # nouns resampled (cluster bootstrap) per interval
+    # word-vector models: "authors" tokenises phrases as the authors' code does (the paper's figures);
+    # "model" keeps the model's own convention (tok= in its spec). Other models are unaffected.
+    word_tokenisation: Literal["authors", "model"] = "authors"
 
 
-class FilterOptions(TaskOptions):
+class FilterOptions(ModifierOptions):
     ignore_distance_ge1: bool = False  # the authors' filter: leave out comparisons at distance >= 1
-    n_resamples: int = Field(BOOTSTRAP, ge=1)
 
 
 class _ModifierTask(Task):
@@ -84,8 +100,18 @@ class _ModifierTask(Task):
             )
         s = self._ensure_loaded()
         ids = self._string_ids()
-        matrix = model.encode([s.strings[i] for i in ids])
+        matrix = self._encoder(model).encode([s.strings[i] for i in ids])
         return Embedded(matrix, ids, len(s.strings))
+
+    def _encoder(self, model: Any) -> Any:
+        """The model, or for a word-vector model (behind its cache) under another convention, the same
+        vectors under the authors' tokenisation: what reproduces the paper by default."""
+        words = capability(model, Retokenisable)
+        self.tokenisation = getattr(words, "tok", None)
+        if words is None or self.options.word_tokenisation == "model" or words.tok == AUTHORS_TOKENISATION:
+            return model
+        self.tokenisation = AUTHORS_TOKENISATION
+        return words.retokenised(AUTHORS_TOKENISATION)
 
     def _counts(self, emb: Embedded, ids: np.ndarray, seed: int) -> dict[str, Any]:
         s = self.stimuli
@@ -96,6 +122,9 @@ class _ModifierTask(Task):
             "zero_vector_strings": int(len(zero)),
             "zero_vector_examples": [s.strings[ids[i]] for i in zero[:10]],
             "distance": DISTANCE_NOTE,
+            "word_tokenisation": (f"{self.tokenisation} (option word_tokenisation={self.options.word_tokenisation})"
+                                  if getattr(self, "tokenisation", None)
+                                  else "the model's own (no static word-vector model behind the cache)"),
             "macro": "per-noun mean within each subset, then unweighted mean over nouns (authors' exp_run)",
             "bootstrap": bootstrap_note(self.options.n_resamples, seed),
         }

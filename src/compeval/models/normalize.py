@@ -26,14 +26,13 @@ class ZScoreCosine:
 
     def __init__(self, inner: Any):
         self.inner = inner
-        c = inner.config
-        self._config = ModelConfig(family=c.family, name=c.name, params={**c.params, "norm": "zscore"},
-                                   children=c.children, location=c.location,
-                                   shown_params=tuple(c.shown_params) + ("norm",))
 
     @property
     def config(self) -> ModelConfig:
-        return self._config
+        """Derived on each call, so settings the inner model records when it loads (device) show through."""
+        c = self.inner.config
+        return c.model_copy(update={"params": {**c.params, "norm": "zscore"},
+                                    "shown_params": tuple(c.shown_params) + ("norm",)})
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Raw vectors (normalisation needs the pairs, so it happens in ``score_pairs``)."""

@@ -20,8 +20,8 @@ class ModelConfig(BaseModel):
     """Everything that determines a model's output. Its ``id`` keys the cache and names results.
 
     ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, normalisation,
-    prompt…); ``location`` holds where the weights were read from, which does not change the output
-    and so is not part of the id.
+    prompt…); ``location`` holds where the weights were read from, and ``settings`` how the model was
+    run (device, batch size); neither changes the output, so neither is part of the id.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -31,6 +31,7 @@ class ModelConfig(BaseModel):
     params: dict[str, ParamValue] = Field(default_factory=dict)
     children: tuple["ModelConfig", ...] = ()
     location: str | None = None
+    settings: dict[str, ParamValue] = Field(default_factory=dict)
 
     @computed_field  # type: ignore[misc]
     @property

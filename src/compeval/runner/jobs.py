@@ -119,6 +119,7 @@ class Plan:
     tasks: list[Any]
     cache: Any
     load_seconds: float = 0.0
+    failed: list[JobOutcome] = field(default_factory=list)  # models whose spec could not be built
 
     def by_model(self) -> list[list[Job]]:
         groups: dict[int, list[Job]] = {}

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..cache import EmbeddingCache, default_cache_dir
+from ..errors import CompevalError
 from ..models.protocol import as_model
 from ..models.registry import ModelBuilder, expand_alias, resolve_family
 from ..results.store import ResultStore
@@ -29,9 +30,11 @@ _run_job = evaluate_job  # the name this function had before executors
 
 
 def validate_model_spec(spec: str) -> None:
-    """Fail before any work when a model spec names nothing registered."""
-    parsed = expand_alias(parse_spec(spec))
-    resolve_family(parsed.name)
+    """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built)."""
+    parsed = parse_spec(spec)
+    if "/" in parsed.name and parsed.arg is None:
+        return
+    resolve_family(expand_alias(parsed).name)
 
 
 def _absolute(path: Path | str | None) -> Path | None:
@@ -71,7 +74,14 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
     seen_models: set[str] = set()
     for m in models:
         t0 = time.perf_counter()
-        model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+        try:
+            model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+        except CompevalError as exc:  # a bad spec (unknown repo, dtype…) fails its jobs; other models run
+            if not isinstance(m, str):
+                raise
+            out.failed += [JobOutcome(m, task.slug, "failed", error=f"{m}: {exc}" if m not in str(exc) else str(exc))
+                           for task in task_list]
+            continue
         out.load_seconds += time.perf_counter() - t0
         config = model.config
         if config.id in seen_models:
@@ -115,12 +125,12 @@ def run(
     the_plan = plan(models, tasks, ctx)
     try:
         executor.check(the_plan)
-        for outcome in the_plan.skipped:
+        for outcome in the_plan.skipped + the_plan.failed:
             reporter.job_done(outcome)
         report = executor.execute(the_plan, ctx, reporter) if the_plan.jobs else None
     finally:
         the_plan.cache.close()
-    summary = RunSummary(outcomes=list(the_plan.skipped), executor=executor.name,
+    summary = RunSummary(outcomes=list(the_plan.skipped) + list(the_plan.failed), executor=executor.name,
                          load_seconds=the_plan.load_seconds)
     if report is not None:
         totals = report.stats

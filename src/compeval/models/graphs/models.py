@@ -8,10 +8,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import SpecError
-from ...specs import Spec, pop_option, reject_unknown
+from ...specs import Spec
+from ..options import Opt
 from ..protocol import ModelConfig, can_encode
 from ..registry import register_model
-from ..roles.model import _inner_spec
+from ..roles.model import TOK_CHOICES, _inner_spec
 from .metrics import flatten_paths, smatch_f1, wl_features, wl_similarity
 from ..roles.sources import parse_context
 from .sources import DependencyGraphs, GraphTable, load_amr_file, load_released_amrs
@@ -140,48 +141,30 @@ class WLModel(_GraphScorer):
                          else np.nan for a, b in zip(ga, gb)])
 
 
-def _common(spec: Spec, opts: dict[str, str]) -> tuple[str, str]:
-    s = str(spec)
-    amr = pop_option(opts, "amr", "released", spec=s)
-    missing = pop_option(opts, "missing", "error", choices=("error", "nan"), spec=s)
-    return amr, missing
+GRAPH_OPTIONS = (Opt("amr", "released", help="released|PATH: where the AMR parses come from"),
+                 Opt("missing", "error", choices=("error", "nan"), help="a text without a graph: fail or NaN"))
 
 
 @register_model("amr-cn", 1, "AMR-CN: AMR role paths compared by word-vector cosine (Fodor et al. 2024)",
-                ("amr-cn:WORDVECTORS[,graphs=amr|dep][,amr=released|PATH][,missing=error|nan]"
-                 "[,tok=sts3k|clean|inner]",), extra="graphs")
-def _amr_cn(spec: Spec, builder: Any) -> AmrCnModel:
-    opts = dict(spec.options)
-    s = str(spec)
-    amr, missing = _common(spec, opts)
-    kind = pop_option(opts, "graphs", "amr", choices=("amr", "dep"), spec=s)
-    tok = pop_option(opts, "tok", "sts3k", choices=("sts3k", "clean", "montague", "inner"), spec=s)
-    reject_unknown(opts, s, ["graphs", "amr", "missing", "tok"])
-    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", tok))
-    return AmrCnModel(inner, _graph_source(kind, amr, builder.data_dir), missing)
+                ("amr-cn:WORDVECTORS",), extra="graphs", torch=True,
+                options=(Opt("graphs", "amr", choices=("amr", "dep")), *GRAPH_OPTIONS,
+                         Opt("tok", "sts3k", choices=TOK_CHOICES, help="tokenisation of static inner vectors")))
+def _amr_cn(spec: Spec, builder: Any, opts: Any) -> AmrCnModel:
+    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, str(spec)))
+    return AmrCnModel(inner, _graph_source(opts.graphs, opts.amr, builder.data_dir), opts.missing)
 
 
 @register_model("smatch", 1, "SMATCH F1 between AMR or dependency graphs (seeded hill climbing)",
-                ("smatch:amr|dep[,amr=released|PATH][,restarts=5][,seed=0][,missing=error|nan]",),
-                extra="graphs")
-def _smatch(spec: Spec, builder: Any) -> SmatchModel:
-    opts = dict(spec.options)
-    s = str(spec)
-    amr, missing = _common(spec, opts)
-    restarts = pop_option(opts, "restarts", 5, int, spec=s)
-    seed = pop_option(opts, "seed", 0, int, spec=s)
-    reject_unknown(opts, s, ["amr", "restarts", "seed", "missing"])
-    return SmatchModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), restarts, seed, missing)
+                ("smatch:amr|dep",), extra="graphs",
+                options=(*GRAPH_OPTIONS, Opt("restarts", 5, int, min=1), Opt("seed", 0, int, min=0)))
+def _smatch(spec: Spec, builder: Any, opts: Any) -> SmatchModel:
+    return SmatchModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.restarts, opts.seed,
+                       opts.missing)
 
 
 @register_model("wl", 1, "Weisfeiler-Leman subtree kernel between AMR or dependency graphs",
-                ("wl:amr|dep[,amr=released|PATH][,iterations=2][,senses=strip|keep][,missing=error|nan]",),
-                extra="graphs")
-def _wl(spec: Spec, builder: Any) -> WLModel:
-    opts = dict(spec.options)
-    s = str(spec)
-    amr, missing = _common(spec, opts)
-    iterations = pop_option(opts, "iterations", 2, int, spec=s)
-    senses = pop_option(opts, "senses", "strip", choices=("strip", "keep"), spec=s)
-    reject_unknown(opts, s, ["amr", "iterations", "senses", "missing"])
-    return WLModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), iterations, senses == "strip", missing)
+                ("wl:amr|dep",), extra="graphs",
+                options=(*GRAPH_OPTIONS, Opt("iterations", 2, int, min=0), Opt("senses", "strip", choices=("strip", "keep"))))
+def _wl(spec: Spec, builder: Any, opts: Any) -> WLModel:
+    return WLModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.iterations,
+                   opts.senses == "strip", opts.missing)

@@ -256,7 +256,7 @@ def _markdown(df) -> str:
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns, not raises, a typer.Exit's code in this mode
     except CompevalError as exc:
         from rich.markup import escape
 
@@ -271,6 +271,8 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         raise
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ import pandas as pd  # noqa: E402
 
 from compeval.data.registry import DataContext  # noqa: E402
 from compeval.models.roles.agreement import agreement_table  # noqa: E402
-from compeval.models.roles.labeler import RoleLabeler  # noqa: E402
-from compeval.models.roles.sources import HAND_FILES, load_hand_parses  # noqa: E402
+from compeval.linguistics.labeler import RoleLabeler  # noqa: E402
+from compeval.linguistics.roles import HAND_FILES, load_hand_parses  # noqa: E402
 
 
 def agreement(labeler: RoleLabeler, files, title: str) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -105,7 +104,17 @@ class RichReporter:
         else:
             from rich.markup import escape
 
-            console.print(f"  [red]failed[/] {o.model} × {o.task}: {escape(str(o.error))}")
+            console.print(f"  [red]failed[/] {o.model} × {o.task}: {escape(_first_line(o.error))}", soft_wrap=True)
+
+    def warning(self, message):
+        from rich.markup import escape
+
+        console.print(f"[yellow]warning:[/] {escape(message)}", soft_wrap=True)
+
+
+def _first_line(text) -> str:
+    lines = str(text or "").strip().splitlines()
+    return lines[0] if lines else "(no message)"
 
 
 def _default_tasks(data_dir: Optional[Path]) -> list[str]:
@@ -147,18 +156,21 @@ def run(
     overwrite: bool = typer.Option(False, "--overwrite", help="recompute and replace existing results"),
     seed: int = typer.Option(0, "--seed", help="seed for bootstrap resampling, generators and classifiers"),
     bnc_dir: Optional[Path] = typer.Option(None, "--bnc-dir", help="British National Corpus XML folder (lexcomp VPC/LVC); else $COMPEVAL_BNC_DIR"),
+    device: str = typer.Option("auto", "--device", help="torch device for models and trained heads: auto (cuda, then mps, then cpu) | cpu | cuda | cuda:N | mps; not part of any id"),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="texts per model batch (else each family's default); not part of any id"),
     executor: str = typer.Option("local", "--executor", help="local (in process) | ray (each model × task job a Ray task)"),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto | HOST:PORT); else start a local one"),
     cpus_per_job: float = typer.Option(1.0, "--cpus-per-job", help="Ray: CPUs each job reserves"),
     ray_retries: int = typer.Option(2, "--ray-retries", help="Ray: retries of a job whose worker died or hit a transient error"),
     api_slots: int = typer.Option(1, "--api-slots", help="Ray, local cluster: API-model jobs allowed at once (the 'api' resource)"),
+    allow_modified_data: bool = typer.Option(False, "--allow-modified-data",
+                                             help="use local data files whose SHA-256 differs from the registry's "
+                                                  "pin (recorded in each result); else such files are an error"),
 ):
     """Run every model on every task; without --model/--task, run the defaults on what is available."""
     from .runner import run as run_grid
     from .runner.executors import make_executor
 
-    if bnc_dir is not None:
-        os.environ["COMPEVAL_BNC_DIR"] = str(bnc_dir)
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
         raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")
@@ -168,7 +180,9 @@ def run(
     cache = None if no_cache else (cache_dir or "default")
     with RichReporter() as reporter:
         summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
-                           seed=seed, reporter=reporter, executor=runner_executor)
+                           seed=seed, reporter=reporter, executor=runner_executor, device=device,
+                           batch_size=batch_size, bnc_dir=bnc_dir,
+                           allow_modified_data=allow_modified_data)
     done = [o for o in summary.outcomes if o.status == "done"]
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
     console.print(
@@ -190,6 +204,12 @@ def run(
             rows += [x for x in result_rows(r) if x["metric"] == r.task.main_metric]
         out.print(_table(rows, ["model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"]))
     if summary.failed:
+        from rich.markup import escape
+
+        console.print(f"[red bold]{len(summary.failed)} job(s) failed:[/]", soft_wrap=True)
+        for o in summary.failed:
+            console.print(f"  [red]✗[/] {escape(o.model)} × {escape(o.task)}: {escape(_first_line(o.error))}",
+                          soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -208,7 +228,15 @@ def results(
 
         sys.stdout.write(leaderboard_text(directory, "markdown" if format == "table" else format))
         return
-    df = results_frame(directory)
+    unreadable: list = []
+    df = results_frame(directory, unreadable)
+    if unreadable:
+        from rich.markup import escape
+
+        console.print(f"[yellow]warning:[/] ignored {len(unreadable)} file(s) that are not readable results:",
+                      soft_wrap=True)
+        for path, reason in unreadable:
+            console.print(f"  {escape(str(path))}: {escape(reason)}", soft_wrap=True)
     if format == "latex":
         from .report.tables import rows_latex
 
@@ -255,24 +283,46 @@ def _markdown(df) -> str:
 
 
 def main() -> None:
-    try:
-        code = app(standalone_mode=False)  # click returns, not raises, a typer.Exit's code in this mode
-    except CompevalError as exc:
-        from rich.markup import escape
+    """Exit status: 0 all done, 1 some job failed (the failed jobs are listed last), 2 an error stopped
+    the run before or between jobs (one line, no traceback), 130 interrupted."""
+    import sqlite3
 
-        console.print(f"[red]error:[/] {escape(str(exc))}")  # messages hold pip extras such as compeval[ray]
+    import click
+    from rich.markup import escape
+
+    import warnings
+
+    from .errors import CompevalWarning
+
+    default_show = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, CompevalWarning):
+            console.print(f"[yellow]warning:[/] {escape(str(message))}", soft_wrap=True)
+        else:
+            default_show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        # Without standalone mode click returns the status of typer.Exit instead of exiting with it.
+        status = app(standalone_mode=False)
+    except CompevalError as exc:
+        # escape: messages hold pip extras such as compeval[ray]; soft_wrap: one line, whatever the width
+        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         sys.exit(2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
-    if isinstance(code, int) and code:
-        sys.exit(code)
+    except click.ClickException as exc:  # usage errors
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        console.print("[red]interrupted[/]; finished results are kept and a re-run does only the rest")
+        sys.exit(130)
+    except (OSError, sqlite3.OperationalError) as exc:  # disk full, read-only or vanished folders
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        console.print(f"[red]error:[/] {escape(str(getattr(exc, 'strerror', None) or exc))}{where}", soft_wrap=True)
+        sys.exit(2)
+    sys.exit(status if isinstance(status, int) else 0)
 
 
 if __name__ == "__main__":

@@ -35,3 +35,8 @@ class ModelOutputError(CompevalError):
 
 class ModelCapabilityError(CompevalError):
     """The task needs something the model cannot do (e.g. encode texts, when it only scores pairs)."""
+
+
+class CompevalWarning(UserWarning):
+    """Something was wrong and compeval repaired it (a damaged cache entry dropped, a stale result recomputed);
+    the CLI prints these as one ``warning:`` line."""

@@ -391,3 +391,71 @@ def test_runner_writes_results_and_cached_rerun_sends_nothing(server, monkeypatc
     assert not again.failed and again.outcomes[0].status == "done"
     assert server.count == first  # every vector came from the disk cache
     assert again.encoded == 0 and again.from_cache == n_texts
+
+
+class RecordingServer:
+    """Another origin (its own port): records the method and Authorization header of every request."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, str | None]] = []
+        state = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _record(self):
+                state.seen.append((self.command, self.headers.get("Authorization")))
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_POST = _record
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_redirect_to_another_origin_never_gets_the_key(server, status):
+    """urllib's default opener turned a redirected POST into a GET to wherever the server pointed and copied
+    the Authorization header along: a server (or anyone able to make it redirect) collected the key."""
+    elsewhere = RecordingServer()
+    try:
+        server.schedule = [(status, {"Location": elsewhere.url + "/embeddings"}, b"")]
+        model = make(server, max_retries=3)
+        with pytest.raises(ApiError, match=f"HTTP {status} redirect to .* was not followed") as info:
+            model.encode(TEXTS[:2])
+        assert elsewhere.seen == [] and SECRET not in str(info.value)
+        assert server.count == 1  # a refused redirect is not retried
+    finally:
+        elsewhere.close()
+
+
+def test_same_origin_redirect_keeps_the_post_and_its_body(server):
+    server.schedule = [(307, {"Location": server.url + "/embeddings"}, b"")]
+    model = make(server)
+    assert np.array_equal(model.encode(TEXTS[:3]), expected(TEXTS[:3]))
+    assert server.count == 2 and all(r["auth"] == f"Bearer {SECRET}" for r in server.requests)
+    assert server.requests[1]["body"]["input"] == TEXTS[:3]
+
+
+def test_a_failing_api_job_is_retried_in_one_place_only(server, monkeypatch, tmp_path):
+    """The runner asks again task by task after the union of texts failed; the model must not start its
+    retries over for each task (before: (1 + tasks) × (max_retries + 1) requests)."""
+    from compeval.runner import run
+    from compeval.tasks.modifiers.tasks import ModifierNonSubsectivity
+
+    monkeypatch.setenv("COMPEVAL_API_KEY", SECRET)
+    server.schedule = [(503, {}, b"down for maintenance")] * 100
+    spec = f"api:test-embed-small,base_url={server.url},max_retries=2,backoff=0.001"
+    tasks = [ModifierNonSubsectivity(n_resamples=10), ModifierNonSubsectivity(n_resamples=11)]
+    summary = run([spec], tasks, tmp_path / "out", cache_dir=None)
+    assert [o.status for o in summary.outcomes] == ["failed", "failed"]
+    assert all("gave up after 3 attempts" in o.error for o in summary.outcomes)
+    assert server.count == 3

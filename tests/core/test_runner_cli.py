@@ -25,10 +25,11 @@ def test_run_writes_results_and_rerun_encodes_nothing(data_dir, tmp_path):
              sum(o.seconds for o in first.outcomes))
     assert all(p > 0 for p in parts) and sum(parts) <= first.seconds
     store = ResultStore(out)
-    result = store.load(out / "hashbag" / "gs2011.json")
+    path = next(out.glob("hashbag-*/gs2011.json"))  # folders are named by configuration id
+    result = store.load(path)
     assert result.n_items == 199 and result.data[0].verified and result.environment["numpy"]
     assert result.model["id"].startswith("hashbag-") and result.seed == 0
-    preds = store.predictions(out / "hashbag" / "gs2011.json")
+    preds = store.predictions(path)
     assert len(preds) == 199 and {"sentence_1", "gold", "score"} <= set(preds.columns)
     again = run(["hashbag", "random,dim=16"], ["gs2011", "ks2013,bootstrap=200"], out, data_dir=data_dir,
                 cache_dir=cache)

@@ -5,7 +5,7 @@ import pytest
 from compeval.errors import MalformedDataError
 from compeval.models.static import StaticModel, compose, load_vectors
 from compeval.models.tokenize import NLTK_STOPWORDS, tokenize
-from compeval.similarity import cosine_rows
+from compeval.metrics import cosine_rows
 
 
 @pytest.fixture()

@@ -2,7 +2,9 @@
 import numpy as np
 import pytest
 
-from compeval.tasks.lexcomp.embed import TokenCache, pool_pieces, token_encoder
+from compeval.models.protocol import can_encode_tokens, token_encoder
+from compeval.models.tokens import pool_pieces
+from compeval.tasks.lexcomp.embed import TokenCache
 
 
 def test_pool_pieces_means_each_word_and_skips_specials():
@@ -84,3 +86,23 @@ def test_sentence_transformer_models_give_the_same_token_vectors_as_their_transf
         got = token_encoder(model).encode_tokens(words)
         for g, e in zip(got, expected):
             np.testing.assert_allclose(g, e, atol=1e-5)
+
+
+def test_token_vectors_are_a_declared_capability_seen_through_the_cache():
+    """Tasks ask the protocol, not the class: the cache wrapper passes the capability on, a model without
+    encode_tokens (or a z-scored composite, whose token vectors would not be z-scored) gets a clear error."""
+    from compeval.cache import EmbeddingCache
+    from compeval.errors import CompevalError
+    from compeval.models.normalize import ZScoreCosine
+    from compeval.models.static import StaticModel, WordVectors
+    from compeval.models.toy import HashBagEncoder
+
+    wv = WordVectors(["dog", "run"], np.eye(2, 3, dtype=np.float32), "toy", "x")
+    cache = EmbeddingCache(None)
+    static = cache.wrap(StaticModel(wv))
+    assert can_encode_tokens(static) and token_encoder(static).config.id == static.config.id
+    np.testing.assert_array_equal(token_encoder(static).encode_tokens([["run"]])[0][:, 0], [[0, 1, 0]])
+    for model in (cache.wrap(HashBagEncoder()), cache.wrap(ZScoreCosine(static))):
+        assert not can_encode_tokens(model)
+        with pytest.raises(CompevalError, match="gives no token-level vectors"):
+            token_encoder(model)

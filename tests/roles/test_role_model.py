@@ -8,7 +8,7 @@ from compeval.cache.cached import EmbeddingCache
 from compeval.errors import DataError
 from compeval.models.roles import PAPER_WEIGHTS, ROLES, ParseTable, RoleModel, combine_role_similarities
 from compeval.models.roles import role_comparisons
-from compeval.models.roles.sources import clean_parse
+from compeval.linguistics.roles import clean_parse
 from compeval.models.toy import TableEncoder
 
 

@@ -113,16 +113,21 @@ def test_job_resources_follow_the_model(monkeypatch):
     _pretend_ray_installed(monkeypatch)
     from compeval.runner.ray_executor import model_resources
 
+    from compeval.models.api import ApiEncoder
+    from compeval.models.mixed import MixedModel
+
     cache = EmbeddingCache(None)
     assert model_resources(load_model("hashbag", cache=cache), 2) == {"num_cpus": 2, "num_gpus": 0, "resources": {}}
-    api = model_resources(cache.wrap(_Fake("api.v1")))
-    assert api["resources"] == {"api": 1} and api["num_gpus"] == 0
+    # The API family declares its slot; the runner no longer guesses it from the family's name.
+    api_model = load_model("api:m,base_url=http://127.0.0.1:9", cache=cache)
+    api = model_resources(api_model)
+    assert api["resources"] == {"api": 1} and api["num_gpus"] == 0 and ApiEncoder.resources == {"api": 1}
+    assert model_resources(cache.wrap(_Fake("api.v1")))["resources"] == {}
     assert model_resources(cache.wrap(_Fake("sbert.v1", device="cuda:0")))["num_gpus"] == 1
     custom = model_resources(cache.wrap(_Fake("x.v1", resources={"num_gpus": 0.5, "licence": 1})))
     assert custom == {"num_cpus": 1.0, "num_gpus": 0.5, "resources": {"licence": 1}}
-    composite = _Fake("mixed.v1")
-    composite.config = ModelConfig(family="mixed.v1", name="m", children=(ModelConfig(family="api.v1", name="a"),))
-    assert model_resources(composite)["resources"] == {"api": 1}
+    composite = MixedModel([load_model("hashbag", cache=cache), api_model])  # a part's needs are the whole's
+    assert model_resources(cache.wrap(composite))["resources"] == {"api": 1}
 
 
 def _hammer(directory, worker, barrier, n_rounds, queue):

@@ -143,8 +143,10 @@ def test_killed_driver_resumes_only_missing_jobs(local_grid, ray_head, data_dir,
     assert rerun.returncode == 0, rerun.stderr
     skipped = set(re.findall(r"skipped (\S+) × (\S+): result exists", rerun.stderr))
     done = set(re.findall(r"done (\S+) × (\S+) \(", rerun.stderr))
-    assert {f"{m}/{t}.json" for m, t in skipped} == finished
-    assert len(done) == N_JOBS - len(finished) and not {f"{m}/{t}.json" for m, t in done} & finished
+    # Results live in <display name>-<configuration id hash>/<task>.json; the screen shows the display name.
+    finished_jobs = {(Path(f).parent.name.rsplit("-", 1)[0], Path(f).stem) for f in finished}
+    assert skipped == finished_jobs
+    assert len(done) == N_JOBS - len(finished) and not done & finished_jobs
     summary = " ".join(rerun.stderr.split())
     assert f"{N_JOBS - len(finished)} job(s) done, {len(finished)} skipped" in summary and " 0 failed" in summary
     assert {f: (out / f).stat().st_mtime_ns for f in finished} == mtimes  # finished jobs were not redone

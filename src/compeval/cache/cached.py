@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import InputTextError, ModelOutputError
-from ..models.protocol import ModelConfig, can_encode, can_score_pairs
+from ..models.protocol import Closeable, Loadable, ModelConfig, can_encode, can_score_pairs
 from .store import EmbeddingStore, default_cache_dir
 
 
@@ -117,14 +117,30 @@ class CachedModel:
         return self.model.config
 
     @property
+    def inner(self) -> Any:
+        """The wrapped model (``compeval.models.protocol.CachedEncoder``)."""
+        return self.model
+
+    def load(self) -> None:
+        """Load the wrapped model's weights now, if it loads lazily."""
+        if isinstance(self.model, Loadable):
+            self.model.load()
+
+    def close(self) -> None:
+        """Let the wrapped model release its weights; the vectors stay (other models may share them)."""
+        if isinstance(self.model, Closeable):
+            self.model.close()
+
+    @property
     def stats(self) -> CacheStats:
         return self.cache.stats_for(self.config.id)
 
     @property
     def cacheable(self) -> bool:
+        """False for models whose outputs depend on the whole batch (they declare ``cacheable = False``)."""
         return getattr(self.model, "cacheable", True)
 
-    # The wrapper only offers what the wrapped model offers.
+    # Attributes of the wrapped model (its vectors, options…) read through the wrapper.
     def __getattr__(self, name: str):
         if name in {"encode", "score_pairs"}:
             raise AttributeError(name)

@@ -3,16 +3,29 @@
 SQLite gives atomic, multi-process-safe writes (WAL journal, busy timeout) with the standard
 library only, so concurrent runs and Ray workers can share one cache directory. Vectors are
 stored as raw float32 bytes; pair scores (for pair-scoring models) as REAL.
+
+Nothing read back is trusted blindly: every row carries a CRC-32 of its text and value, and the file
+records the model's vector dimension. A row whose checksum, length or dimension is wrong, or whose
+vector is not finite, is deleted and reported as missing (so it is encoded again), with one warning per
+file. A file SQLite cannot open or read ("not a database", "malformed") is moved aside to
+``<name>.corrupt-<time>`` and rebuilt empty, with a warning. Rows written before checksums existed
+(no CRC) are checked for length, dimension and finiteness only.
 """
 from __future__ import annotations
 
 import os
 import sqlite3
+import struct
 import time
+import warnings
+import zlib
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
+
+from ..paths import default_cache_dir  # noqa: F401  (re-exported: where the cache lives by default)
+from ..errors import CompevalWarning
 
 _CHUNK = 900  # SQLite host-parameter limit is 999 on old builds
 _TIMEOUT = 60.0  # seconds a connection waits for another process's write lock
@@ -26,19 +39,32 @@ def _retry_locked(action, deadline: float = _TIMEOUT):
         try:
             return action()
         except sqlite3.OperationalError as exc:
-            msg = str(exc).lower()
-            if ("locked" not in msg and "busy" not in msg) or time.monotonic() > end:
+            if not _is_locked(exc) or time.monotonic() > end:
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
 
 
-def default_cache_dir() -> Path:
-    env = os.environ.get("COMPEVAL_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "compeval"
+def _is_locked(exc: BaseException) -> bool:
+    msg = str(exc).lower()
+    return "locked" in msg or "busy" in msg
+
+
+def _is_corrupt(exc: BaseException) -> bool:
+    """A damaged file (as opposed to a busy one, or a full / read-only disk, which rebuilding cannot fix)."""
+    if not isinstance(exc, sqlite3.DatabaseError) or _is_locked(exc):
+        return False
+    msg = str(exc).lower()
+    return not any(w in msg for w in ("disk is full", "readonly", "read-only", "unable to open", "disk i/o"))
+
+
+def vector_crc(text: str, vec: bytes) -> int:
+    return zlib.crc32(vec, zlib.crc32(text.encode("utf-8", "surrogatepass")))
+
+
+def pair_crc(a: str, b: str, score: float | None) -> int:
+    value = b"N" if score is None else struct.pack("<d", score)
+    return zlib.crc32(value, zlib.crc32(f"{a}\x00{b}\x00".encode("utf-8", "surrogatepass")))
 
 
 class EmbeddingStore:
@@ -47,46 +73,166 @@ class EmbeddingStore:
     def __init__(self, directory: Path, config_id: str):
         self.path = Path(directory) / "embeddings" / f"{config_id}.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.dropped = 0  # corrupt rows deleted from this file during this run
+        self._warned = False
+        self._dim: int | None = None
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            if not _is_corrupt(exc):
+                raise
+            self._rebuild(exc)
+
+    def _open(self) -> None:
         self._conn = sqlite3.connect(self.path, timeout=_TIMEOUT, isolation_level=None, check_same_thread=False)
-        self._conn.execute(f"PRAGMA busy_timeout={int(_TIMEOUT * 1000)}")
-        # Several processes may open a new file at once: switching it to WAL and creating the tables
-        # need a write lock, which SQLite can refuse outright (SQLITE_BUSY) instead of waiting for it.
-        _retry_locked(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        _retry_locked(lambda: self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (text TEXT PRIMARY KEY, dim INTEGER, vec BLOB)"))
-        _retry_locked(lambda: self._conn.execute(
-            "CREATE TABLE IF NOT EXISTS pairs (a TEXT, b TEXT, score REAL, PRIMARY KEY (a, b))"))
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout={int(_TIMEOUT * 1000)}")
+            # Several processes may open a new file at once: switching it to WAL and creating the tables
+            # need a write lock, which SQLite can refuse outright (SQLITE_BUSY) instead of waiting for it.
+            _retry_locked(lambda: self._conn.execute("PRAGMA journal_mode=WAL"))
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            _retry_locked(lambda: self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (text TEXT PRIMARY KEY, dim INTEGER, vec BLOB, crc INTEGER)"))
+            _retry_locked(lambda: self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS pairs (a TEXT, b TEXT, score REAL, crc INTEGER, PRIMARY KEY (a, b))"))
+            _retry_locked(lambda: self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)"))
+            for table in ("vectors", "pairs"):  # files written before checksums: add the column
+                columns = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+                if "crc" not in columns:
+                    try:
+                        _retry_locked(lambda t=table: self._conn.execute(f"ALTER TABLE {t} ADD COLUMN crc INTEGER"))
+                    except sqlite3.OperationalError as exc:
+                        if "duplicate column" not in str(exc).lower():  # another process added it first
+                            raise
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()
+            self._dim = int(row[0]) if row and str(row[0]).isdigit() and int(row[0]) > 0 else None
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _rebuild(self, exc: BaseException) -> None:
+        """Move a file SQLite cannot read aside (kept for inspection) and start an empty one."""
+        try:
+            self._conn.close()
+        except Exception:
+            pass
+        dim = self._dim
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(str(self.path) + suffix)
+            if part.exists():
+                os.replace(part, Path(str(aside) + suffix))
+        warnings.warn(f"embedding cache {self.path} could not be read ({exc}); moved it to {aside.name} and "
+                      "started an empty one (its texts are encoded again)", CompevalWarning, stacklevel=3)
+        self._open()
+        self._dim = dim  # what this run has seen stays the expectation
+        if dim is not None:
+            self._write_once("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", [(str(dim),)])
+
+    def _guard(self, action, empty):
+        """Run a read; a damaged file is rebuilt and reads as empty (everything is encoded again)."""
+        try:
+            return action()
+        except sqlite3.DatabaseError as exc:
+            if not _is_corrupt(exc):
+                raise
+            self._rebuild(exc)
+            return empty
+
+    def _drop(self, table: str, keys: list[tuple], reason: str) -> None:
+        if not keys:
+            return
+        where = "text = ?" if table == "vectors" else "a = ? AND b = ?"
+        self._write(f"DELETE FROM {table} WHERE {where}", keys)
+        self.dropped += len(keys)
+        if not self._warned:
+            self._warned = True
+            warnings.warn(f"embedding cache {self.path}: dropped {len(keys)} damaged entr"
+                          f"{'y' if len(keys) == 1 else 'ies'} ({reason}); encoding them again",
+                          CompevalWarning, stacklevel=4)
 
     def get_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        return self._guard(lambda: self._get_vectors(texts), {})
+
+    def _get_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
+        bad: list[tuple[str]] = []
+        reasons: set[str] = set()
         for i in range(0, len(texts), _CHUNK):
             chunk = list(texts[i : i + _CHUNK])
-            q = f"SELECT text, vec FROM vectors WHERE text IN ({','.join('?' * len(chunk))})"
-            for text, blob in self._conn.execute(q, chunk):
-                found[text] = np.frombuffer(blob, dtype=np.float32)
+            q = f"SELECT text, dim, vec, crc FROM vectors WHERE text IN ({','.join('?' * len(chunk))})"
+            for text, dim, blob, crc in self._conn.execute(q, chunk):
+                reason = self._vector_problem(text, dim, blob, crc)
+                if reason is None:
+                    vec = np.frombuffer(blob, dtype=np.float32)
+                    if np.isfinite(vec).all():
+                        found[text] = vec
+                        continue
+                    reason = "not finite"
+                bad.append((text,))
+                reasons.add(reason)
+        self._drop("vectors", bad, ", ".join(sorted(reasons)))
         return found
 
+    def _vector_problem(self, text: str, dim, blob, crc) -> str | None:
+        if not isinstance(blob, bytes) or not isinstance(dim, int) or len(blob) != 4 * dim or dim <= 0:
+            return "wrong length"
+        if self._dim is not None and dim != self._dim:
+            return f"dimension {dim}, not {self._dim}"
+        if crc is not None and crc != vector_crc(text, blob):
+            return "checksum mismatch"
+        return None
+
     def put_vectors(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        rows = [(t, int(v.shape[0]), np.ascontiguousarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors)]
-        self._write("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", rows)
+        rows = []
+        for t, v in zip(texts, vectors):
+            blob = np.ascontiguousarray(v, dtype=np.float32).tobytes()
+            rows.append((t, int(v.shape[0]), blob, vector_crc(t, blob)))
+        if rows and self._dim is None:
+            self._dim = rows[0][1]
+            self._write("INSERT OR IGNORE INTO meta VALUES ('dim', ?)", [(str(self._dim),)])
+        self._write("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
 
     def get_pairs(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+        return self._guard(lambda: self._get_pairs(pairs), {})
+
+    def _get_pairs(self, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
         found: dict[tuple[str, str], float] = {}
+        bad: list[tuple[str, str]] = []
         cur = self._conn.cursor()
         cur.execute("CREATE TEMP TABLE IF NOT EXISTS want (a TEXT, b TEXT)")
         cur.execute("DELETE FROM want")
         cur.executemany("INSERT INTO want VALUES (?, ?)", pairs)
-        for a, b, s in cur.execute("SELECT p.a, p.b, p.score FROM pairs p JOIN want w ON p.a = w.a AND p.b = w.b"):
+        rows = cur.execute("SELECT p.a, p.b, p.score, p.crc FROM pairs p JOIN want w ON p.a = w.a AND p.b = w.b")
+        for a, b, s, crc in rows.fetchall():
+            if (s is not None and not isinstance(s, float)) or (crc is not None and crc != pair_crc(a, b, s)):
+                bad.append((a, b))
+                continue
             found[(a, b)] = float("nan") if s is None else s
         cur.execute("DELETE FROM want")
+        self._drop("pairs", bad, "checksum mismatch")
         return found
 
     def put_pairs(self, pairs: Iterable[tuple[str, str]], scores: Iterable[float]) -> None:
-        rows = [(a, b, None if np.isnan(s) else float(s)) for (a, b), s in zip(pairs, scores)]
-        self._write("INSERT OR REPLACE INTO pairs VALUES (?, ?, ?)", rows)
+        rows = []
+        for (a, b), s in zip(pairs, scores):
+            value = None if np.isnan(s) else float(s)
+            rows.append((a, b, value, pair_crc(a, b, value)))
+        self._write("INSERT OR REPLACE INTO pairs VALUES (?, ?, ?, ?)", rows)
 
     def _write(self, sql: str, rows: list) -> None:
+        """One transaction per batch; a file found damaged while writing is rebuilt and the batch written
+        to the fresh one."""
+        try:
+            self._write_once(sql, rows)
+        except sqlite3.DatabaseError as exc:
+            if not _is_corrupt(exc):
+                raise
+            self._rebuild(exc)
+            self._write_once(sql, rows)
+
+    def _write_once(self, sql: str, rows: list) -> None:
         """One transaction per batch: a crash leaves either all of a batch or none of it."""
         _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
         try:

@@ -4,17 +4,21 @@ Lookup order for a data set ``NAME``: an explicit ``data_dir`` (CLI ``--data-dir
 ``$COMPEVAL_DATA_DIR``; both hold ``NAME/…`` folders laid out like the project's shared data. Without
 either, files are downloaded from their original public location at the pinned revision into
 ``<cache>/data/NAME/`` and their SHA-256 checked. No data file ships with compeval.
+
+A local file whose SHA-256 differs from the pin (truncated, edited, another release) is an error, unless
+the run allows it (``--allow-modified-data``, ``DataContext(allow_modified=True)``): then it is used, its
+result records ``verified: false`` and ``modified_allowed: true``, and a text file that is not UTF-8 is
+still refused with a one-line error naming the file and line.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.request
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import DataError, MissingDataError
+from ..errors import CompevalError, DataError, MalformedDataError, MissingDataError
 from ..results.schema import DataProvenance
 
 
@@ -46,13 +50,15 @@ SOURCES: dict[str, DataSource] = {}
 
 
 def register_source(source: DataSource) -> DataSource:
+    """Called by a suite's ``sources.py`` (``compeval/tasks/<suite>/sources.py``) when it is imported."""
     SOURCES[source.name] = source
     return source
 
 
 def get_source(name: str) -> DataSource:
-    from . import sources  # noqa: F401  (fills SOURCES)
+    from ..plugins import discover_suites
 
+    discover_suites("sources")  # every suite's sources.py registers its data sets
     try:
         return SOURCES[name]
     except KeyError:
@@ -67,8 +73,27 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+TEXT_SUFFIXES = {".txt", ".csv", ".tsv", ".json", ".jsonl", ".ipynb", ".tab", ".xml", ".conll", ".conllu"}
+
+
+def check_text_file(path: Path) -> None:
+    """Raise a one-line ``MalformedDataError`` (file and line) when a text data file is not UTF-8.
+
+    Files of other kinds (``.xlsx``, archives) are left to their readers."""
+    path = Path(path)
+    if path.suffix.lower() not in TEXT_SUFFIXES:
+        return
+    payload = path.read_bytes()
+    try:
+        payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = payload.count(b"\n", 0, exc.start) + 1
+        raise MalformedDataError(path, line, f"not UTF-8 text (byte 0x{payload[exc.start]:02x}); "
+                                             "is it a binary or damaged file?") from None
+
+
 def default_data_cache() -> Path:
-    from ..cache.store import default_cache_dir
+    from ..paths import default_cache_dir
 
     return default_cache_dir() / "data"
 
@@ -85,6 +110,7 @@ class DataContext:
     data_dir: Path | None = None
     download: bool = True
     cache_dir: Path | None = None
+    allow_modified: bool = False  # use local files whose hash differs from the pin (recorded)
     used: dict[str, DataProvenance] = field(default_factory=dict)
     digests: dict[tuple[str, int, int], str] = field(default_factory=dict, repr=False, compare=False)
 
@@ -141,6 +167,14 @@ class DataContext:
                 )
             self._download(spec, local, src)
         digest = self._digest(local)
+        if digest != spec.sha256:
+            if not self.allow_modified:
+                raise DataError(
+                    f"data set {name!r}: {local} has SHA-256 {digest[:16]}…, not the pinned {spec.sha256[:16]}… "
+                    f"(revision {src.revision}); the file is truncated, edited or another version. Restore it "
+                    f"from {src.homepage}, or pass --allow-modified-data to use it anyway (recorded in the result)"
+                )
+            check_text_file(local)
         prov = self.used.setdefault(
             name, DataProvenance(source=name, revision=src.revision, location=str(self.root(name)))
         )
@@ -148,6 +182,8 @@ class DataContext:
         prov.verified = all(
             prov.files[r] == src.file(r).sha256 for r in prov.files
         )
+        if not prov.verified:
+            prov.modified_allowed = True
         return local
 
     def _download(self, spec: DataFile, local: Path, src: DataSource) -> None:
@@ -166,10 +202,12 @@ class DataContext:
                 f"data set {src.name!r}: {spec.url} has SHA-256 {digest}, expected {spec.sha256}; "
                 "the file changed upstream or the download was corrupted. Nothing was saved."
             )
-        fd, tmp = tempfile.mkstemp(dir=local.parent, prefix=local.name + ".")
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.replace(tmp, local)
+        from ..results.store import atomic_write_bytes
+
+        try:
+            atomic_write_bytes(local, payload)  # no stray temporary file, the user's umask
+        except CompevalError as exc:
+            raise DataError(f"data set {src.name!r}: {exc}") from None
 
     def provenance(self, names: tuple[str, ...] | list[str]) -> list[DataProvenance]:
         return [self.used[n] for n in names if n in self.used]

@@ -160,6 +160,25 @@ def _retry_after(headers: dict[str, str], now: Callable[[], float] = time.time) 
         return None
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only within the origin (scheme, host, port) of the request, keeping the POST and
+    its body (307/308, or 301/302 from servers that mean "moved"); never forward the ``Authorization``
+    header elsewhere. urllib's default handler turns the POST into a body-less GET and copies every header,
+    the key included, to wherever the server points."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _origin(newurl) != _origin(req.full_url) or code not in (301, 302, 307, 308):
+            return None  # urllib then raises HTTPError with the 3xx status: the caller reports it
+        return urllib.request.Request(newurl, data=req.data, headers=dict(req.header_items()),
+                                      method=req.get_method(), origin_req_host=req.origin_req_host)
+
+
 class _Retryable(Exception):
     def __init__(self, reason: str, retry_after: float | None = None):
         super().__init__(reason)
@@ -168,6 +187,9 @@ class _Retryable(Exception):
 
 class ApiEncoder:
     """An OpenAI-compatible embeddings endpoint as an Encoder (see the module docstring)."""
+
+    #: One ``api`` slot per job (``DeclaresResources``): a Ray cluster caps concurrent API jobs with it.
+    resources = {"api": 1}
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  batch: int = DEFAULTS["batch"], rpm: float = DEFAULTS["rpm"],
@@ -204,6 +226,7 @@ class ApiEncoder:
         self._api_key = api_key  # never part of the configuration, a message or the repr
         self._dim: int | None = dims
         self._opener = None
+        self._broken: str | None = None  # why the endpoint is unusable (retries exhausted, bad key or URL)
         params = {"base_url": self.base_url, "dims": dims, "truncate": truncate, "max_chars": max_chars}
         shown = [k for k, v in (("dims", dims), ("truncate", truncate), ("max_chars", max_chars))
                  if v != DEFAULTS.get(k)]
@@ -235,6 +258,10 @@ class ApiEncoder:
         return out
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self._broken is not None:
+            # One retry policy, here: once the endpoint has failed for good, later calls (the runner asks
+            # again task by task after a failed batch) fail at once instead of retrying all over.
+            raise ApiError(self._broken)
         prepared = self._prepare(list(texts))
         if not prepared:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
@@ -274,7 +301,7 @@ class ApiEncoder:
         if self._opener is None:
             # Loopback and private servers are reached directly, never through an environment proxy.
             handlers = [urllib.request.ProxyHandler({})] if is_local(self.host) else []
-            self._opener = urllib.request.build_opener(*handlers)
+            self._opener = urllib.request.build_opener(*handlers, _SameOriginRedirects())
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         try:
             with self._opener.open(request, timeout=self.timeout) as resp:
@@ -306,8 +333,9 @@ class ApiEncoder:
             except _Retryable as failure:
                 reason = self._scrub(failure.reason)
                 if attempt == self.max_retries:
-                    raise ApiError(f"{self.model} at {self.url}: gave up after {attempt + 1} attempts "
-                                   f"({self.max_retries} retries); last failure: {reason}") from None
+                    self._broken = (f"{self.model} at {self.url}: gave up after {attempt + 1} attempts "
+                                    f"({self.max_retries} retries); last failure: {reason}")
+                    raise ApiError(self._broken) from None
                 delay = failure.retry_after
                 if delay is None:
                     delay = self.backoff * 2 ** attempt * (0.5 + 0.5 * self.rng.random())
@@ -319,11 +347,19 @@ class ApiEncoder:
                 self.sleep(delay)
                 stats.backoff_wait_seconds += delay
                 continue
+            if 300 <= status < 400:
+                where = resp_headers.get("location", "another address")
+                self._broken = (f"{self.model} at {self.url}: HTTP {status} redirect to {self._scrub(where)} was not "
+                                "followed (another origin, or one that would drop the request body), so the key "
+                                "was not sent there; set base_url to the server's final address")
+                raise ApiError(self._broken)
             if status >= 400 or status < 200:
                 hint = {401: " (check COMPEVAL_API_KEY / OPENAI_API_KEY)",
                         404: " (check base_url and the model name)"}.get(status, "")
-                raise ApiError(f"{self.model} at {self.url}: HTTP {status}: "
-                               f"{self._scrub(_server_message(resp_body))}{hint}")
+                message = f"{self.model} at {self.url}: HTTP {status}: {self._scrub(_server_message(resp_body))}{hint}"
+                if status in (401, 403, 404):  # the key or the address is wrong for every text
+                    self._broken = message
+                raise ApiError(message)
             return self._parse(texts, resp_body)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -385,7 +421,7 @@ class ApiEncoder:
              Opt("batch", DEFAULTS["batch"], int, min=1, identity=False),
              Opt("rpm", DEFAULTS["rpm"], float, min=0, identity=False, help="requests per minute at most"),
              Opt("max_retries", DEFAULTS["max_retries"], int, min=0, identity=False),
-             Opt("timeout", DEFAULTS["timeout"], float, min=0, identity=False),
+             Opt("timeout", DEFAULTS["timeout"], float, min=0.001, identity=False),
              Opt("backoff", DEFAULTS["backoff"], float, min=0, identity=False)),
 )
 def _api(spec, builder, opts):

@@ -13,11 +13,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..context import resolve_device
 from ..errors import SpecError
 from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_model
-from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, pick_device, quiet, resolve, torch_dtype
+from .tokens import hidden_state_tokens
+from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
 
 POOLINGS = ("cls", "mean", "mean-nospecial", "last")
 
@@ -76,6 +78,11 @@ class HFModel:
         """Load the weights now (the runner times this apart from encoding)."""
         self._load()
 
+    @property
+    def device(self) -> str:
+        """The torch device (``OnDevice``), resolved on first use; a run setting, not identity."""
+        return resolve_device(self.setup.device)
+
     def _load(self):
         """Weights load on first use (a re-run with every result present never imports torch)."""
         if self._loaded is None:
@@ -83,7 +90,7 @@ class HFModel:
             import torch
             from transformers import AutoModel, AutoTokenizer
 
-            device = pick_device(self.setup.device)
+            device = self.device
             remote = self.setup.trust_remote_code
             tokenizer = AutoTokenizer.from_pretrained(str(self.directory), trust_remote_code=remote)
             if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral) often have none
@@ -123,6 +130,15 @@ class HFModel:
                     pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
                 out.append(pooled.float().cpu().numpy())
         return np.concatenate(out) if out else np.zeros((0, model.config.hidden_size), np.float32)
+
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+        """Every hidden layer per word (``TokenEncoder``), pieces mean-pooled."""
+        torch, tokenizer, model = self._load()
+        return hidden_state_tokens(torch, tokenizer, model, sentences, self.max_length, self._config.name)
+
+    def close(self) -> None:
+        """Release the weights (they load again on the next encode)."""
+        self._loaded = None
 
 
 @register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling (Hub repo, local folder or packaged)",

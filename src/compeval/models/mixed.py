@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import SpecError
-from .protocol import ModelConfig
+from .protocol import ModelConfig, pair_similarity
 from .registry import register_model
 
 
@@ -31,8 +31,6 @@ class MixedModel:
         return self._config
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
-        from ..similarity import pair_similarity
-
         total = np.zeros(len(texts_a), dtype=np.float64)
         for w, part in zip(self.weights, self.parts):
             total += w * pair_similarity(part, texts_a, texts_b)

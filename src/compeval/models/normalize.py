@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..similarity import cosine_rows
+from ..vectors import cosine_rows
 from .protocol import ModelConfig
 
 EPS = 0.001

@@ -8,6 +8,7 @@ also accept ``TORCH_OPTIONS``. A family may redeclare a common option to change 
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
@@ -61,6 +62,11 @@ class Opt:
                 value = self.kind(raw)
             except ValueError:
                 raise SpecError(f"{where} must be {'an integer' if self.kind is int else 'a number'}") from None
+        if self.kind is float and not math.isfinite(value):  # nan passes every comparison: say the range
+            span = (f"between {_show(self.min)} and {_show(self.max)}" if self.min is not None and self.max is not None
+                    else f"at least {_show(self.min)}" if self.min is not None
+                    else f"at most {_show(self.max)}" if self.max is not None else "a finite number")
+            raise SpecError(f"{where} must be {span}")
         choices = self.allowed()
         if choices is not None and value not in choices:
             raise SpecError(f"{where} must be one of {', '.join(map(str, choices))}")

@@ -22,6 +22,12 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _finite(path: Path, line: int, values: np.ndarray) -> np.ndarray:
+    if values.ndim != 1 or values.size == 0 or not np.isfinite(values).all():
+        raise MalformedDataError(path, line, "a vector must be a non-empty list of finite numbers")
+    return values
+
+
 class PrecomputedScores:
     """Pair scores read from a file, one per line in item order (order-dependent: not cached)."""
 
@@ -72,7 +78,13 @@ class PrecomputedVectors:
 def read_precomputed(path: Path):
     if not path.is_file():
         raise SpecError(f"precomputed file {path} does not exist")
-    lines = path.read_text(encoding="utf-8").splitlines()
+    payload = path.read_bytes()
+    try:
+        lines = payload.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line = payload.count(b"\n", 0, exc.start) + 1
+        raise MalformedDataError(path, line, f"not UTF-8 text (byte 0x{payload[exc.start]:02x}); a precomputed "
+                                             "file holds one score per line, or text→vector lines") from None
     body = [(i, ln) for i, ln in enumerate(lines, 1) if ln.strip()]
     if not body:
         raise MalformedDataError(path, 1, "file is empty")
@@ -82,8 +94,10 @@ def read_precomputed(path: Path):
         for i, ln in body:
             try:
                 obj = json.loads(ln)
-                table[obj["text"]] = np.asarray(obj["vector"], dtype=np.float32)
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                if not isinstance(obj, dict) or not isinstance(obj["text"], str):
+                    raise TypeError("each line is an object with a string 'text'")
+                table[obj["text"]] = _finite(path, i, np.asarray(obj["vector"], dtype=np.float32))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError) as exc:
                 raise MalformedDataError(path, i, f"expected {{\"text\": …, \"vector\": […]}} ({exc})") from None
         return PrecomputedVectors(path, table)
     if "\t" in first:
@@ -94,11 +108,14 @@ def read_precomputed(path: Path):
                 table[text] = np.asarray(vec.split(), dtype=np.float32)
             except ValueError:
                 raise MalformedDataError(path, i, "vector part is not numbers separated by spaces") from None
+            _finite(path, i, table[text])
         return PrecomputedVectors(path, table)
     scores = []
     for i, ln in body:
         try:
             scores.append(float(ln.strip()))
+            if not np.isfinite(scores[-1]) and ln.strip().lower() not in ("nan",):
+                raise ValueError("infinite")
         except ValueError:
             raise MalformedDataError(path, i, f"expected one number per line, got {ln.strip()[:40]!r}") from None
     return PrecomputedScores(path, np.asarray(scores, dtype=np.float64))

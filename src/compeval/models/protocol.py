@@ -2,7 +2,9 @@
 
 A model is anything with a ``config`` (what exactly produced a score) and at least one of
 ``encode(texts) -> (n, d) float array`` or ``score_pairs(texts_a, texts_b) -> (n,) float array``.
-Tasks know models only through this module; models know nothing of tasks.
+Optional capabilities (lazy weights, token vectors, role similarities, declared resources, …) are
+``runtime_checkable`` protocols below. Tasks know models only through this module; models know nothing
+of tasks.
 """
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from ..vectors import cosine_rows
 
 ParamValue = str | int | float | bool | None
 
@@ -89,12 +93,190 @@ class PairScorer(Protocol):
 Model = Encoder | PairScorer
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Optional capabilities. A family declares one by having the member; the runner and tasks ask with
+# ``isinstance(model, Capability)`` (or the helpers below), never by probing names.
+
+
+@runtime_checkable
+class Loadable(Protocol):
+    """Weights load lazily; ``load()`` loads them now (the runner times it apart from encoding)."""
+
+    def load(self) -> None: ...
+
+
+@runtime_checkable
+class Closeable(Protocol):
+    """Holds something worth releasing once its jobs are done (weights, connections); it must still work
+    afterwards, loading again on demand."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class TokenEncoder(Protocol):
+    """Word-level vectors: one ``(n_words, n_layers, dim)`` array per pre-tokenised sentence."""
+
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]: ...
+
+
+@runtime_checkable
+class RoleScorer(Protocol):
+    """Per-role similarities of sentence pairs: ``(n, n_roles)``, NaN where a role is not matched."""
+
+    def role_similarity_matrix(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class DeclaresResources(Protocol):
+    """What one job of this model needs besides CPUs, e.g. ``{"num_gpus": 1}`` or ``{"api": 1}`` (an API
+    slot, so a cluster can cap concurrent calls). Ray reserves it; the local executor ignores it."""
+
+    @property
+    def resources(self) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class OnDevice(Protocol):
+    """Runs on a torch device; a ``cuda`` device means one GPU per job."""
+
+    @property
+    def device(self) -> str: ...
+
+
+@runtime_checkable
+class Wrapper(Protocol):
+    """Built around one other model (normalisers, role and graph models, the cache)."""
+
+    @property
+    def inner(self) -> Any: ...
+
+
+@runtime_checkable
+class Composite(Protocol):
+    """Built from several models (e.g. ``mixed:``)."""
+
+    @property
+    def parts(self) -> Sequence[Any]: ...
+
+
+@runtime_checkable
+class CachedEncoder(Protocol):
+    """A model behind the embedding cache (``compeval.cache.CachedModel``): capabilities of its inner
+    model are reached through it, and the runner uses these members to encode each text once."""
+
+    on_progress: Any  # callable(done, total) while encoding, or None
+
+    @property
+    def inner(self) -> Any: ...
+
+    @property
+    def stats(self) -> Any: ...  # CacheStats of this configuration (as_dict())
+
+    @property
+    def cacheable(self) -> bool: ...  # False: vectors depend on the batch, so they are not shared
+
+    def warm(self, texts: Sequence[str]) -> list[str]: ...  # disk -> memory; returns what is missing
+
+    def prime(self, texts: Sequence[str], vectors: np.ndarray) -> None: ...  # vectors encoded elsewhere
+
+
 def can_encode(model: Any) -> bool:
     return callable(getattr(model, "encode", None)) and getattr(model, "encodes", True)
 
 
 def can_score_pairs(model: Any) -> bool:
     return callable(getattr(model, "score_pairs", None)) and getattr(model, "scores_pairs", True)
+
+
+def capability(model: Any, protocol: type) -> Any | None:
+    """``model`` itself if it has the capability, else the model a cache wrapper holds if that has it
+    (the cache adds nothing to token or role vectors), else None."""
+    while model is not None:
+        if isinstance(model, protocol):
+            return model
+        model = model.inner if isinstance(model, CachedEncoder) else None
+    return None
+
+
+def can_encode_tokens(model: Any) -> bool:
+    return capability(model, TokenEncoder) is not None
+
+
+def token_encoder(model: Any) -> TokenEncoder:
+    """The model (or the model behind its cache) that gives word-level vectors, or a clear error."""
+    found = capability(model, TokenEncoder)
+    if found is None:
+        from ..errors import ModelCapabilityError
+
+        display = model.config.display if isinstance(getattr(model, "config", None), ModelConfig) else repr(model)
+        raise ModelCapabilityError(
+            f"model {display} gives no token-level vectors; this task needs static word vectors, a Hugging "
+            "Face or sentence-transformers model, or a model with encode_tokens()")
+    return found
+
+
+def role_scorer(model: Any) -> RoleScorer | None:
+    """The model (or the model behind its cache) that gives per-role similarities, else None."""
+    return capability(model, RoleScorer)
+
+
+def shares_vectors(model: Any) -> bool:
+    """True when the model's vectors may be encoded in one process and used in another."""
+    return can_encode(model) and (not isinstance(model, CachedEncoder) or model.cacheable)
+
+
+def components(model: Any) -> list[Any]:
+    """The model and every model it is built from (wrapped or combined), outermost first."""
+    out, todo, seen = [], [model], set()
+    while todo:
+        m = todo.pop(0)
+        if m is None or id(m) in seen:
+            continue
+        seen.add(id(m))
+        out.append(m)
+        if isinstance(m, Wrapper):
+            todo.append(m.inner)
+        if isinstance(m, Composite):
+            todo.extend(m.parts)
+    return out
+
+
+def declared_resources(model: Any) -> dict[str, float]:
+    """What one job of ``model`` needs, merged (maximum) over it and its parts: each part's declared
+    ``resources``, and one GPU for a part on a ``cuda`` device."""
+    out: dict[str, float] = {}
+    for part in components(model):
+        wants = dict(part.resources) if isinstance(part, DeclaresResources) else {}
+        if isinstance(part, OnDevice) and str(part.device).startswith("cuda"):
+            wants["num_gpus"] = max(wants.get("num_gpus", 0), 1)
+        for k, v in wants.items():
+            out[k] = max(out.get(k, 0), v)
+    return out
+
+
+def embed(model: Any, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, int]]:
+    """Encode the unique texts once; returns (matrix, text → row)."""
+    unique = list(dict.fromkeys(texts))
+    matrix = model.encode(unique)
+    return matrix, {t: i for i, t in enumerate(unique)}
+
+
+def pair_similarity(model: Any, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+    """Similarity of each (a, b) pair: the model's own scores, or cosine of its vectors."""
+    if can_score_pairs(model):
+        return np.asarray(model.score_pairs(list(texts_a), list(texts_b)), dtype=np.float64)
+    if not can_encode(model):
+        raise TypeError(f"{model!r} neither encodes nor scores pairs")
+    matrix, row = embed(model, list(texts_a) + list(texts_b))
+    ia = np.fromiter((row[t] for t in texts_a), dtype=np.int64, count=len(texts_a))
+    ib = np.fromiter((row[t] for t in texts_b), dtype=np.int64, count=len(texts_b))
+    return cosine_rows(matrix[ia], matrix[ib])
+
+
+@runtime_checkable
+class _Tensor(Protocol):
+    def detach(self) -> Any: ...
 
 
 class ForeignEncoder:
@@ -115,7 +297,7 @@ class ForeignEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = self._obj.encode(list(texts))
-        if hasattr(out, "detach"):
+        if isinstance(out, _Tensor):  # a torch tensor
             out = out.detach().cpu().numpy()
         return np.asarray(out, dtype=np.float32)
 

@@ -10,11 +10,10 @@ factory typed values.
 from __future__ import annotations
 
 import importlib
-import warnings
-import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .. import plugins
 from ..errors import SpecError
 from ..specs import Spec, parse_spec
 from .options import COMMON, NORMS, Opt, declared_options, options_form, parse_options
@@ -47,8 +46,7 @@ class Alias:
 
 FAMILIES: dict[str, dict[int, ModelFamily]] = {}
 ALIASES: dict[str, Alias] = {}
-_discovered = False
-BROKEN: dict[str, str] = {}  # module -> import error, shown by the CLI and checked by tests
+BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
@@ -78,20 +76,7 @@ def register_alias(name: str, target: str, description: str) -> None:
 def discover() -> None:
     """Import each module and sub-package of ``compeval.models`` (one level; a package imports its own
     registering modules) so that registrations run without importing every helper module."""
-    global _discovered
-    if _discovered:
-        return
-    import compeval.models as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__, prefix="compeval.models."):
-        if mod.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        try:
-            importlib.import_module(mod.name)
-        except Exception as exc:  # one broken plug-in must not take the others down
-            BROKEN[mod.name] = f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"compeval: could not import {mod.name} ({BROKEN[mod.name]})", stacklevel=2)
-    _discovered = True
+    plugins.discover("compeval.models")
 
 
 def resolve_family(name: str) -> ModelFamily:
@@ -133,8 +118,17 @@ class ModelBuilder:
 
     cache: Any = None  # compeval.cache.EmbeddingCache | None
     data_dir: Any = None  # where models that read released parses find them (else $COMPEVAL_DATA_DIR)
-    device: str | None = None  # the run's device for torch models; a model's own device= option wins
+    # Run settings (compeval.context.RunContext), never identity: torch families take them as defaults that
+    # a spec's own device= / batch= overrides (TorchSetup.from_options), and record them in
+    # ModelConfig.settings, never in ModelConfig.params or the id.
+    device: str = "auto"  # auto | cpu | cuda | cuda:N | mps, resolved by compeval.context.resolve_device
+    batch_size: int | None = None  # None: the family's own default
     _built: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
+        """The builder of a run (``compeval.context.RunContext``): its data folder, device and batch size."""
+        return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.device, batch_size=ctx.batch_size)
 
     def __call__(self, text: str | Spec) -> Any:
         spec = parse_spec(text) if isinstance(text, str) else text

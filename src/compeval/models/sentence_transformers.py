@@ -10,10 +10,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import SpecError
+from ..context import resolve_device
 from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_alias, register_model
-from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, pick_device, quiet, resolve, torch_dtype
+from .tokens import hidden_state_tokens
+from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
 
 
 def _json(path) -> dict:
@@ -23,7 +25,7 @@ def _json(path) -> dict:
 class SentenceTransformerModel:
     """Weights load on first use, so a re-run whose results all exist never imports torch."""
 
-    def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str = "", device: str = "cpu", *,
+    def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str = "", device: str = "auto", *,
                  prompt_name: str | None = None, revision: str | None = None, setup: TorchSetup | None = None,
                  where: str | None = None):
         where = where or f"sbert:{path_or_name}"
@@ -40,7 +42,7 @@ class SentenceTransformerModel:
                 raise SpecError(f"{where}: {weights.name} has no prompt named {prompt_name!r}; its prompts: {known}")
             prompt = prompts[prompt_name]
         self.directory, self.weights, self.setup = directory, weights, setup
-        self.device, self.batch_size, self.prompt = setup.device, setup.batch, prompt
+        self.batch_size, self.prompt = setup.batch, prompt
         self._model = None
         max_len = setup.max_length or _json(directory / "sentence_bert_config.json").get("max_seq_length")
         params: dict[str, Any] = {"weights": weights.weights, "pooling": "model's own", "prompt": prompt,
@@ -62,12 +64,17 @@ class SentenceTransformerModel:
         _ = self.model
 
     @property
+    def device(self) -> str:
+        """The torch device, resolved on first use (``auto``: cuda, then mps, then cpu); not identity."""
+        return resolve_device(self.setup.device)
+
+    @property
     def model(self):
         if self._model is None:
             quiet()
             from sentence_transformers import SentenceTransformer
 
-            device = pick_device(self.setup.device)
+            device = self.device
             kwargs = {"dtype": torch_dtype(self.setup.dtype)} if self.setup.dtype != "float32" else None
             model = SentenceTransformer(str(self.directory), device=device, local_files_only=True,
                                         trust_remote_code=self.setup.trust_remote_code, model_kwargs=kwargs)
@@ -76,6 +83,10 @@ class SentenceTransformerModel:
             self._model = model
             self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
         return self._model
+
+    def close(self) -> None:
+        """Release the weights (they load again on the next encode)."""
+        self._model = None
 
     @property
     def config(self) -> ModelConfig:
@@ -86,6 +97,15 @@ class SentenceTransformerModel:
         out = self.model.encode(texts, batch_size=self.batch_size, convert_to_tensor=True,
                                 show_progress_bar=False)
         return out.float().cpu().numpy()
+
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+        """Every hidden layer per word of the transformer inside (its first module), as ``HFModel`` gives
+        them, so a sentence-transformers model runs token-level tasks under its usual name."""
+        import torch
+
+        first = self.model[0]  # sentence_transformers.models.Transformer
+        return hidden_state_tokens(torch, first.tokenizer, first.auto_model.eval(), sentences,
+                                   first.max_seq_length or 512, self._config.name)
 
 
 @register_model("sbert", 1, "sentence-transformers model with its own pooling (Hub repo, local folder or packaged)",

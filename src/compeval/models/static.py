@@ -203,6 +203,19 @@ class StaticModel:
         return np.stack([compose(self.word_matrix(t), self.op, self.seed) for t in texts]) if texts else \
             np.zeros((0, self.vectors.dim), dtype=np.float32)
 
+    def _word(self, w: str) -> np.ndarray:
+        key = w.lower()
+        if key in self.vectors.index:
+            return self.vectors.matrix[self.vectors.index[key]]
+        m = self.word_matrix(w)
+        return m.mean(0) if len(m) else np.zeros(self.vectors.dim, dtype=np.float32)
+
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+        """Each word's vector as one "layer" (``TokenEncoder``): lower-cased; an unknown word by the mean
+        of its clean sub-tokens, else zeros. The composition operator plays no part."""
+        return [np.asarray([self._word(w) for w in s], dtype=np.float32).reshape(len(s), 1, -1)
+                for s in sentences]
+
 
 @register_model(
     "static", 1, "static word vectors composed by an operator (Mitchell & Lapata)",

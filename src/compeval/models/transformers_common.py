@@ -3,7 +3,8 @@ batch size, remote code, and quiet loading.
 
 ``dtype`` and ``trust_remote_code`` change the vectors and so enter a model's id (only when set away
 from float32 / false, so earlier ids stay valid); ``device`` and ``batch`` are run settings, recorded
-in ``ModelConfig.settings``. A model's own ``device=`` wins over the run's (``ModelBuilder.device``).
+in ``ModelConfig.settings``. A model's own ``device=`` / ``batch=`` win over the run's ``--device`` /
+``--batch-size`` (``RunContext`` → ``ModelBuilder``), which win over the family's default batch.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
+from ..context import resolve_device
+from ..errors import CompevalError, SpecError
 from .hub import PACKAGED, Weights, content_digest, resolve  # noqa: F401  (re-exported)
 from .options import DTYPES, Opt
 
@@ -33,33 +35,17 @@ def weights_digest(path: Path) -> str:
     return content_digest(path)
 
 
-def check_device(device: str, where: str) -> None:
-    """Fail at build time, in one line, when an explicit device is not there (auto always works)."""
-    if device in ("auto", "cpu"):
-        return
-    import torch
-
-    if device.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise SpecError(f"{where}: device={device} but torch sees no CUDA GPU; use device=cpu or device=auto")
-        index = int(device.partition(":")[2] or 0)
-        if index >= torch.cuda.device_count():
-            raise SpecError(f"{where}: device={device} but there are {torch.cuda.device_count()} CUDA device(s)")
-    elif device == "mps" and not torch.backends.mps.is_available():
-        raise SpecError(f"{where}: device=mps but this torch has no Apple MPS backend; use device=cpu or auto")
-
-
-def pick_device(device: str) -> str:
-    """``auto`` → cuda, then mps, then cpu."""
-    if device != "auto":
-        return device
-    import torch
-
-    if torch.cuda.is_available():
-        return "cuda"
-    if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
+def check_device(device: str, where: str | None = None) -> str:
+    """The resolved device, or one line when an explicit device is not on this machine (auto always
+    works). ``where`` names the spec when the device came from its own ``device=`` option, else the run's
+    ``--device`` is named. One resolution for models and tasks: ``compeval.context.resolve_device``."""
+    try:
+        return resolve_device(device)
+    except CompevalError as exc:
+        if where is None:
+            raise
+        reason = str(exc).partition(": ")[2]
+        raise SpecError(f"{where}: device={device}: {reason.replace('--device ', 'device=')}") from None
 
 
 def torch_dtype(name: str) -> Any:
@@ -82,9 +68,15 @@ class TorchSetup:
 
     @classmethod
     def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
-        device = opts.device if "device" in opts.given else (getattr(builder, "device", None) or "auto")
-        check_device(device, where)
-        return cls(device=device, dtype=opts.dtype, batch=opts.batch, max_length=opts.max_length,
+        """The spec's own ``device=`` / ``batch=`` win; else the run's (``RunContext.device`` /
+        ``batch_size`` through ``ModelBuilder``); else the family's declared default batch."""
+        own_device = "device" in opts.given
+        device = opts.device if own_device else (getattr(builder, "device", None) or "auto")
+        if own_device and device not in ("auto", "cpu"):
+            check_device(device, where)  # the run's --device is checked once by the runner
+        run_batch = getattr(builder, "batch_size", None)
+        batch = opts.batch if "batch" in opts.given or not run_batch else run_batch
+        return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
                    trust_remote_code=bool(opts.get("trust_remote_code", False)))
 
     def identity(self) -> dict[str, Any]:

@@ -21,11 +21,10 @@ from ..errors import CompevalError
 from ..metrics.paired import PairedComparison, paired_test
 from ..results.store import atomic_write_bytes
 from .figures import FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
-from .loading import Entry, ResultsIndex, direction
-from .published import PUBLISHED
-from .sections import BY_SUITE, SECTIONS, NOT_RANKED
+from .loading import Entry, ResultsIndex
+from .sections import section, sections as registered_sections
 from .sections.base import BuildContext, Cell, ItemColumns, Section, fmt, fmt_ci
-from .tables import columns, main_of, ranked
+from .tables import columns, main_of, published_main, ranked
 
 RECOMPUTE_TOLERANCE = {"spearman": 2e-3, "auc": 2e-3, "mean": 1e-6}
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'none'; base-uri 'none'; form-action 'none'"
@@ -83,18 +82,19 @@ def build_report(
     index = ResultsIndex(results_dir)
     sink = FigureSink(figures_dir, figure_format)
     ctx = BuildContext(index=index, sink=sink)
-    notes: list[str] = []
+    notes: list[str] = [f"left out {path}: {reason}" for path, reason in index.unreadable]
 
     comparisons = paired_comparisons(index, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
     sections: list[Section] = []
-    for mod in SECTIONS:
+    known = registered_sections()
+    for mod in known:
         try:
             sec = mod.build(ctx)
         except Exception as exc:  # one broken figure must not cost the whole report; say so in it
-            msg = f"section {mod.SUITE}: {type(exc).__name__}: {exc}"
+            msg = f"section {mod.suite}: {type(exc).__name__}: {exc}"
             warnings.warn(f"compeval report: {msg}", stacklevel=2)
             notes.append(msg)
-            sec = Section(id=f"suite-{mod.SUITE}", suite=mod.SUITE, title=mod.TITLE, intro="",
+            sec = Section(id=f"suite-{mod.suite}", suite=mod.suite, title=mod.title, intro="",
                           notes=[f"This section could not be drawn ({type(exc).__name__}: {exc})."])
         if sec is not None:
             sections.append(sec)
@@ -102,7 +102,7 @@ def build_report(
     page = _render(
         title=title, index=index, leaderboard=_leaderboard_tables(index, comparisons), sections=sections,
         comparisons=comparisons, paired_fig=paired_fig, provenance=_provenance(index),
-        unknown_suites=sorted({e.suite for e in index.entries} - set(BY_SUITE)), notes=notes,
+        unknown_suites=sorted({e.suite for e in index.entries} - {s.suite for s in known}), notes=notes,
         settings={"n_resamples": n_resamples, "n_permutations": n_permutations, "seed": seed},
     )
     output = Path(output)
@@ -120,8 +120,8 @@ def build_report(
 # ---------------------------------------------------------------------------------------------- paired
 
 def items_for(entry: Entry) -> ItemColumns | None:
-    mod = BY_SUITE.get(entry.suite)
-    return None if mod is None else mod.items(entry)
+    sec = section(entry.suite)
+    return None if sec is None else sec.items(entry)
 
 
 def paired_comparisons(index: ResultsIndex, *, n_resamples: int = 1000, n_permutations: int = 1000,
@@ -131,7 +131,7 @@ def paired_comparisons(index: ResultsIndex, *, n_resamples: int = 1000, n_permut
     for suite, task in columns(index):
         entries = [e for e in index.entries if e.task == task]
         metric = entries[0].result.task.main_metric
-        order = ranked(entries, metric)
+        order = ranked(entries)
         for k in range(len(order) - 1):
             a, b = order[k], order[k + 1]
             out.append(_compare(suite, task, metric, a, b, k + 1, n_resamples, n_permutations, seed))
@@ -227,7 +227,7 @@ def _leaderboard_tables(index: ResultsIndex, comparisons: list[Comparison]) -> l
         header = []
         for t in tasks:
             name, subset, metric = info[t]
-            arrow = {1: "↑", -1: "↓", 0: ""}[direction(metric)]
+            arrow = {1: "↑", -1: "↓", 0: ""}[next(e for e in index.entries if e.task == t).direction]
             header.append({"task": name, "options": _options(t, name), "metric": f"{metric} · {subset} {arrow}".strip()})
         rows = []
         for m in index.models:
@@ -239,12 +239,11 @@ def _leaderboard_tables(index: ResultsIndex, comparisons: list[Comparison]) -> l
             if any_value:
                 rows.append({"model": m, "published": False, "cells": cells, "title": ""})
         pub_rows: dict[str, list[Cell]] = {}
-        for p in PUBLISHED:
-            for k, t in enumerate(tasks):
-                if info[t] == (p.task, p.subset, p.metric):
-                    row = pub_rows.setdefault(p.model, [Cell("") for _ in tasks])
-                    row[k] = Cell(fmt(p.value), title=f"published, not computed here: {p.citation}"
-                                  + (f"\n{p.note}" if p.note else ""), cls="published")
+        for k, t in enumerate(tasks):
+            for p in published_main(index, t):
+                row = pub_rows.setdefault(p.model, [Cell("") for _ in tasks])
+                row[k] = Cell(fmt(p.value), title=f"published, not computed here: {p.citation}"
+                              + (f"\n{p.note}" if p.note else ""), cls="published")
         for model, cells in pub_rows.items():
             rows.append({"model": model, "published": True, "cells": cells, "title": ""})
         tables.append({"suite": suite, "id": f"leaderboard-{suite}", "header": header, "rows": rows})
@@ -264,7 +263,7 @@ def _score_cell(e: Entry | None, index: ResultsIndex, top: Comparison | None) ->
     if s is None or s.value is None:
         return Cell("–", title=e.provenance())
     entries = [x for x in index.entries if x.task == e.task]
-    order = ranked(entries, e.result.task.main_metric)
+    order = ranked(entries)
     cls = ""
     marker = ""
     if order and order[0] is e and len(order) > 1:
@@ -324,5 +323,6 @@ def _render(**context) -> str:
         csp=CSP, generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), version=__version__,
         results_dir=str(index.root), n_results=len(index.entries), models=index.models,
         environments=index.environments(),
-        env_keys=list(dict.fromkeys(k for env in index.environments() for k in env)), not_ranked=sorted(NOT_RANKED),
+        env_keys=list(dict.fromkeys(k for env in index.environments() for k in env)),
+        not_ranked=sorted({e.task_name for e in index.entries if not e.info.ranked}),
         **context)

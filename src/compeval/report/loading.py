@@ -1,7 +1,9 @@
 """Read a results folder once for the report: every ``TaskResult`` plus lazily loaded predictions.
 
 The report reads only the store (never the tasks), so everything it shows can be traced to a file
-in the folder. Predictions are large (``modifiers-test2`` holds 240k rows per model) and only some
+in the folder: the task facts too (which way a metric is better, whether a task is ranked, published
+figures) travel in each result. Only a result written before those facts were recorded takes them from
+the registered task of the same name. Predictions are large (``modifiers-test2`` holds 240k rows per model) and only some
 figures and paired tests need them, so they are read on first use with pyarrow's JSON reader
 (several times faster than pandas' line reader) and kept for the rest of the build.
 """
@@ -13,25 +15,29 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from pydantic import ValidationError
 
 from ..errors import CompevalError
-from ..results.schema import Score, TaskResult
+from ..results.schema import PublishedScore, Score, TaskInfo, TaskResult
 from ..results.store import ResultStore
 
-#: Metrics where a lower value is better; ``None`` marks metrics with no better direction.
-LOWER_IS_BETTER = {"profile_mad"}
-NO_DIRECTION = {"syn_distance_macro", "syn_distance_micro", "split_half", "split_half_pearson", "kappa_linear",
-                "mean_rater_sd", "type_count"}
+#: The task facts a result carries since they were recorded; ``None`` in an older result.
+FACTS = ("directions", "ranked", "data_sources", "published")
 
 
-def direction(metric: str) -> int:
-    """+1 when higher is better, -1 when lower is better, 0 when neither (rank nothing)."""
-    if metric in LOWER_IS_BETTER:
-        return -1
-    if metric in NO_DIRECTION:
-        return 0
-    return 1
+def task_facts(info: TaskInfo) -> TaskInfo:
+    """``info`` with every fact filled in: a result written before the facts were recorded takes them from
+    the registered task of the same name, else the defaults (higher is better, ranked, nothing published)."""
+    missing = [f for f in FACTS if getattr(info, f) is None]
+    if not missing:
+        return info
+    from ..tasks.registry import TASKS, discover
+
+    discover()
+    cls = TASKS.get(info.name)
+    known = cls.metadata.task_info(info.params) if cls is not None else TaskInfo(
+        name=info.name, version=info.version, suite=info.suite, main_metric=info.main_metric,
+        main_subset=info.main_subset, directions={}, ranked=True, data_sources=[], published=[])
+    return info.model_copy(update={f: getattr(known, f) for f in missing})
 
 
 @dataclass
@@ -43,6 +49,19 @@ class Entry:
     model: str
     task: str
     _predictions: pd.DataFrame | None = field(default=None, repr=False)
+    _info: TaskInfo | None = field(default=None, repr=False)
+
+    @property
+    def info(self) -> TaskInfo:
+        """The task as the result records it, its facts filled in for results older than the facts."""
+        if self._info is None:
+            self._info = task_facts(self.result.task)
+        return self._info
+
+    @property
+    def direction(self) -> int:
+        """Of the main metric: +1 higher is better, -1 lower is better, 0 neither (rank nothing)."""
+        return self.info.direction(self.info.main_metric)
 
     @property
     def suite(self) -> str:
@@ -61,6 +80,10 @@ class Entry:
             if s.metric == metric and s.subset == subset:
                 return s
         return None
+
+    def published_value(self, model: str, subset: str, metric: str) -> PublishedScore | None:
+        """A published figure of this task, as this result carries it."""
+        return next((p for p in self.info.published if (p.model, p.subset, p.metric) == (model, subset, metric)), None)
 
     def value(self, metric: str, subset: str) -> float | None:
         s = self.score(metric, subset)
@@ -122,15 +145,9 @@ class ResultsIndex:
         if not self.root.is_dir():
             raise CompevalError(f"{self.root} is a file; give the results folder written by `compeval run`")
         store = ResultStore(self.root)
-        loaded: list[tuple[Path, TaskResult]] = []
-        for path in sorted(self.root.glob("*/*.json")):
-            try:
-                loaded.append((path, store.load(path)))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first.get("loc", ()))
-                raise CompevalError(f"{path} is not a compeval result ({where}: {first.get('msg')}); "
-                                    "delete it or re-run that job") from None
+        loaded: list[tuple[Path, TaskResult]] = list(store.iter_results())
+        #: files that are not readable results (stray, damaged, another schema), with why: left out, reported
+        self.unreadable: list[tuple[Path, str]] = list(store.unreadable)
         if not loaded:
             raise CompevalError(f"results folder {self.root} holds no results: expected "
                                 "<model>/<task>.json files written by `compeval run`")
@@ -164,6 +181,18 @@ class ResultsIndex:
     def firsts(self, task_name: str) -> list[Entry]:
         """``first`` for every model that has the task, in model order (one entry per model)."""
         return [e for e in (self.first(m, task_name) for m in self.models) if e is not None]
+
+    def published(self, task_name: str, subset: str | None = None, metric: str | None = None) -> list[PublishedScore]:
+        """The published figures of a task (optionally of one subset and metric) as its results carry them."""
+        seen: dict[tuple[str, str, str], PublishedScore] = {}
+        for e in self.by_name(task_name):
+            for p in e.info.published:
+                seen.setdefault((p.model, p.subset, p.metric), p)
+        return [p for p in seen.values() if (subset is None or p.subset == subset)
+                and (metric is None or p.metric == metric)]
+
+    def published_value(self, model: str, task_name: str, subset: str, metric: str) -> PublishedScore | None:
+        return next((p for p in self.published(task_name, subset, metric) if p.model == model), None)
 
     def layout(self, entries: list[Entry], order: Sequence[str]) -> tuple[list[str], list[str]]:
         """(task names, models) present in ``entries``: tasks in the suite's ``order`` then any others

@@ -12,19 +12,19 @@ import numpy as np
 import pandas as pd
 
 from ..errors import CompevalError
-from .loading import ResultsIndex, direction
-from .published import PUBLISHED
-from .sections import NOT_RANKED, suite_order, task_order
+from ..results.schema import PublishedScore
+from .loading import Entry, ResultsIndex
+from .sections import suite_order, task_order
 
 STATS = ("value", "ci_low", "ci_high")
 
 
 def columns(index: ResultsIndex) -> list[tuple[str, str]]:
-    """(suite, task slug) of every ranked task, in report order."""
+    """(suite, task slug) of every ranked task (its results say so), in report order."""
     out = []
     by_suite: dict[str, set[str]] = {}
     for e in index.entries:
-        if e.task_name not in NOT_RANKED:
+        if e.info.ranked:
             by_suite.setdefault(e.suite, set()).add(e.task)
     for suite in suite_order(set(by_suite)):
         out += [(suite, t) for t in task_order(suite, by_suite[suite])]
@@ -53,14 +53,12 @@ def leaderboard_frame(results_dir: Path | str | ResultsIndex, include_published:
             data[(*key, stat)][e.model] = np.nan if v is None else v
     rows = list(index.models)
     if include_published:
-        info = main_of(index)
-        for p in PUBLISHED:
-            for suite, task in cols:
-                if info[task] == (p.task, p.subset, p.metric):
-                    label = f"{p.model} [published]"
-                    data[(suite, task, "value")][label] = p.value
-                    if label not in rows:
-                        rows.append(label)
+        for suite, task in cols:
+            for p in published_main(index, task):
+                label = f"{p.model} [published]"
+                data[(suite, task, "value")][label] = p.value
+                if label not in rows:
+                    rows.append(label)
     frame = pd.DataFrame(data, index=rows, dtype=float)
     frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["suite", "task", "stat"])
     frame.index.name = "model"
@@ -70,6 +68,12 @@ def leaderboard_frame(results_dir: Path | str | ResultsIndex, include_published:
 def main_of(index: ResultsIndex) -> dict[str, tuple[str, str, str]]:
     """Task slug → (task name, main subset, main metric): what a published row must match."""
     return {e.task: (e.task_name, e.result.task.main_subset, e.result.task.main_metric) for e in index.entries}
+
+
+def published_main(index: ResultsIndex, slug: str) -> list[PublishedScore]:
+    """Published figures on a leaderboard column's main subset and metric, as the task's results carry them."""
+    entry = next(e for e in index.entries if e.task == slug)
+    return index.published(entry.task_name, entry.info.main_subset, entry.info.main_metric)
 
 
 def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_published: bool = True,
@@ -114,9 +118,10 @@ def rows_latex(frame: pd.DataFrame) -> str:
         raise CompevalError(f"LaTeX export needs jinja2 ({exc}); pip install jinja2") from None
 
 
-def ranked(entries, metric: str) -> list:
-    """Entries with a finite main score, best first (by the metric's direction); [] when it has none."""
-    sign = direction(metric)
+def ranked(entries: list[Entry]) -> list[Entry]:
+    """Entries of one task with a finite main score, best first (by the direction their results record for
+    the main metric); [] when it has none."""
+    sign = entries[0].direction if entries else 0
     if sign == 0:
         return []
     good = [e for e in entries if e.main is not None and e.main.value is not None and np.isfinite(e.main.value)]

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-VOLATILE = {"started_at", "environment", "cache", "token_cache"}
+VOLATILE = {"started_at", "environment", "cache", "token_cache", "checksum"}  # checksum covers the timings
+LOG_FOLDER = "logs"  # tracebacks of failed jobs (compeval.runner.session), not results
 
 
 def stable(x: Any) -> Any:
@@ -23,7 +24,8 @@ def stable(x: Any) -> Any:
 
 def result_files(root: Path | str) -> list[Path]:
     root = Path(root)
-    return sorted(p.relative_to(root) for p in root.glob("*/*") if p.is_file() and not p.name.startswith("."))
+    return sorted(p.relative_to(root) for p in root.glob("*/*")
+                  if p.is_file() and not p.name.startswith(".") and p.parent.name != LOG_FOLDER)
 
 
 def differences(a: Path | str, b: Path | str) -> list[str]:

@@ -5,11 +5,11 @@ Bump ``SCHEMA_VERSION`` on any incompatible change; readers refuse versions they
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: checksum, data[].modified_allowed; folders named by model id
 
 
 class Score(BaseModel):
@@ -34,15 +34,49 @@ class DataProvenance(BaseModel):
     location: str | None = None
     files: dict[str, str] = Field(default_factory=dict)  # relative path -> sha256
     verified: bool | None = None  # every file's hash matched the pinned one
+    modified_allowed: bool = False  # files differing from the pin were used on purpose (--allow-modified-data)
+
+
+#: Which way a metric is better: ``none`` for numbers that describe rather than rank (a reliability, a count).
+Direction = Literal["higher", "lower", "none"]
+
+
+class PublishedScore(BaseModel):
+    """A number a paper reports for a task (on its subset and metric), shown beside computed scores and
+    never mixed with them; ``note`` says where the paper's setting differs from compeval's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    subset: str = "all"
+    metric: str
+    value: float
+    citation: str
+    note: str = ""
 
 
 class TaskInfo(BaseModel):
+    """The task as its result records it: identity, options, and the facts a reader needs to show the
+    scores (which way is better, whether to rank, data pins, published figures).
+
+    The facts after ``main_subset`` were added without a schema bump (new optional fields): ``None`` means a
+    result written before they were recorded, whose reader takes them from the registered task.
+    """
+
     name: str
     version: str
     suite: str
     params: dict[str, Any] = Field(default_factory=dict)
     main_metric: str
     main_subset: str
+    directions: dict[str, Direction] | None = None  # metrics that are not higher-is-better
+    ranked: bool | None = None  # False: the result does not depend on the model (never on a leaderboard)
+    data_sources: list[str] | None = None  # data registry names the task reads; [] = generated in code
+    published: list[PublishedScore] | None = None
+
+    def direction(self, metric: str) -> int:
+        """+1 when higher is better, -1 when lower is better, 0 when neither (rank nothing)."""
+        return {"higher": 1, "lower": -1, "none": 0}[(self.directions or {}).get(metric, "higher")]
 
 
 class TaskResult(BaseModel):
@@ -61,6 +95,7 @@ class TaskResult(BaseModel):
     cache: dict[str, float] = Field(default_factory=dict)
     predictions_file: str | None = None
     predictions_sha256: str | None = None
+    checksum: str | None = None  # SHA-256 of this result's canonical JSON without this field (see store)
 
     def score(self, metric: str, subset: str = "all") -> Score:
         for s in self.scores:

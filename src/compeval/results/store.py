@@ -1,71 +1,219 @@
-"""Results on disk: ``OUTPUT/<model slug>/<task slug>.json`` plus ``….predictions.jsonl`` beside it.
+"""Results on disk: ``OUTPUT/<model id>/<task slug>.json`` plus ``….predictions.jsonl`` beside it.
 
-Writes are atomic (temporary file + rename), so an interrupted run never leaves a half-written
-result, and a re-run skips every result that already exists (unless told to overwrite).
+A result folder is named by the model's configuration id (``<slug>-<12 hex digits>``, see
+``ModelConfig.id``), never by its display name alone: two configurations with one display name (two
+``precomputed:`` files called ``s.txt``) get two folders. Every path component that comes from a user
+(model names, task slugs with ``path=`` options…) goes through ``safe_component``, so nothing is ever
+written outside the results folder. Folders written before 2.0 (``OUTPUT/<model slug>/…``) are still read,
+and a planned job whose result sits there under the same model id is skipped as before.
+
+Writes are atomic (temporary file + rename, with the user's umask), so an interrupted run never leaves a
+half-written result. A result counts as present only when it is complete and intact: its JSON parses and
+validates, it belongs to the folder's model id, and its predictions file has the recorded SHA-256.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
 import tempfile
+import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pandas as pd
+from pydantic import ValidationError
 
 from ..errors import CompevalError
 from .schema import SCHEMA_VERSION, TaskResult
 
 
-def atomic_write_bytes(path: Path, payload: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+class DamagedResultError(CompevalError):
+    """A result file that cannot be trusted; ``reason`` says why without the path."""
+
+    def __init__(self, path: Path, reason: str):
+        self.reason = reason
+        super().__init__(f"{path}: {reason}; a re-run recomputes it")
+
+
+class ResultWriteError(CompevalError):
+    """A result could not be written (disk full, read-only or missing output folder…)."""
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_umask_lock = threading.Lock()
+
+
+def safe_component(text: str, limit: int = 150) -> str:
+    """``text`` as one file-name component: ``[A-Za-z0-9._-]`` only, no leading dot, never ``.``/``..``.
+
+    A name that had to be changed gets a short hash of the original, so two different names never map to
+    one folder or file (``path=a/b`` and ``path=a_b`` stay apart)."""
+    text = str(text)
+    out = _UNSAFE.sub("_", text).lstrip("._-")[:limit].rstrip("._-") or "x"
+    if out != text:
+        out = f"{out[: limit - 9]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    return out
+
+
+def model_folder(model: Any) -> str:
+    """The results folder of a model: its configuration id (``ModelConfig`` or a stored ``model`` record)."""
+    model_id = model.get("id") if isinstance(model, dict) else getattr(model, "id", None)
+    if not model_id:
+        raise CompevalError("a result's model record has no configuration id")
+    return safe_component(model_id)
+
+
+def current_umask() -> int:
+    """The process umask (read without changing it where the OS allows)."""
     try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _umask_lock:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def atomic_write_bytes(path: Path, payload: bytes) -> None:
+    """Write ``payload`` to ``path`` atomically with the permissions a plain ``open`` would give.
+
+    Whatever fails (disk full, read-only folder, interrupt), no temporary file is left behind; ``OSError``
+    becomes a one-line ``ResultWriteError``."""
+    path = Path(path)
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o666 & ~current_umask())  # mkstemp makes 0600 files
             f.write(payload)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+        tmp = None
+    except OSError as exc:
+        raise ResultWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        raise
+
+
+def content_checksum(data: dict[str, Any]) -> str:
+    """SHA-256 of a result's JSON data without its ``checksum`` field, keys sorted: a flipped digit in a
+    score changes it, re-indenting the file does not. Results written before 1.1 have none."""
+    body = {k: v for k, v in data.items() if k != "checksum"}
+    canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _json_params(params: dict[str, Any]) -> Any:
+    return json.loads(json.dumps(params, sort_keys=True, default=str))
 
 
 class ResultStore:
     def __init__(self, root: Path | str):
         self.root = Path(root)
+        self.unreadable: list[tuple[Path, str]] = []  # filled by iter_results: files skipped, and why
 
-    def path(self, model_slug: str, task_slug: str) -> Path:
+    def path(self, folder: str, task_slug: str) -> Path:
+        """Where the result of one model (its folder: ``model_folder(config)``) on one task lives."""
+        return self.root / safe_component(folder) / f"{safe_component(task_slug)}.json"
+
+    def legacy_path(self, model_slug: str, task_slug: str) -> Path:
+        """Where compeval < 2.0 wrote it (``OUTPUT/<model slug>/<task slug>.json``)."""
         return self.root / model_slug / f"{task_slug}.json"
 
-    def exists(self, model_slug: str, task_slug: str) -> bool:
-        return self.path(model_slug, task_slug).is_file()
+    def exists(self, folder: str, task_slug: str) -> bool:
+        """True when a complete, intact result of this folder's model is on disk (see ``problem``)."""
+        return self.problem(self.path(folder, task_slug)) is None
 
-    def save(self, result: TaskResult, model_slug: str, task_slug: str,
+    def problem(self, path: Path, *, model_id: str | None = None, task: Any = None) -> str | None:
+        """Why the result at ``path`` cannot stand for the planned job, or None when it can.
+
+        Checks: the file exists, parses and validates; its model id is ``model_id`` (or, without one, the
+        id its folder is named after); its task name and parameters are ``task``'s; its predictions file
+        exists and has the SHA-256 the result recorded. ``"missing"`` when there is no file."""
+        path = Path(path)
+        if not path.is_file():
+            return "missing"
+        try:
+            result = self.load(path)
+        except DamagedResultError as exc:
+            return exc.reason
+        except (CompevalError, ValidationError, OSError, ValueError) as exc:
+            return _short(exc)
+        stored = result.model.get("id")
+        if model_id is not None:
+            if stored != model_id:
+                return f"it holds model {stored!r}, not the planned {model_id!r}"
+        elif stored is None or model_folder(result.model) != path.parent.name:
+            return f"it holds model {stored!r}, which does not belong in folder {path.parent.name!r}"
+        if task is not None:
+            from .schema import TaskInfo
+
+            planned = TaskInfo(name=task.metadata.name, version="", suite="", params=task.params, main_metric="",
+                               main_subset="")
+            if result.task.name != planned.name or _json_params(result.task.params) != _json_params(planned.params):
+                return f"it holds task {result.task.name} with other options {result.task.params}"
+        if result.predictions_file:
+            pred = path.with_name(result.predictions_file)
+            if not pred.is_file():
+                return f"its predictions file {pred.name} is missing"
+            digest = _sha256(pred)
+            if result.predictions_sha256 and digest != result.predictions_sha256:
+                return f"its predictions file {pred.name} does not have the recorded SHA-256"
+        return None
+
+    def save(self, result: TaskResult, folder: str, task_slug: str,
              predictions: pd.DataFrame | None = None) -> Path:
-        path = self.path(model_slug, task_slug)
-        if predictions is not None:
-            pred_path = path.with_name(f"{task_slug}.predictions.jsonl")
-            # 15 digits (pandas' maximum; the default 10 turns float noise into ties that move a Spearman)
-            payload = predictions.to_json(orient="records", lines=True, force_ascii=False,
-                                          double_precision=15).encode()
-            atomic_write_bytes(pred_path, payload)
-            result.predictions_file = pred_path.name
-            result.predictions_sha256 = hashlib.sha256(payload).hexdigest()
-        # The result is written last: its presence means the job is complete.
-        atomic_write_bytes(path, result.model_dump_json(indent=2).encode())
+        path = self.path(folder, task_slug)
+        created = not path.parent.exists()
+        pred_path = None
+        try:
+            if predictions is not None:
+                pred_path = path.with_name(f"{path.stem}.predictions.jsonl")
+                # 15 digits (pandas' maximum; the default 10 turns float noise into ties that move a Spearman)
+                payload = predictions.to_json(orient="records", lines=True, force_ascii=False,
+                                              double_precision=15).encode()
+                atomic_write_bytes(pred_path, payload)
+                result.predictions_file = pred_path.name
+                result.predictions_sha256 = hashlib.sha256(payload).hexdigest()
+            # The result is written last: its presence means the job is complete.
+            result.checksum = None
+            result.checksum = content_checksum(json.loads(result.model_dump_json()))
+            atomic_write_bytes(path, result.model_dump_json(indent=2).encode())
+        except BaseException:
+            # No half-done job: predictions without their result, or a folder holding nothing.
+            for leftover in (pred_path,):
+                if leftover is not None and leftover.exists() and not path.exists():
+                    leftover.unlink()
+            if created:
+                try:
+                    path.parent.rmdir()
+                except OSError:
+                    pass
+            raise
         return path
 
     def load(self, path: Path) -> TaskResult:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise CompevalError(f"{path} is not valid JSON ({exc}); delete it and re-run that job") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DamagedResultError(path, f"not valid JSON ({_short(exc)})") from None
+        except OSError as exc:
+            raise CompevalError(f"cannot read {path}: {exc.strerror or exc}") from None
+        if not isinstance(data, dict):
+            raise CompevalError(f"{path} is not a compeval result (a JSON {type(data).__name__})")
         version = str(data.get("schema_version", ""))
         if version.split(".")[0] != SCHEMA_VERSION.split(".")[0]:
             raise CompevalError(f"{path} uses results schema {version!r}; this compeval reads {SCHEMA_VERSION}")
+        if data.get("checksum") is not None and data["checksum"] != content_checksum(data):
+            raise DamagedResultError(path, "its content does not match its checksum (edited or damaged)")
         return TaskResult.model_validate(data)
 
     def predictions(self, path: Path) -> pd.DataFrame:
@@ -75,17 +223,41 @@ class ResultStore:
         return pd.read_json(Path(path).with_name(result.predictions_file), lines=True)
 
     def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
+        """Every readable result; files that are not (stray, corrupt, other schema) go to ``unreadable``."""
         if not self.root.is_dir():
             raise CompevalError(f"results folder {self.root} does not exist")
+        self.unreadable = []
         for path in sorted(self.root.glob("*/*.json")):
-            yield path, self.load(path)
+            try:
+                result = self.load(path)
+            except (CompevalError, ValidationError, OSError, ValueError) as exc:
+                self.unreadable.append((path, _short(exc)))
+                continue
+            yield path, result
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _short(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return f"not a compeval result ({where}: {first.get('msg')})"
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 ROW_COLUMNS = ["model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"]
 
 
-def result_rows(result: TaskResult) -> list[dict]:
-    model = result.model.get("display") or result.model.get("name")
+def result_rows(result: TaskResult, label: str | None = None) -> list[dict]:
+    model = label or result.model.get("display") or result.model.get("name")
     return [
         {"model": model, "task": result.task.name, "subset": s.subset, "metric": s.metric, "value": s.value,
          "ci_low": s.ci_low, "ci_high": s.ci_high, "n": s.n}
@@ -93,7 +265,28 @@ def result_rows(result: TaskResult) -> list[dict]:
     ]
 
 
-def results_frame(root: Path | str) -> pd.DataFrame:
-    """Every score in a results folder as one tidy DataFrame (the Python face of ``compeval results``)."""
-    rows = [row for _, r in ResultStore(root).iter_results() for row in result_rows(r)]
+def model_labels(results: list[TaskResult]) -> dict[str, str]:
+    """Model id → label: its display name, followed by its id when two configurations share that name
+    (two ``precomputed:`` files called ``s.txt`` in different folders)."""
+    ids: dict[str, set[str]] = {}
+    for r in results:
+        display = str(r.model.get("display") or r.model.get("name"))
+        ids.setdefault(display, set()).add(str(r.model.get("id")))
+    out = {}
+    for display, members in ids.items():
+        for model_id in members:
+            out[model_id] = display if len(members) == 1 else f"{display} ({model_id})"
+    return out
+
+
+def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = None) -> pd.DataFrame:
+    """Every score in a results folder as one tidy DataFrame (the Python face of ``compeval results``).
+
+    Files that cannot be read are left out; pass a list as ``unreadable`` to learn which and why."""
+    store = ResultStore(root)
+    results = [r for _, r in store.iter_results()]
+    labels = model_labels(results)
+    rows = [row for r in results for row in result_rows(r, labels[str(r.model.get("id"))])]
+    if unreadable is not None:
+        unreadable.extend(store.unreadable)
     return pd.DataFrame(rows, columns=ROW_COLUMNS)

@@ -8,35 +8,15 @@ written atomically by whoever computed it (its presence means the job is complet
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from ..cache import CacheStats
 from ..data.registry import DataContext
 from ..errors import CompevalError
-from ..models.protocol import can_encode
 from ..results.store import ResultStore
-from .jobs import JobOutcome, Plan, Reporter, RunContext, evaluate_job
+from .jobs import ExecutionReport, Executor, JobOutcome, Plan, Reporter, RunContext
+from .session import ModelSession, load_task
 
-
-@dataclass
-class ExecutionReport:
-    """What an executor did: one outcome per planned job, plus the run's cache counters."""
-
-    outcomes: list[JobOutcome] = field(default_factory=list)
-    stats: CacheStats = field(default_factory=CacheStats)
-    load_seconds: float = 0.0  # model weights
-    task_load_seconds: float = 0.0  # task data read and stimuli generated (Task.load)
-
-
-@runtime_checkable
-class Executor(Protocol):
-    name: str
-
-    def check(self, plan: Plan) -> None:
-        """Raise CompevalError before any work if this executor cannot run the plan."""
-
-    def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport: ...
+__all__ = ["EXECUTORS", "ExecutionReport", "Executor", "LocalExecutor", "make_executor"]
 
 
 class LocalExecutor:
@@ -50,8 +30,9 @@ class LocalExecutor:
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
         report = ExecutionReport()
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         store = ResultStore(ctx.output_dir)
+        task_ctx = ctx.with_builder(plan.builder)
         loaded: dict[int, str | None] = {}  # task index -> None when loaded, else the load error
         task_data: dict[int, DataContext] = {}  # task index -> the files that task read
 
@@ -63,40 +44,24 @@ class LocalExecutor:
             model = plan.models[jobs[0].model_index]
             display = model.config.display
             reporter.model_start(display, len(jobs))
+            session = ModelSession(model, ctx, store, reporter=reporter)
             ready = []
             for job in jobs:
                 task = plan.tasks[job.task_index]
-                if job.task_index not in loaded:
+                if job.task_index not in loaded:  # once per run: every model shares the loaded task
                     t0 = time.perf_counter()
                     task_data[job.task_index] = data.for_task()
-                    try:
-                        task.load(task_data[job.task_index])
-                        loaded[job.task_index] = None
-                    except CompevalError as exc:  # e.g. a corpus the user does not have: fail that job only
-                        loaded[job.task_index] = str(exc)
+                    loaded[job.task_index] = load_task(task, task_data[job.task_index], task_ctx)
                     report.task_load_seconds += time.perf_counter() - t0
                 if loaded[job.task_index] is None:
-                    ready.append(task)
+                    ready.append(job)
                 else:
                     done(JobOutcome(display, task.slug, "failed", error=loaded[job.task_index]))
-            union = list(dict.fromkeys(t for task in ready for t in task.texts())) if can_encode(model) else []
-            todo = model.warm(union) if union and hasattr(model, "warm") else union
-            if callable(getattr(model, "load", None)) and (todo or not union):
-                t0 = time.perf_counter()
-                model.load()  # weights only when something must be encoded (or the tasks did not say)
-                report.load_seconds += time.perf_counter() - t0
-            if union:
-                model.on_progress = lambda d, total, _n=display: reporter.encoding(_n, d, total)
-                try:
-                    model.encode(union)
-                except CompevalError:
-                    pass  # a text one task cannot give (empty, …): each task encodes its own and fails alone
-                finally:
-                    model.on_progress = None
-            for job in jobs:
-                if loaded[job.task_index] is None:
-                    task = plan.tasks[job.task_index]
-                    done(evaluate_job(model, task, task_data[job.task_index], store, ctx.seed))
+            session.prepare([plan.tasks[j.task_index] for j in ready])
+            for job in ready:
+                done(session.evaluate(plan.tasks[job.task_index], task_data[job.task_index]))
+            session.close()
+            report.load_seconds += session.load_seconds
         report.stats = plan.cache.totals()
         return report
 

@@ -13,9 +13,9 @@ Two stages per model, so each text is encoded once per model however many worker
 
 Jobs travel as spec strings (model spec, task spec with its options), never as objects: a model or task
 given as a Python object runs on the local executor only. Resources: every Ray task reserves ``cpus_per_job``;
-the encode task (and jobs run one after another, which may encode) also reserve a GPU when the model asks
-for one (its ``resources`` attribute, or a ``cuda`` device) and ``{"api": 1}`` for API-family models, so a
-cluster can cap concurrent API calls; jobs evaluating from vectors in hand need CPUs only. Worker crashes
+the encode task (and jobs run one after another, which may encode) also reserve what the model family
+declares (``DeclaresResources``: a GPU for a ``cuda`` device, the API family's ``{"api": 1}`` so a cluster can
+cap concurrent API calls); jobs evaluating from vectors in hand need CPUs only. Worker crashes
 and transient errors (connection, timeout, a locked SQLite file) are retried. Ray is imported only here,
 when the executor runs.
 """
@@ -29,9 +29,11 @@ import time
 from typing import Any
 
 from ..cache import CacheStats
+from ..context import resolve_device
 from ..errors import CompevalError
-from .executors import ExecutionReport
-from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, evaluate_job, text_digest
+from ..models.protocol import declared_resources, shares_vectors
+from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, text_digest
+from .session import ModelSession, load_task
 
 RAY_EXTRA = "ray"
 #: Exceptions Ray retries a task for (besides worker crashes): the next attempt may well succeed.
@@ -55,43 +57,16 @@ def import_ray():
 # Resources
 
 
-def _layers(model: Any, depth: int = 4):
-    """The model and what it wraps (the cache wrapper, normalisers…), outermost first."""
-    seen = 0
-    while model is not None and seen < depth:
-        yield model
-        model = model.__dict__.get("model") or model.__dict__.get("inner") if hasattr(model, "__dict__") else None
-        seen += 1
-
-
-def _families(config: Any) -> set[str]:
-    out = {config.family.split(".v")[0]}
-    for child in config.children:
-        out |= _families(child)
-    return out
-
-
 def model_resources(model: Any, num_cpus: float = 1.0) -> dict[str, Any]:
-    """Ray options for a job of ``model``: CPUs, a GPU if it asks for one, ``api`` for API-family models.
-
-    A model (family) states what it needs with a ``resources`` attribute, e.g. ``{"num_gpus": 1}`` or
-    ``{"my_licence": 1}``; a ``device`` attribute starting with ``cuda`` also means one GPU.
-    """
+    """Ray options for a job of ``model``: ``num_cpus`` plus what the model and its parts declare
+    (``compeval.models.protocol.declared_resources``: a ``resources`` attribute such as the API family's
+    ``{"api": 1}``, one GPU for a part on a ``cuda`` device)."""
     out: dict[str, Any] = {"num_cpus": num_cpus, "num_gpus": 0, "resources": {}}
-    for layer in _layers(model):
-        declared = layer.__dict__.get("resources") if hasattr(layer, "__dict__") else None
-        declared = declared if isinstance(declared, dict) else getattr(type(layer), "resources", None)
-        if isinstance(declared, dict):
-            for k, v in declared.items():
-                if k in ("num_cpus", "num_gpus"):
-                    out[k] = max(out[k], v)
-                else:
-                    out["resources"][k] = max(out["resources"].get(k, 0), v)
-        device = getattr(layer, "__dict__", {}).get("device")
-        if isinstance(device, str) and device.startswith("cuda"):
-            out["num_gpus"] = max(out["num_gpus"], 1)
-    if "api" in _families(model.config):
-        out["resources"]["api"] = max(out["resources"].get("api", 0), 1)
+    for k, v in declared_resources(model).items():
+        if k in ("num_cpus", "num_gpus"):
+            out[k] = max(out[k], v)
+        else:
+            out["resources"][k] = v
     return out
 
 
@@ -119,12 +94,13 @@ def _build(ctx: RunContext, model_spec: str, model_id: str):
     from ..models.registry import ModelBuilder
 
     cache = EmbeddingCache(ctx.cache_dir)
-    model = ModelBuilder(cache=cache, data_dir=ctx.data_dir)(model_spec)
+    builder = ModelBuilder.for_context(ctx, cache)
+    model = builder(model_spec)
     if model.config.id != model_id:
         cache.close()
         raise CompevalError(f"model {model_spec!r} is {model.config.id} on this worker but {model_id} on the "
                             "driver (different weights or package versions?); its results would be mislabelled")
-    return cache, model
+    return cache, model, builder
 
 
 def _one_task(spec: str):
@@ -143,49 +119,38 @@ def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: Run
     """Stage 1 (models behind the cache that encode): encode the union of the texts the model's pending
     tasks declare, loading weights only if the disk cache lacks some. Returns (info, payload)."""
     from ..data.registry import DataContext
-    from ..models.protocol import can_encode
 
     ctx.apply_env()
     t0 = time.perf_counter()
-    cache, model = _build(ctx, model_spec, model_id)
+    cache, model, builder = _build(ctx, model_spec, model_id)
     load_seconds = time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
+        task_ctx = ctx.with_builder(builder)
+        session = ModelSession(model, ctx, reraise=TRANSIENT)
         errors: dict[str, str] = {}
         declared: list[str] = []
-        texts: list[str] = []
-        encodes = can_encode(model)
+        tasks = []
         task_load = time.perf_counter()
         for spec in task_specs:
             task = _one_task(spec)
-            try:
-                task.load(data)
-            except CompevalError as exc:  # fails that task's job only
-                errors[spec] = str(exc)
-                continue
-            own = task.texts() if encodes else []
-            if own:
+            error = load_task(task, data, task_ctx, reraise=TRANSIENT)
+            if error is not None:  # fails that task's job only
+                errors[spec] = error
+            elif session.union([task]):
                 declared.append(spec)
-                texts.extend(own)
+                tasks.append(task)
         task_load = time.perf_counter() - task_load
-        union = list(dict.fromkeys(texts))
-        payload, encode_error = None, None
-        if union:
-            todo = model.warm(union) if hasattr(model, "warm") else union
-            if todo and callable(getattr(model, "load", None)):
-                t0 = time.perf_counter()
-                model.load()
-                load_seconds += time.perf_counter() - t0
-            try:
-                vectors = model.encode(union)
-            except CompevalError as exc:
-                # A text some task cannot give (empty…): its jobs encode their own texts one after another
-                # and only the culprit fails.
-                encode_error, declared = str(exc), []
-            else:
-                payload = {"texts": union, "vectors": vectors}
+        union, vectors, encode_error = session.prepare(tasks, load_without_texts=False)
+        if encode_error is not None:
+            # A text some task cannot give (empty…): its jobs encode their own texts one after another
+            # and only the culprit fails.
+            declared = []
+        payload = {"texts": union, "vectors": vectors} if vectors is not None else None
+        session.close()
         info = {"errors": errors, "declared": declared, "encode_error": encode_error, "n_texts": len(union),
-                "stats": _stats(cache), "load_seconds": load_seconds, "task_load_seconds": task_load}
+                "stats": _stats(cache), "load_seconds": load_seconds + session.load_seconds,
+                "task_load_seconds": task_load}
         return info, payload
     finally:
         cache.close()
@@ -198,7 +163,6 @@ def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) 
     one process (so they share the in-memory cache, as on the local executor), for tasks that declare no
     texts or models whose vectors cannot be shared (composites, pair scorers)."""
     from ..data.registry import DataContext
-    from ..models.protocol import can_encode
     from ..results.store import ResultStore
 
     ctx.apply_env()
@@ -215,38 +179,28 @@ def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) 
     if not todo:
         return {"outcomes": outcomes, "stats": {}, "load_seconds": 0.0, "task_load_seconds": 0.0}
     t0 = time.perf_counter()
-    cache, model = _build(ctx, jobs[0].model_spec, jobs[0].model_id)
+    cache, model, builder = _build(ctx, jobs[0].model_spec, jobs[0].model_id)
     load_seconds = time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download)
+        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
+        task_ctx = ctx.with_builder(builder)
+        session = ModelSession(model, ctx, store, reraise=TRANSIENT)
         ready, task_data = [], {}
         task_load = time.perf_counter()
         for job, task in todo:
-            try:
-                task_data[job.task_slug] = data.for_task()  # its result lists only the files it read
-                task.load(task_data[job.task_slug])
+            task_data[job.task_slug] = data.for_task()  # its result lists only the files it read
+            error = load_task(task, task_data[job.task_slug], task_ctx, reraise=TRANSIENT)
+            if error is None:
                 ready.append(task)
-            except CompevalError as exc:  # fails that job only
-                outcomes.append(JobOutcome(job.model_display, task.slug, "failed", error=str(exc)))
+            else:  # fails that job only
+                outcomes.append(JobOutcome(job.model_display, task.slug, "failed", error=error))
         task_load = time.perf_counter() - task_load
-        union = list(dict.fromkeys(t for task in ready for t in task.texts())) if can_encode(model) else []
-        if union and shared is not None and hasattr(model, "prime"):
-            index = {t: i for i, t in enumerate(shared["texts"])}
-            mine = [t for t in union if t in index]
-            model.prime(mine, shared["vectors"][[index[t] for t in mine]])
-        missing = model.warm(union) if union and hasattr(model, "warm") else union
-        if ready and callable(getattr(model, "load", None)) and (missing or not union):
-            t0 = time.perf_counter()
-            model.load()  # weights only when something must be encoded (or the tasks did not say)
-            load_seconds += time.perf_counter() - t0
-        if len(ready) > 1 and union:
-            try:
-                model.encode(union)  # the union once, in batches, as the local executor does
-            except CompevalError:
-                pass  # a text one task cannot give: each task encodes its own and fails alone
+        # The union once, in batches, as the local executor does, when several tasks share this worker.
+        session.prepare(ready, shared=shared, encode=len(ready) > 1)
         for task in ready:
-            outcomes.append(evaluate_job(model, task, task_data[task.slug], store, ctx.seed, reraise=TRANSIENT))
-        return {"outcomes": outcomes, "stats": _stats(cache), "load_seconds": load_seconds,
+            outcomes.append(session.evaluate(task, task_data[task.slug]))
+        session.close()
+        return {"outcomes": outcomes, "stats": _stats(cache), "load_seconds": load_seconds + session.load_seconds,
                 "task_load_seconds": task_load}
     finally:
         cache.close()
@@ -343,6 +297,8 @@ class RayExecutor:
         return True
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+        if self.address is None and ctx.device != "auto":
+            resolve_device(ctx.device)  # a local cluster has this machine's devices (remote: each worker's)
         ray = import_ray()
         started = self._connect(ray)
         try:
@@ -364,8 +320,6 @@ class RayExecutor:
                                         f"{have.get(key, 0):g}{hint}")
 
     def _execute(self, ray, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
-        from ..models.protocol import can_encode
-
         report = ExecutionReport()
         totals = _Totals()
         groups = plan.by_model()
@@ -396,7 +350,7 @@ class RayExecutor:
             left[m] = len(jobs)
             reporter.model_start(jobs[0].model_display, len(jobs))
             model = plan.models[m]
-            if not (can_encode(model) and getattr(model, "cacheable", True)):
+            if not shares_vectors(model):
                 submit(jobs, None, resources[m])  # nothing to share between processes: one worker, in turn
                 continue
             info_ref, payload_ref = encode_fn.options(

@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..cache import EmbeddingCache, default_cache_dir
+from ..context import resolve_device
 from ..errors import CompevalError
 from ..models.protocol import as_model
 from ..models.registry import ModelBuilder, expand_alias, resolve_family
-from ..results.store import ResultStore
+from ..results.store import ResultStore, ResultWriteError, model_folder
 from ..specs import parse_spec
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
 from .executors import make_executor
-from .jobs import (Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, evaluate_job, forwarded_env,
-                   model_record, task_spec)
+from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env, model_record, task_spec
+from .session import evaluate_job
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
            "plan", "run", "validate_model_spec"]
@@ -43,11 +44,27 @@ def _absolute(path: Path | str | None) -> Path | None:
 
 def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  cache_dir: Path | str | None = "default", seed: int = 0, download: bool = True,
-                 overwrite: bool = False) -> RunContext:
+                 overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
+                 bnc_dir: Path | str | None = None, progress: bool = True,
+                 allow_modified_data: bool = False) -> RunContext:
     """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
     return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
-                      seed=seed, download=download, overwrite=overwrite, env=forwarded_env())
+                      seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
+                      bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
+                      env=forwarded_env())
+
+
+def check_writable(output_dir: Path) -> None:
+    """Fail before any work when the results folder cannot be created or written (read-only, not a folder)."""
+    import tempfile
+
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=output_dir):
+            pass
+    except OSError as exc:
+        raise ResultWriteError(f"cannot write results to {output_dir}: {exc.strerror or exc}") from None
 
 
 def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
@@ -68,9 +85,9 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
             validate_model_spec(m)
     specs = [task_spec(t) for t in task_list]
     cache = EmbeddingCache(ctx.cache_dir)
-    builder = ModelBuilder(cache=cache, data_dir=ctx.data_dir)
+    builder = ModelBuilder.for_context(ctx, cache)
     store = ResultStore(ctx.output_dir)
-    out = Plan(jobs=[], skipped=[], models=[], tasks=task_list, cache=cache)
+    out = Plan(jobs=[], skipped=[], models=[], tasks=task_list, cache=cache, builder=builder)
     seen_models: set[str] = set()
     for m in models:
         t0 = time.perf_counter()
@@ -88,14 +105,35 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
             continue
         seen_models.add(config.id)
         out.models.append(model)
+        folder = model_folder(config)
         for i, task in enumerate(task_list):
-            if store.exists(config.slug, task.slug) and not ctx.overwrite:
-                out.skipped.append(JobOutcome(config.display, task.slug, "skipped", store.path(config.slug, task.slug)))
+            found = None if ctx.overwrite else _stored_result(store, folder, config, task, out.warnings)
+            if found is not None:
+                out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
                 out.jobs.append(Job(model_spec=m if isinstance(m, str) else None, task_spec=specs[i],
-                                    model_id=config.id, model_slug=config.slug, model_display=config.display,
+                                    model_id=config.id, model_slug=folder, model_display=config.display,
                                     task_slug=task.slug, model_index=len(out.models) - 1, task_index=i))
     return out
+
+
+def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, warnings: list[str]) -> Path | None:
+    """The path of an intact result of exactly this model configuration and task, else None.
+
+    A result stands only if it parses, holds the planned model id and task options, and its predictions
+    file has the recorded hash; anything else is recomputed, with a warning. Results written by compeval
+    < 2.0 (folder named by the model's slug) count when they hold the same model id."""
+    path = store.path(folder, task.slug)
+    problem = store.problem(path, model_id=config.id, task=task)
+    if problem is None:
+        return path
+    if problem == "missing":
+        legacy = store.legacy_path(config.slug, task.slug)
+        if legacy != path and store.problem(legacy, model_id=config.id, task=task) is None:
+            return legacy
+        return None
+    warnings.append(f"{path}: {problem}; recomputing it")
+    return None
 
 
 def run(
@@ -110,19 +148,37 @@ def run(
     download: bool = True,
     reporter: Reporter | None = None,
     executor: str | Any = "local",
+    device: str = "auto",
+    batch_size: int | None = None,
+    bnc_dir: Path | str | None = None,
+    progress: bool = True,
+    allow_modified_data: bool = False,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
     ``executor`` is ``"local"`` (in process, the default), ``"ray"`` (a fresh local Ray cluster unless
     ``ray.init`` was already called), or an executor object such as ``RayExecutor(address="auto")``.
     Models and tasks given as Python objects rather than spec strings run on the local executor only.
+    ``device`` (auto | cpu | cuda | cuda:N | mps), ``batch_size``, ``bnc_dir`` and ``progress`` are run
+    settings (``RunContext``): they reach model factories and tasks but no model's or task's id.
+    A job that raises fails alone (its traceback in ``OUTPUT/logs/``); the others go on.
+    ``allow_modified_data`` uses local data files whose SHA-256 differs from the registry's pin (else an
+    error for the tasks reading them); each result records it.
     """
     started = time.perf_counter()
     reporter = reporter or Reporter()
     executor = make_executor(executor)
     ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
-                       overwrite=overwrite)
+                       overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
+                       progress=progress, allow_modified_data=allow_modified_data)
+    if executor.name == "local" and ctx.device != "auto":
+        resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
+    check_writable(ctx.output_dir)
     the_plan = plan(models, tasks, ctx)
+    for message in the_plan.warnings:
+        warn = getattr(reporter, "warning", None)
+        if callable(warn):
+            warn(message)
     try:
         executor.check(the_plan)
         for outcome in the_plan.skipped + the_plan.failed:
@@ -131,7 +187,7 @@ def run(
     finally:
         the_plan.cache.close()
     summary = RunSummary(outcomes=list(the_plan.skipped) + list(the_plan.failed), executor=executor.name,
-                         load_seconds=the_plan.load_seconds)
+                         load_seconds=the_plan.load_seconds, warnings=list(the_plan.warnings))
     if report is not None:
         totals = report.stats
         summary.outcomes += report.outcomes

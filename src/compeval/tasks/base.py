@@ -7,18 +7,21 @@ protocol in ``compeval.models.protocol``.
 """
 from __future__ import annotations
 
-import inspect
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ..context import DEFAULT_CONTEXT, RunContext
 from ..data.registry import DataContext
-from ..results.schema import Score
+from ..results.schema import Direction, PublishedScore, Score, TaskInfo
+from .options import TaskOptions
 
 
 class TaskMetadata(BaseModel):
+    """What a task is and the facts its results carry, so the report reads them from the results alone."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
@@ -30,6 +33,23 @@ class TaskMetadata(BaseModel):
     main_subset: str = "all"
     subsets: tuple[str, ...] = ("all",)
     reference: str = ""
+    #: Metrics that are not higher-is-better: "lower", or "none" for numbers that describe and do not rank.
+    directions: dict[str, Direction] = Field(default_factory=dict)
+    #: False when the score does not depend on the model: shown in the suite's section, never on the leaderboard.
+    ranked: bool = True
+    #: Figures the papers report for this task (on its subsets and metrics), shown beside compeval's own.
+    published: tuple[PublishedScore, ...] = ()
+
+    @property
+    def higher_is_better(self) -> bool | None:
+        """The main metric's direction: True, False (lower is better) or None (no better direction)."""
+        return {"higher": True, "lower": False, "none": None}[self.directions.get(self.main_metric, "higher")]
+
+    def task_info(self, params: dict[str, Any]) -> TaskInfo:
+        """The record of this task in a result: identity, options and every fact above."""
+        return TaskInfo(name=self.name, version=self.version, suite=self.suite, params=params,
+                        main_metric=self.main_metric, main_subset=self.main_subset, directions=dict(self.directions),
+                        ranked=self.ranked, data_sources=list(self.data_sources), published=list(self.published))
 
     @field_validator("name")
     @classmethod
@@ -37,6 +57,16 @@ class TaskMetadata(BaseModel):
         if not v or any(c.isspace() or c in ",:/" for c in v):
             raise ValueError(f"task name {v!r} must be non-empty without spaces, ',', ':' or '/'")
         return v
+
+    @model_validator(mode="after")
+    def _published_rows(self) -> "TaskMetadata":
+        keys = [(p.model, p.subset, p.metric) for p in self.published]
+        if len(keys) != len(set(keys)):
+            raise ValueError(f"task {self.name!r}: a published figure is listed twice")
+        unknown = {p.subset for p in self.published} - set(self.subsets)
+        if unknown:
+            raise ValueError(f"task {self.name!r}: published rows name unknown subsets {sorted(unknown)}")
+        return self
 
 
 class TaskOutput(BaseModel):
@@ -51,18 +81,28 @@ class TaskOutput(BaseModel):
 
 
 class Task(ABC):
-    """Subclasses set ``metadata`` and take their options as explicit keyword arguments.
+    """Subclasses set ``metadata`` and declare their options once, as a pydantic ``Options`` class
+    (``compeval.tasks.options``); ``Task(**options)`` validates them (the CLI's strings too).
 
-    ``params`` (the constructor's keyword arguments) are recorded in every result and become part of
-    the result file name when they differ from the defaults.
+    ``self.options`` holds the typed values; ``params`` (every option with its value) is recorded in every
+    result, and the options that differ from their defaults become part of the result file name.
     """
 
     metadata: ClassVar[TaskMetadata]
+    Options: ClassVar[type[TaskOptions]] = TaskOptions
     #: False for tasks too slow for the no-argument ``compeval run`` (they train many models); name them to run.
     default_run: ClassVar[bool] = True
+    #: The run's settings, set by the runner before ``load`` (``compeval.context``): ``context.torch_device()``
+    #: for heads a task trains, ``context.cache_dir``, ``context.model_builder`` for baseline models,
+    #: ``context.bnc_dir``. Never part of the task's slug or params.
+    context: RunContext = DEFAULT_CONTEXT
 
-    def __init__(self, **params: Any):
-        self.params = params
+    def __init__(self, **options: Any):
+        self.options = self.Options.build(self.metadata.name, options)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return self.options.params()
 
     @property
     def name(self) -> str:
@@ -70,10 +110,7 @@ class Task(ABC):
 
     @property
     def slug(self) -> str:
-        sig = inspect.signature(type(self).__init__)
-        defaults = {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
-        extra = {k: v for k, v in self.params.items() if defaults.get(k, object()) != v}
-        return self.name + "".join(f"__{k}-{v}" for k, v in sorted(extra.items()))
+        return self.name + self.options.slug_suffix()
 
     def missing_requirements(self) -> str | None:
         """What the user must supply beyond the registry's data (e.g. a licensed corpus), or None."""

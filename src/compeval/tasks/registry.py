@@ -1,18 +1,14 @@
 """Task registry: name → Task class; suites group tasks so ``--task sts`` runs them all."""
 from __future__ import annotations
 
-import importlib
-import warnings
-import inspect
-import pkgutil
 from typing import Any
 
+from .. import plugins
 from ..errors import SpecError
 from ..specs import parse_spec
 
 TASKS: dict[str, type] = {}
-_discovered = False
-BROKEN: dict[str, str] = {}  # module -> import error, shown by the CLI and checked by tests
+BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
 
 
 def register_task(cls: type) -> type:
@@ -25,20 +21,8 @@ def register_task(cls: type) -> type:
 
 
 def discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    import compeval.tasks as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__, prefix="compeval.tasks."):
-        if mod.name.rsplit(".", 1)[-1].startswith("_"):
-            continue
-        try:
-            importlib.import_module(mod.name)
-        except Exception as exc:  # one broken plug-in must not take the others down
-            BROKEN[mod.name] = f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"compeval: could not import {mod.name} ({BROKEN[mod.name]})", stacklevel=2)
-    _discovered = True
+    """Import every suite folder under ``compeval.tasks`` (each registers its tasks)."""
+    plugins.discover_suites()
 
 
 def suites() -> dict[str, list[str]]:
@@ -59,35 +43,8 @@ def get_tasks(spec: str) -> list[Any]:
     if not names:
         raise SpecError(f"unknown task {parsed.name!r}; tasks: {', '.join(sorted(TASKS))}; "
                         f"suites: {', '.join(sorted(suites()))}")
-    out = []
-    for n in names:
-        try:
-            out.append(TASKS[n](**_coerce(TASKS[n], parsed.options)))
-        except TypeError as exc:
-            raise SpecError(f"task {n!r}: bad option ({exc})") from None
-    return out
-
-
-def _coerce(cls: type, options: dict[str, str]) -> dict[str, Any]:
-    """CLI options arrive as strings; convert each to the type of the constructor default."""
-    sig = inspect.signature(cls.__init__)
-    out: dict[str, Any] = {}
-    for key, raw in options.items():
-        param = sig.parameters.get(key)
-        if param is None:
-            allowed = [k for k in sig.parameters if k != "self"]
-            raise SpecError(f"task {cls.metadata.name!r}: unknown option {key!r}; options: {', '.join(allowed)}")
-        default = param.default
-        try:
-            if isinstance(default, bool):
-                out[key] = raw.lower() in {"1", "true", "yes", "on"}
-            elif isinstance(default, (int, float)) and not isinstance(raw, (int, float)):
-                out[key] = type(default)(raw)
-            else:
-                out[key] = raw
-        except ValueError:
-            raise SpecError(f"task {cls.metadata.name!r}: option {key}={raw!r} must be {type(default).__name__}") from None
-    return out
+    # Each task's Options converts and checks the CLI's strings (one-line SpecError naming the option).
+    return [TASKS[n](**parsed.options) for n in names]
 
 
 def list_tasks() -> list[dict[str, str]]:

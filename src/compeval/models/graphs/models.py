@@ -14,7 +14,7 @@ from ..protocol import ModelConfig, can_encode
 from ..registry import register_model
 from ..roles.model import TOK_CHOICES, _inner_spec
 from .metrics import flatten_paths, smatch_f1, wl_features, wl_similarity
-from ..roles.sources import parse_context
+from ...linguistics.roles import parse_context
 from .sources import DependencyGraphs, GraphTable, load_amr_file, load_released_amrs
 
 

@@ -13,7 +13,7 @@ from typing import Sequence
 import pandas as pd
 
 from ..tokenize import tokenize
-from .sources import ROLES, RoleParse
+from ...linguistics.roles import ROLES, RoleParse
 
 MERGED = "Patient+Theme"
 MACRO_ROLES = ("Agent", "Verb", MERGED, "Time", "Manner", "Location", "Trajectory")

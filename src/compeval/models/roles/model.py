@@ -17,8 +17,8 @@ from ...specs import Spec, parse_spec, quote_value
 from ..options import TORCH_OPTIONS, Opt
 from ..protocol import ModelConfig, can_encode
 from ..registry import expand_alias, register_model
-from .sources import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses, load_parse_file, parse_context,
-                      missing_parse_error)
+from ...linguistics.roles import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses,
+                                  load_parse_file, missing_parse_error, parse_context)
 
 PAPER_WEIGHTS = (2.0, 3.0, 2.0, 2.0, 0.5, 0.5, 0.5, 0.5)  # Agent Verb Patient Theme Time Manner Location Trajectory
 ALIGNMENTS = (("Location", "Trajectory"), ("Theme", "Patient"), ("Theme", "Manner"), ("Manner", "Trajectory"),
@@ -182,7 +182,7 @@ def build_parses(source: str, sentences: str | None, builder: Any, spec_text: st
     if source == "gpt4":
         return load_gpt4_parses(ctx)
     if source == "spacy":
-        from .labeler import RoleLabeler
+        from ...linguistics.labeler import RoleLabeler
 
         cache = getattr(builder, "cache", None)
         return RoleLabeler(cache_dir=getattr(cache, "directory", None))

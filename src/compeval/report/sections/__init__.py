@@ -1,25 +1,70 @@
-"""One module per suite, in report order; a suite whose results are absent contributes nothing."""
+"""The registry of suite sections: each suite's ``compeval/tasks/<suite>/report.py`` registers its own, with
+its place in the report and its tasks' reading order; no section is listed here. A suite whose results are
+absent contributes nothing; results of a suite without a section still reach the leaderboard.
+"""
 from __future__ import annotations
 
-from types import ModuleType
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
-from . import invariance, lexcomp, modifiers, probing, structure, sts
+from ..loading import Entry
+from .base import BuildContext, ItemColumns, Section
 
-SECTIONS: tuple[ModuleType, ...] = (sts, structure, modifiers, probing, lexcomp, invariance)
-BY_SUITE: dict[str, ModuleType] = {m.SUITE: m for m in SECTIONS}
-#: Tasks whose result does not depend on the model (shown in their section, never ranked).
-NOT_RANKED: set[str] = set(structure.NOT_RANKED)
+
+def _no_items(entry: Entry) -> ItemColumns | None:
+    return None
+
+
+@dataclass(frozen=True)
+class SuiteSection:
+    """One suite's figures and tables (``build``), the per-item columns behind its main scores (``items``, for
+    paired tests; None when a score is not a function of per-item values), its position among the sections
+    (``order``, lower first) and its leaderboard columns in reading order (``task_order``)."""
+
+    suite: str
+    title: str
+    order: int
+    build: Callable[[BuildContext], Section | None]
+    items: Callable[[Entry], ItemColumns | None] = _no_items
+    task_order: tuple[str, ...] = ()
+
+
+SECTIONS: dict[str, SuiteSection] = {}
+
+
+def register_section(suite: str, *, title: str, order: int, build: Callable[[BuildContext], Section | None],
+                     items: Callable[[Entry], ItemColumns | None] | None = None,
+                     task_order: Sequence[str] = ()) -> SuiteSection:
+    """Called by a suite's ``report.py`` when it is imported."""
+    if suite in SECTIONS and SECTIONS[suite].build is not build:
+        raise ValueError(f"report section of suite {suite!r} registered twice")
+    section = SuiteSection(suite, title, order, build, items or _no_items, tuple(task_order))
+    SECTIONS[suite] = section
+    return section
+
+
+def sections() -> list[SuiteSection]:
+    """Every registered section, in report order (``order``, then suite name)."""
+    from ...plugins import discover_suites
+
+    discover_suites("report")
+    return sorted(SECTIONS.values(), key=lambda s: (s.order, s.suite))
+
+
+def section(suite: str) -> SuiteSection | None:
+    sections()
+    return SECTIONS.get(suite)
 
 
 def suite_order(suites: set[str]) -> list[str]:
-    """Known suites in report order, then any other suite alphabetically."""
-    known = [m.SUITE for m in SECTIONS if m.SUITE in suites]
+    """Suites with a section in report order, then any other suite alphabetically."""
+    known = [s.suite for s in sections() if s.suite in suites]
     return known + sorted(suites - set(known))
 
 
 def task_order(suite: str, tasks: set[str]) -> list[str]:
     """A suite's tasks in its reading order, then any others alphabetically."""
-    mod = BY_SUITE.get(suite)
-    preferred = list(getattr(mod, "TASK_ORDER", [])) if mod else []
+    sec = section(suite)
+    preferred = list(sec.task_order) if sec else []
     first = [t for t in preferred if t in tasks]
     return first + sorted(tasks - set(first))

@@ -1,10 +1,10 @@
 """What a suite section is: figures and tables built from one suite's results, plus the per-item
 columns that let the report recompute the suite's main score for paired tests.
 
-A section module exposes ``SUITE``, ``TITLE``, ``TASK_ORDER`` (its leaderboard columns, in reading
-order), ``build(ctx) -> Section | None`` (None when its suite has no results) and
-``items(entry) -> ItemColumns | None`` (None when a task's main score is not a function of per-item
-values the predictions hold).
+A suite's ``compeval/tasks/<suite>/report.py`` calls ``register_section`` (``compeval.report.sections``)
+with its title, its place in the report, its leaderboard columns in reading order,
+``build(ctx) -> Section | None`` (None when its suite has no results) and ``items(entry) -> ItemColumns |
+None`` (None when a task's main score is not a function of per-item values the predictions hold).
 """
 from __future__ import annotations
 

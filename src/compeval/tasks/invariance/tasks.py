@@ -12,16 +12,20 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import Field, field_validator
 
 from ...data.registry import DataContext, sha256_file
 from ...errors import CompevalError, SpecError
 from ...metrics.bootstrap import mean_ci
 from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
+from ...models.registry import ModelBuilder
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
+from ..options import BOOTSTRAP, TaskOptions, path_text
 from ..registry import register_task
 from ..scoring import pair_similarity
 from . import generator, loaders
+from .published import QA_PUBLISHED, RELATION_PUBLISHED
 
 CHEUNG_PENN = "Cheung & Penn (2012), EACL: Evaluating distributional models of semantics for syntactically invariant inference"
 
@@ -50,6 +54,16 @@ def _user_file(path: str) -> tuple[Path, dict[str, str]]:
     return p, {"data_file": str(p.resolve()), "data_sha256": sha256_file(p)}
 
 
+class _GeneratedOptions(TaskOptions):
+    path: str = ""  # a user's JSON Lines file instead of the generated set
+    pairs_per_relation: int = Field(4, ge=1)  # entity pairs generated per relation
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def fspath(cls, value: Any) -> Any:
+        return path_text(value)
+
+
 @register_task
 class InvarianceRelation(Task):
     """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
@@ -58,28 +72,30 @@ class InvarianceRelation(Task):
         name="invariance-relation", suite="invariance", main_metric="auc",
         description="relation classification invariant to syntax: AUC of same-relation pairs vs hard negatives "
                     "(generated: passives, nominalisations, datives vs reversed roles, other relations, negation)",
-        reference=CHEUNG_PENN,
+        reference=CHEUNG_PENN, published=RELATION_PUBLISHED,
     )
 
-    def __init__(self, path: str = "", pairs_per_relation: int = 4, per_construction: int = 1,
-                 negatives_per_type: int = 4, generator_seed: int = 0, bootstrap: int = 1000):
-        if pairs_per_relation < 1 or per_construction < 1 or negatives_per_type < 1:
-            raise SpecError("invariance-relation: pairs_per_relation, per_construction and negatives_per_type must be ≥ 1")
-        super().__init__(path=path, pairs_per_relation=pairs_per_relation, per_construction=per_construction,
-                         negatives_per_type=negatives_per_type, generator_seed=generator_seed, bootstrap=bootstrap)
+    class Options(_GeneratedOptions):
+        per_construction: int = Field(1, ge=1)  # E sentences per construction
+        negatives_per_type: int = Field(4, ge=1)  # NE sentences per negative type
+        generator_seed: int = Field(0, ge=0)
+        bootstrap: int = Field(BOOTSTRAP, ge=1)
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
         self.groups: list[generator.RelationGroup] = []
         self.pairs: pd.DataFrame | None = None
         self.source_counts: dict[str, Any] = {}
 
     def load(self, data: DataContext) -> None:
-        p = self.params
-        if p["path"]:
-            file, self.source_counts = _user_file(p["path"])
+        o = self.options
+        if o.path:
+            file, self.source_counts = _user_file(o.path)
             self.groups = loaders.load_relation_jsonl(file)
         else:
             self.groups = generator.generate_relation_groups(
-                p["pairs_per_relation"], p["per_construction"], p["negatives_per_type"], p["generator_seed"])
-            self.source_counts = {"data": "generated", "generator_seed": p["generator_seed"]}
+                o.pairs_per_relation, o.per_construction, o.negatives_per_type, o.generator_seed)
+            self.source_counts = {"data": "generated", "generator_seed": o.generator_seed}
         self.pairs = build_relation_pairs(self.groups)
 
     def texts(self) -> list[str]:
@@ -88,7 +104,7 @@ class InvarianceRelation(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         pairs = self.pairs.copy()
         pairs["score"] = pair_similarity(model, pairs["text_a"].tolist(), pairs["text_b"].tolist())
-        n_boot = self.params["bootstrap"]
+        n_boot = self.options.bootstrap
         positive = (pairs["kind"] == "H").to_numpy()
         by_group = [np.flatnonzero(pairs["group"].to_numpy() == g.key) for g in self.groups]
         score = pairs["score"].to_numpy()
@@ -149,29 +165,30 @@ class InvarianceQA(Task):
         name="invariance-qa", suite="invariance", main_metric="normalised_rank",
         description="restricted QA invariant to syntax: normalised rank of the answer sentence among distractors "
                     "with the same entities (reversed roles, other relation, negation, other entities)",
-        subsets=("all", "subset"), reference=CHEUNG_PENN,
+        subsets=("all", "subset"), reference=CHEUNG_PENN, published=QA_PUBLISHED,
     )
 
-    def __init__(self, path: str = "", pairs_per_relation: int = 4, distractors_per_type: int = 2,
-                 generator_seed: int = 0, subset_model: str = "overlap", bootstrap: int = 1000):
-        if pairs_per_relation < 1 or distractors_per_type < 1:
-            raise SpecError("invariance-qa: pairs_per_relation and distractors_per_type must be ≥ 1")
-        super().__init__(path=path, pairs_per_relation=pairs_per_relation, distractors_per_type=distractors_per_type,
-                         generator_seed=generator_seed, subset_model=subset_model, bootstrap=bootstrap)
+    class Options(_GeneratedOptions):
+        distractors_per_type: int = Field(2, ge=1)
+        generator_seed: int = Field(0, ge=0)
+        subset_model: str = "overlap"  # model spec of the baseline that defines the paper's "Subset"; "" for none
+        bootstrap: int = Field(BOOTSTRAP, ge=1)
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
         self.items: list[generator.QAItem] = []
         self.rows: pd.DataFrame | None = None
         self.in_subset: np.ndarray | None = None
         self.source_counts: dict[str, Any] = {}
 
     def load(self, data: DataContext) -> None:
-        p = self.params
-        if p["path"]:
-            file, self.source_counts = _user_file(p["path"])
+        o = self.options
+        if o.path:
+            file, self.source_counts = _user_file(o.path)
             self.items = loaders.load_qa_jsonl(file)
         else:
-            self.items = generator.generate_qa_items(p["pairs_per_relation"], p["distractors_per_type"],
-                                                     p["generator_seed"])
-            self.source_counts = {"data": "generated", "generator_seed": p["generator_seed"]}
+            self.items = generator.generate_qa_items(o.pairs_per_relation, o.distractors_per_type, o.generator_seed)
+            self.source_counts = {"data": "generated", "generator_seed": o.generator_seed}
         self.rows = pd.DataFrame(
             [(k, item.qid, item.question, s, i == item.answer, item.tags[i])
              for k, item in enumerate(self.items) for i, s in enumerate(item.document)],
@@ -181,13 +198,14 @@ class InvarianceQA(Task):
 
     def _baseline_subset(self) -> np.ndarray | None:
         """The paper's "Subset": questions the baseline (lemma overlap) does not rank perfectly."""
-        spec = self.params["subset_model"]
+        spec = self.options.subset_model
         if not spec:
             return None
-        from ...models.registry import load_model
-
+        # The baseline comes from the run's builder (behind the run's cache, on its device); outside a run,
+        # from a builder with this task's settings.
+        build = self.context.model_builder or ModelBuilder.for_context(self.context)
         try:
-            baseline = load_model(spec)
+            baseline = build(spec)
         except CompevalError as exc:
             self.source_counts["subset_unavailable"] = f"{spec}: {exc}"
             return None
@@ -214,12 +232,12 @@ class InvarianceQA(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         rows = self.rows
         score = pair_similarity(model, rows["question"].tolist(), rows["sentence"].tolist())
-        n_boot = self.params["bootstrap"]
+        n_boot = self.options.bootstrap
         ranks = self._ranks(score)
         scores = [_mean_score("all", "normalised_rank", ranks, n_boot, seed)]
         if self.in_subset is not None:
             scores.append(_mean_score("subset", "normalised_rank", ranks[self.in_subset], n_boot, seed,
-                                      {"questions": f"{self.params['subset_model']} does not rank the answer first alone"}))
+                                      {"questions": f"{self.options.subset_model} does not rank the answer first alone"}))
         is_answer = rows["is_answer"].to_numpy()
         answer_tag = rows.loc[is_answer, "tag"].to_numpy()  # one per question, in question order
         for c in sorted({t for t in answer_tag if t}):

@@ -8,22 +8,24 @@ separates options in a task spec.
 from __future__ import annotations
 
 import os
-
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import Field, field_validator
 
-from ...cache.store import default_cache_dir
 from ...data.registry import DataContext
 from ...errors import MissingDataError, SpecError
 from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample_indices
+from ...models.protocol import token_encoder
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
+from ..options import TaskOptions, domain_check, path_text
 from ..registry import register_task
 from . import bio, majority, settings
 from .data import SpanItem, load_splits
-from .embed import TokenCache, token_encoder
+from .published import published
+from .embed import TokenCache
 
 SUITE = "lexcomp"
 REFERENCE = ("Shwartz & Dagan (2019), Still a Pain in the Neck: Evaluating Text Representations on "
@@ -42,37 +44,67 @@ def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
     return vals
 
 
+class LexcompOptions(TaskOptions):
+    """The options every lexcomp task shares: the grid and the training settings."""
 
-def token_cache_dir(model: Any):
-    """Token vectors live beside the run's embedding cache (``--cache-dir``; none with ``--no-cache``);
-    a model passed without the cache wrapper uses the default folder."""
-    cache = getattr(model, "cache", None)
-    return cache.directory if hasattr(cache, "directory") else default_cache_dir()
+    baseline_only: bool = False  # score the majority baselines only, train nothing
+    encoders: str = "none+bilstm+attention"  # grid values joined by '+'
+    layers: str = "top+mix"
+    max_epochs: int = Field(500, ge=1)
+    patience: int = Field(20, ge=1)  # epochs without a better validation score before stopping
+    batch_size: int = Field(32, ge=1)
+    hidden: int = Field(100, ge=1)
+
+    @field_validator("encoders")
+    @classmethod
+    def known_encoders(cls, value: str) -> str:
+        return domain_check(lambda v: _grid(v, settings.ENCODERS, "encoders"))(value)
+
+    @field_validator("layers")
+    @classmethod
+    def known_layers(cls, value: str) -> str:
+        return domain_check(lambda v: _grid(v, settings.LAYERS, "layers"))(value)
+
 
 class LexcompTask(Task):
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str
     kind: str  # literality | paraphrase | tagging | bnc
+    Options = LexcompOptions
+    options: LexcompOptions
 
-    def _setup(self, encoders: str, layers: str, max_epochs: int, patience: int, batch_size: int,
-               hidden: int) -> None:
-        self.encoders = _grid(encoders, settings.ENCODERS, "encoders")
-        self.layers = _grid(layers, settings.LAYERS, "layers")
-        if max_epochs < 1 or patience < 1:
-            raise SpecError(f"{self.name}: max_epochs and patience must be positive")
-        self.train_cfg = settings.TrainConfig(max_epochs=max_epochs, patience=patience, batch_size=batch_size,
-                                          hidden=hidden)
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        o = self.options
+        self.encoders = _grid(o.encoders, settings.ENCODERS, "encoders")
+        self.layers = _grid(o.layers, settings.LAYERS, "layers")
+        self.train_cfg = settings.TrainConfig(max_epochs=o.max_epochs, patience=o.patience, batch_size=o.batch_size,
+                                              hidden=o.hidden)
         self.splits: dict[str, list] | None = None
+
+    @property
+    def ablation(self) -> str:
+        return "none"
+
+    @property
+    def bnc_dir(self) -> str | None:
+        return None
 
     def load(self, data: DataContext) -> None:
         self.load_error: MissingDataError | None = None
         try:
-            self.splits = load_splits(data, self.folder, self.kind, bnc_dir=self.params.get("bnc_dir") or None,
+            bnc_dir = self.bnc_dir or self.context.bnc_dir or None  # else $COMPEVAL_BNC_DIR
+            self.splits = load_splits(data, self.folder, self.kind, bnc_dir=str(bnc_dir) if bnc_dir else None,
                                       task=self.name)
         except MissingDataError as exc:
             if self.kind != "bnc":
                 raise
             self.load_error = exc  # no BNC: fail this job only (in evaluate), not the whole suite run
+
+    def _token_cache(self, model: Any) -> TokenCache:
+        """Token vectors beside the run's embedding cache (``--cache-dir``; memory only with ``--no-cache``
+        or outside a run)."""
+        return TokenCache(token_encoder(model), self.context.cache_dir)
 
     def _require(self) -> dict[str, list]:
         if getattr(self, "load_error", None) is not None:
@@ -106,7 +138,7 @@ class SpanTask(LexcompTask):
 
     def _views(self, items: list[SpanItem]):
         """(sentences, starts, ends, paraphrases) after the ablation, which changes only the input."""
-        ab = self.params.get("ablation", "none")
+        ab = self.ablation
         sents, starts, ends = [], [], []
         for it in items:
             if ab == "phrase":
@@ -155,14 +187,13 @@ class SpanTask(LexcompTask):
         preds = pd.DataFrame({"ident": [i.ident for i in test], "span": [" ".join(i.span_words) for i in test],
                               "label": y["test"], **{n: pt[n] for n in majority.NAMES}})
         counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
-        counts["ablation"] = self.params.get("ablation", "none")
-        if self.params.get("baseline_only"):
+        counts["ablation"] = self.ablation
+        if self.options.baseline_only:
             scores.append(Score(subset="all", metric="accuracy", value=None, n=len(test),
                                 details={"reason": "baseline_only=true: no model trained"}))
             return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 
-        enc = token_encoder(model)
-        cache = TokenCache(enc, token_cache_dir(model))
+        cache = self._token_cache(model)
         try:
             data = {k: self._tensors(cache, v) for k, v in sp.items()}
         finally:
@@ -170,7 +201,7 @@ class SpanTask(LexcompTask):
             cache.close()
         n_layers, dim = data["train"][0].shape[2:]
         yt = {k: torch.from_numpy(v).long() for k, v in y.items()}
-        use_span = self.params.get("ablation", "none") != "context-phrase"
+        use_span = self.ablation != "context-phrase"
         runs = []
         for layer, encoder in _settings(self.layers, self.encoders, n_layers):
             torch.manual_seed(seed)
@@ -234,15 +265,14 @@ class TaggingTask(LexcompTask):
         preds = pd.DataFrame({"words": [" ".join(i.words) for i in test], "gold": [" ".join(t) for t in gold["test"]],
                               **{n: [" ".join(t) for t in pt[n]] for n in majority.NAMES}})
         counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
-        if self.params.get("baseline_only"):
+        if self.options.baseline_only:
             scores.append(Score(subset="all", metric="span_f1", value=None, n=len(test),
                                 details={"reason": "baseline_only=true: no model trained"}))
             return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 
         labels = sorted({t for i in train for t in i.tags} | {"O", "I"})
         tag_id = {t: k for k, t in enumerate(labels)}
-        enc = token_encoder(model)
-        cache = TokenCache(enc, token_cache_dir(model))
+        cache = self._token_cache(model)
         try:
             data = {k: nets.pad(cache.get([list(i.words) for i in v])) for k, v in sp.items()}
         finally:
@@ -299,12 +329,8 @@ class TaggingTask(LexcompTask):
 
 def _meta(name, description, metric="accuracy"):
     return TaskMetadata(name=name, suite=SUITE, description=description, data_sources=("lexcomp",),
-                        main_metric=metric, main_subset="all", reference=REFERENCE,
+                        main_metric=metric, main_subset="all", reference=REFERENCE, published=published(name),
                         subsets=("all", "majority", "Majority_All", "Majority_1", "Majority_2"))
-
-
-_GRID = dict(encoders="none+bilstm+attention", layers="top+mix", max_epochs=500, patience=20, batch_size=32,
-             hidden=100)
 
 
 @register_task
@@ -312,25 +338,17 @@ class NCLiteralityTask(SpanTask):
     metadata = _meta("lexcomp-nc-literality", "Is the noun-compound constituent used literally? (Reddy et al. 2011)")
     folder, kind = "nc_literality", "literality"
 
-    def __init__(self, baseline_only: bool = False, encoders: str = _GRID["encoders"], layers: str = _GRID["layers"],
-                 max_epochs: int = 500, patience: int = 20, batch_size: int = 32, hidden: int = 100):
-        super().__init__(baseline_only=baseline_only, encoders=encoders, layers=layers, max_epochs=max_epochs,
-                         patience=patience, batch_size=batch_size, hidden=hidden)
-        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)
-
 
 class _ParaphraseTask(SpanTask):
     has_paraphrase = True
     kind = "paraphrase"
 
-    def __init__(self, baseline_only: bool = False, encoders: str = _GRID["encoders"], layers: str = _GRID["layers"],
-                 max_epochs: int = 500, patience: int = 20, batch_size: int = 32, hidden: int = 100,
-                 ablation: str = "none"):
-        if ablation not in ABLATIONS:
-            raise SpecError(f"ablation={ablation!r}: choose one of {', '.join(ABLATIONS)}")
-        super().__init__(baseline_only=baseline_only, encoders=encoders, layers=layers, max_epochs=max_epochs,
-                         patience=patience, batch_size=batch_size, hidden=hidden, ablation=ablation)
-        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)
+    class Options(LexcompOptions):
+        ablation: Literal[ABLATIONS] = "none"  # hide the phrase, the context, or both, from the input
+
+    @property
+    def ablation(self) -> str:
+        return self.options.ablation
 
 
 @register_task
@@ -349,16 +367,21 @@ class _BNCTask(SpanTask):
     kind = "bnc"
 
     def missing_requirements(self) -> str | None:
-        if self.params.get("bnc_dir") or os.environ.get("COMPEVAL_BNC_DIR"):
+        if self.bnc_dir or self.context.bnc_dir or os.environ.get("COMPEVAL_BNC_DIR"):
             return None
         return "needs the British National Corpus (--bnc-dir or COMPEVAL_BNC_DIR)"
 
-    def __init__(self, baseline_only: bool = False, bnc_dir: str = "", encoders: str = _GRID["encoders"],
-                 layers: str = _GRID["layers"], max_epochs: int = 500, patience: int = 20, batch_size: int = 32,
-                 hidden: int = 100):
-        super().__init__(baseline_only=baseline_only, bnc_dir=bnc_dir, encoders=encoders, layers=layers,
-                         max_epochs=max_epochs, patience=patience, batch_size=batch_size, hidden=hidden)
-        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)
+    class Options(LexcompOptions):
+        bnc_dir: str = ""  # British National Corpus XML folder; else $COMPEVAL_BNC_DIR
+
+        @field_validator("bnc_dir", mode="before")
+        @classmethod
+        def fspath(cls, value: Any) -> Any:
+            return path_text(value)
+
+    @property
+    def bnc_dir(self) -> str | None:
+        return self.options.bnc_dir or None
 
 
 @register_task
@@ -377,9 +400,3 @@ class LVCTask(_BNCTask):
 class PhraseTypeTask(TaggingTask):
     metadata = _meta("lexcomp-phrase-type", "BIO tagging of multi-word expressions by type (STREUSLE)", "span_f1")
     folder, kind = "mwe_type", "tagging"
-
-    def __init__(self, baseline_only: bool = False, encoders: str = _GRID["encoders"], layers: str = _GRID["layers"],
-                 max_epochs: int = 500, patience: int = 20, batch_size: int = 32, hidden: int = 100):
-        super().__init__(baseline_only=baseline_only, encoders=encoders, layers=layers, max_epochs=max_epochs,
-                         patience=patience, batch_size=batch_size, hidden=hidden)
-        self._setup(encoders, layers, max_epochs, patience, batch_size, hidden)

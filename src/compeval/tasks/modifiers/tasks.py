@@ -12,13 +12,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from ...errors import ModelCapabilityError
 from ...data.registry import DataContext
 from ..base import Task, TaskMetadata, TaskOutput
+from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
 from ...models.protocol import can_encode
 from .aggregate import aggregate, bootstrap_note
+from .published import TEST1_PUBLISHED, TEST3_PUBLISHED
 from .measures import (Embedded, adjective_weights, all_compared_ignored, intersectivity, non_subsectivity,
                        pair_intersectivity)
 from .stimuli import PAD, Stimuli, build_stimuli, strings_for
@@ -44,8 +47,19 @@ def _categorical(codes: np.ndarray, labels: list[str]) -> pd.Categorical:
     return pd.Categorical.from_codes(np.where(codes == PAD, -1, codes), categories=labels)
 
 
+class ModifierOptions(TaskOptions):
+    n_resamples: int = Field(BOOTSTRAP, ge=1)  # nouns resampled (cluster bootstrap) per interval
+
+
+class FilterOptions(TaskOptions):
+    ignore_distance_ge1: bool = False  # the authors' filter: leave out comparisons at distance >= 1
+    n_resamples: int = Field(BOOTSTRAP, ge=1)
+
+
 class _ModifierTask(Task):
     """Shared plumbing: generated stimuli, one encode call, the embedding matrix, common counts."""
+
+    Options = ModifierOptions
 
     def load(self, data: DataContext | None = None) -> None:
         self.stimuli: Stimuli = build_stimuli()
@@ -83,7 +97,7 @@ class _ModifierTask(Task):
             "zero_vector_examples": [s.strings[ids[i]] for i in zero[:10]],
             "distance": DISTANCE_NOTE,
             "macro": "per-noun mean within each subset, then unweighted mean over nouns (authors' exp_run)",
-            "bootstrap": bootstrap_note(self.params["n_resamples"], seed),
+            "bootstrap": bootstrap_note(self.options.n_resamples, seed),
         }
 
 
@@ -94,11 +108,10 @@ class ModifierIntersectivity(_ModifierTask):
     metadata = TaskMetadata(
         name="modifiers-test1", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 1 (single-phrase intersectivity) on 732 AN + 43,920 AAN phrases",
-        main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
+        main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS, published=TEST1_PUBLISHED,
     )
 
-    def __init__(self, ignore_distance_ge1: bool = False, n_resamples: int = 1000):
-        super().__init__(ignore_distance_ge1=ignore_distance_ge1, n_resamples=n_resamples)
+    Options = FilterOptions
 
     def _string_ids(self) -> np.ndarray:
         s = self.stimuli
@@ -109,11 +122,11 @@ class ModifierIntersectivity(_ModifierTask):
         emb = self._embed(model)
         d_words = emb.dist(s.phrase[:, None], s.words)
         d_parts = emb.dist(s.parts[..., 0], s.parts[..., 1])
-        ignore = self.params["ignore_distance_ge1"]
+        ignore = self.options.ignore_distance_ge1
         holds = intersectivity(d_words, d_parts, ignore_ge1=ignore)
         config = s.type_config()
         size = np.where(s.is_an, "AN", "AAN")
-        B = self.params["n_resamples"]
+        B = self.options.n_resamples
         scores = (aggregate(holds, size, s.noun, "test1", SIZES, seed=seed, n_resamples=B)
                   + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, seed=seed, n_resamples=B))
         predictions = pd.DataFrame({
@@ -138,9 +151,6 @@ class ModifierPairIntersectivity(_ModifierTask):
         main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS,
     )
 
-    def __init__(self, n_resamples: int = 1000):
-        super().__init__(n_resamples=n_resamples)
-
     def _string_ids(self) -> np.ndarray:
         return strings_for(self.stimuli, self.stimuli.an_grid)
 
@@ -151,7 +161,7 @@ class ModifierPairIntersectivity(_ModifierTask):
         subset = ADJ_TYPE_SHORT[cases["adj1"]] + "|" + ADJ_TYPE_SHORT[cases["adj2"]]
         # The authors' run for noun n compares it with every noun n' after it, so n is the averaging unit.
         scores = aggregate(cases["holds"], subset, cases["noun1"], "test2", TYPE_PAIRS, seed=seed,
-                           n_resamples=self.params["n_resamples"])
+                           n_resamples=self.options.n_resamples)
         predictions = pd.DataFrame({
             "adj1": _categorical(cases["adj1"], ADJ_WORDS), "adj2": _categorical(cases["adj2"], ADJ_WORDS),
             "noun1": _categorical(cases["noun1"], NOUN_WORDS), "noun2": _categorical(cases["noun2"], NOUN_WORDS),
@@ -171,11 +181,8 @@ class ModifierNonSubsectivity(_ModifierTask):
     metadata = TaskMetadata(
         name="modifiers-test3", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 3 (non-subsectivity): d(AN, A) < d(AN, N) on 732 AN phrases",
-        main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES,
+        main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES, published=TEST3_PUBLISHED,
     )
-
-    def __init__(self, n_resamples: int = 1000):
-        super().__init__(n_resamples=n_resamples)
 
     def _string_ids(self) -> np.ndarray:
         s = self.stimuli
@@ -190,7 +197,7 @@ class ModifierNonSubsectivity(_ModifierTask):
         d_noun = emb.dist(s.phrase[an], s.words[an, 1])
         holds = non_subsectivity(d_adj, d_noun)
         types = ADJ_TYPE_SHORT[s.adj1[an]]
-        B = self.params["n_resamples"]
+        B = self.options.n_resamples
         scores = (aggregate(holds, np.full(len(holds), "AN", object), s.noun[an], "test3", ("AN",), seed=seed, n_resamples=B)
                   + aggregate(holds, types, s.noun[an], "test3", TYPES, seed=seed, n_resamples=B))
         predictions = pd.DataFrame({
@@ -212,10 +219,10 @@ class ModifierControls(_ModifierTask):
         description="Montague modifier consistency controls: test 1 with synonyms (phrase / words / parts), "
                     "test 3 with the adjective's synonym, adjective weight, phrase-to-synonym-variant distance",
         main_metric="syn_distance_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
+        directions={"syn_distance_macro": "none", "syn_distance_micro": "none"},
     )
 
-    def __init__(self, ignore_distance_ge1: bool = False, n_resamples: int = 1000):
-        super().__init__(ignore_distance_ge1=ignore_distance_ge1, n_resamples=n_resamples)
+    Options = FilterOptions
 
     def _string_ids(self) -> np.ndarray:
         s = self.stimuli
@@ -224,8 +231,8 @@ class ModifierControls(_ModifierTask):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         s = self._ensure_loaded()
         emb = self._embed(model)
-        ignore = self.params["ignore_distance_ge1"]
-        B = self.params["n_resamples"]
+        ignore = self.options.ignore_distance_ge1
+        B = self.options.n_resamples
         config = s.type_config()
         size = np.where(s.is_an, "AN", "AAN")
         d_words = emb.dist(s.phrase[:, None], s.words)

@@ -17,8 +17,7 @@ from ...data.registry import DataContext
 from ...errors import MalformedDataError
 from ..base import Task, TaskMetadata, TaskOutput
 from ..registry import register_task
-from .classifiers import ClassifierSettings
-from .evaluation import ProbeProblem, ProbeSplit, evaluate_problems, parse_classifiers
+from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems
 
 SOURCE = "ettinger2018_compeval"
 REFERENCE = ("Ettinger, Elgohary, Phillips & Resnik (2018), Assessing Composition in Sentence Vector "
@@ -69,14 +68,22 @@ def read_items(path: Path, n_probes: int, vocab: list[str]) -> list[EttingerItem
     return items
 
 
+class Ettinger2018Options(ClassifierOptions):
+    main_classifier: ClassVar[str] = "mlp"  # the 2018 classifier
+
+    classifiers: str = "mlp+logreg"
+
+
 class Ettinger2018Task(Task):
     directory: ClassVar[str]
     n_probes: ClassVar[int]
+    Options = Ettinger2018Options
+    options: Ettinger2018Options
 
-    def __init__(self, classifiers: str = "mlp+logreg", mlp_max_iter: int = 200, mlp_early_stopping: bool = False):
-        super().__init__(classifiers=classifiers, mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
-        self.classifiers = parse_classifiers(classifiers, "mlp")
-        self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.classifiers = self.options.classifier_names()
+        self.settings = self.options.settings()
         self.train: list[EttingerItem] | None = None
         self.test: list[EttingerItem] = []
         self.vocab: list[str] = []

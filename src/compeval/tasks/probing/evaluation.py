@@ -9,15 +9,17 @@ not independent), items for the 2018 files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from pydantic import Field, field_validator
 
 from ...errors import SpecError
 from ...metrics.bootstrap import DEFAULT_RESAMPLES, mean_ci
 from ...results.schema import Score
 from ..base import TaskOutput
+from ..options import TaskOptions, domain_check
 from ..scoring import embed
 from .classifiers import CLASSIFIERS, ClassifierSettings, fit_predict, gaussian_vectors, one_hots, random_one_hots
 
@@ -50,6 +52,28 @@ def parse_classifiers(text: str, main: str) -> list[str]:
         raise SpecError(f"classifiers={text!r} must include {main!r}, the task's main classifier and the one "
                         "its controls use")
     return names
+
+
+class ClassifierOptions(TaskOptions):
+    """The classifier options every probing task shares; ``main_classifier`` is the one the task's
+    headline and controls use, so ``classifiers`` must include it."""
+
+    main_classifier: ClassVar[str] = "logreg"
+
+    classifiers: str = "logreg+mlp"  # joined by '+'
+    mlp_max_iter: int = Field(200, ge=1)
+    mlp_early_stopping: bool = False
+
+    @field_validator("classifiers")
+    @classmethod
+    def known_classifiers(cls, value: str) -> str:
+        return domain_check(lambda text: parse_classifiers(text, cls.main_classifier))(value)
+
+    def classifier_names(self) -> list[str]:
+        return parse_classifiers(self.classifiers, self.main_classifier)
+
+    def settings(self) -> ClassifierSettings:
+        return ClassifierSettings(mlp_max_iter=self.mlp_max_iter, mlp_early_stopping=self.mlp_early_stopping)
 
 
 def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: int, **details) -> Score:

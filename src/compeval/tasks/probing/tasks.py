@@ -6,19 +6,21 @@ headline accuracy averages the choices, as the paper recommends.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field, field_validator, model_validator
 
 from ...data.registry import DataContext
-from ...errors import SpecError
 from ..base import Task, TaskMetadata, TaskOutput
+from ..options import domain_check
 from ..registry import register_task
 from . import builders
 from .builders import ProbeDataset, ProbeItem, ProbeSpec
-from .classifiers import ClassifierSettings
-from .evaluation import ProbeProblem, ProbeSplit, evaluate_problems, parse_classifiers
+from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems
 from .grammar import StructurePool
+from .lexicon import CATEGORIES
+from .published import HAS_HUMAN_PUBLISHED, HAS_X_PUBLISHED, X_AS_AGENT_PUBLISHED
 
 SUITE = "probing"
 REFERENCE = ("Ettinger, Elgohary & Resnik (2016), Probing for semantic evidence of composition by means of "
@@ -32,25 +34,33 @@ def _split(items: list[ProbeItem]) -> ProbeSplit:
                       units=np.array([i.pair for i in items]))
 
 
+class GeneratedProbeOptions(ClassifierOptions):
+    """The options every generated probing task shares (data sizes, generator seed, classifiers)."""
+
+    n_train: int = Field(1000, ge=10)  # items per probe choice, rounded down to an even number
+    n_test: int = Field(500, ge=10)
+    generator_seed: int = Field(0, ge=0)  # the structure pool and held-out nouns (the run seed drives the rest)
+
+
 class GeneratedProbeTask(Task):
     """Shared machinery: build the data sets in ``load``, evaluate them with the 2016 setup."""
 
-    main_classifier = "logreg"
+    Options = GeneratedProbeOptions
+    options: GeneratedProbeOptions
+    main_classifier = GeneratedProbeOptions.main_classifier
 
-    def _setup(self, n_train: int, n_test: int, seed: int, classifiers: str, mlp_max_iter: int,
-               mlp_early_stopping: bool) -> None:
-        if n_train < 10 or n_test < 10:
-            raise SpecError(f"{self.name}: n_train and n_test must be at least 10 (got {n_train}, {n_test})")
-        self.classifiers = parse_classifiers(classifiers, self.main_classifier)
-        self.settings = ClassifierSettings(mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
-        self.pool = StructurePool(seed)
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.classifiers = self.options.classifier_names()
+        self.settings = self.options.settings()
+        self.pool = StructurePool(self.options.generator_seed)
         self.datasets: list[ProbeDataset] | None = None
 
     def probe_specs(self) -> list[ProbeSpec]:
         raise NotImplementedError
 
     def load(self, data: DataContext) -> None:
-        self.datasets = [builders.build_dataset(spec, self.pool, self.params["n_train"], self.params["n_test"])
+        self.datasets = [builders.build_dataset(spec, self.pool, self.options.n_train, self.options.n_test)
                          for spec in self.probe_specs()]
 
     def _require(self) -> list[ProbeDataset]:
@@ -72,9 +82,9 @@ class GeneratedProbeTask(Task):
         return out
 
 
-def _metadata(name: str, description: str) -> TaskMetadata:
+def _metadata(name: str, description: str, published=()) -> TaskMetadata:
     return TaskMetadata(name=name, suite=SUITE, description=description, main_metric="accuracy",
-                        main_subset="logreg", subsets=SUBSETS, reference=REFERENCE)
+                        main_subset="logreg", subsets=SUBSETS, reference=REFERENCE, published=published)
 
 
 class _WordProbeTask(GeneratedProbeTask):
@@ -84,13 +94,17 @@ class _WordProbeTask(GeneratedProbeTask):
     def build(word: str) -> ProbeSpec:
         raise NotImplementedError
 
-    def __init__(self, words: str = "school+professor+dog", n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
-                 mlp_early_stopping: bool = False):
-        super().__init__(words=words, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
-                         mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
-        self.words = builders.parse_words(words)
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
+    class Options(GeneratedProbeOptions):
+        words: str = "school+professor+dog"  # probe nouns joined by '+'
+
+        @field_validator("words")
+        @classmethod
+        def known_words(cls, value: str) -> str:
+            return domain_check(builders.parse_words)(value)
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.words = builders.parse_words(self.options.words)
 
     def probe_specs(self) -> list[ProbeSpec]:
         return [self.build(w) for w in self.words]
@@ -98,24 +112,28 @@ class _WordProbeTask(GeneratedProbeTask):
 
 @register_task
 class ProbeHasX(_WordProbeTask):
-    metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X")
+    metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X", HAS_X_PUBLISHED)
     build = staticmethod(builders.has_x)
 
 
 @register_task
 class ProbeHasHuman(GeneratedProbeTask):
     metadata = _metadata("probe-has-human", "category probe: does the sentence contain a noun of a category "
-                         "(human by default), with the test set's category nouns unseen in training")
+                         "(human by default), with the test set's category nouns unseen in training", HAS_HUMAN_PUBLISHED)
 
-    def __init__(self, category: str = "human", n_heldout: int = 4, n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
-                 mlp_early_stopping: bool = False):
-        super().__init__(category=category, n_heldout=n_heldout, n_train=n_train, n_test=n_test, seed=seed,
-                         classifiers=classifiers, mlp_max_iter=mlp_max_iter,
-                         mlp_early_stopping=mlp_early_stopping)
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
-        self.category = category
-        self.heldout = builders.heldout_nouns(category, n_heldout, seed)
+    class Options(GeneratedProbeOptions):
+        category: Literal[CATEGORIES] = "human"
+        n_heldout: int = Field(4, ge=1)  # category nouns kept out of training (test positives use only them)
+
+        @model_validator(mode="after")
+        def enough_nouns(self):
+            domain_check(lambda o: builders.heldout_nouns(o.category, o.n_heldout, o.generator_seed))(self)
+            return self
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.category = self.options.category
+        self.heldout = builders.heldout_nouns(self.category, self.options.n_heldout, self.options.generator_seed)
 
     def probe_specs(self) -> list[ProbeSpec]:
         return [builders.has_category(self.category, self.heldout)]
@@ -129,11 +147,17 @@ class ProbeHasHuman(GeneratedProbeTask):
 @register_task
 class ProbeXAsAgent(_WordProbeTask):
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
-                         "only a patient, same words)")
+                         "only a patient, same words)", X_AS_AGENT_PUBLISHED)
     build = staticmethod(builders.x_as_agent)
 
 
-_PAIRS = "professor:recommend+school:hire+dog:follow"
+class PairOptions(GeneratedProbeOptions):
+    pairs: str = "professor:recommend+school:hire+dog:follow"  # NOUN:VERB joined by '+'
+
+    @field_validator("pairs")
+    @classmethod
+    def known_pairs(cls, value: str) -> str:
+        return domain_check(builders.parse_pairs)(value)
 
 
 @register_task
@@ -141,12 +165,11 @@ class ProbeAgentOfVerb(GeneratedProbeTask):
     metadata = _metadata("probe-agent-of-verb", "semantic-role probe: is noun N the agent of verb V (negatives "
                          "hold N and V in other relations, same words)")
 
-    def __init__(self, pairs: str = _PAIRS, n_train: int = 1000, n_test: int = 500, seed: int = 0,
-                 classifiers: str = "logreg+mlp", mlp_max_iter: int = 200, mlp_early_stopping: bool = False):
-        super().__init__(pairs=pairs, n_train=n_train, n_test=n_test, seed=seed, classifiers=classifiers,
-                         mlp_max_iter=mlp_max_iter, mlp_early_stopping=mlp_early_stopping)
-        self.pairs = builders.parse_pairs(pairs)
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
+    Options = PairOptions
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.pairs = builders.parse_pairs(self.options.pairs)
 
     def probe_specs(self) -> list[ProbeSpec]:
         return [builders.agent_of_verb(n, v) for n, v in self.pairs]
@@ -157,15 +180,13 @@ class ProbeNegationScope(GeneratedProbeTask):
     metadata = _metadata("probe-negation-scope", "negation-scope probe: does N perform V (agent of V, V not "
                          "negated); every sentence has N as V's agent and one negation, placed on V or elsewhere")
 
-    def __init__(self, pairs: str = _PAIRS, role_negatives: float = 0.0, n_train: int = 1000, n_test: int = 500,
-                 seed: int = 0, classifiers: str = "logreg+mlp", mlp_max_iter: int = 200,
-                 mlp_early_stopping: bool = False):
-        super().__init__(pairs=pairs, role_negatives=role_negatives, n_train=n_train, n_test=n_test, seed=seed,
-                         classifiers=classifiers, mlp_max_iter=mlp_max_iter,
-                         mlp_early_stopping=mlp_early_stopping)
-        self.pairs = builders.parse_pairs(pairs)
-        self.role_negatives = role_negatives
-        self._setup(n_train, n_test, seed, classifiers, mlp_max_iter, mlp_early_stopping)
+    class Options(PairOptions):
+        role_negatives: float = Field(0.0, ge=0, le=1)  # share of negatives that keep the negation but break the role
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.pairs = builders.parse_pairs(self.options.pairs)
+        self.role_negatives = self.options.role_negatives
 
     def probe_specs(self) -> list[ProbeSpec]:
         return [builders.negation_scope(n, v, self.role_negatives) for n, v in self.pairs]

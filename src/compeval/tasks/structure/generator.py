@@ -20,6 +20,7 @@ DUAL = {"cook": "cooked", "judge": "judged", "nurse": "nursed", "coach": "coache
 AGENTS = ("cook", "judge", "nurse", "coach", "guard", "host", "pilot", "referee")
 VERBS = ("hand", "mail", "ship", "fax", "text", "tape", "wrap", "film")
 OBJECTS = ("hammer", "paint", "brush", "book", "bottle", "package", "ticket", "cover")
+MAX_BASES = len(AGENTS) * (len(AGENTS) - 1) * len(VERBS) * len(OBJECTS)  # distinct base sentences
 RECIPIENTS = AGENTS
 MODIFIERS = {
     "time": ("yesterday", "last week", "in the morning", "at midnight"),
@@ -79,11 +80,10 @@ def generate(n_bases: int = 40, seed: int = 0) -> MinimalPairs:
     rng = np.random.default_rng(seed)
     seen: set[tuple[str, ...]] = set()
     out = MinimalPairs([])
-    limit = len(AGENTS) * (len(AGENTS) - 1) * len(VERBS) * len(OBJECTS)
-    if not 1 <= n_bases <= limit:
+    if not 1 <= n_bases <= MAX_BASES:
         from ...errors import SpecError
 
-        raise SpecError(f"minimal-pairs: n_bases must be 1..{limit}")
+        raise SpecError(f"minimal-pairs: n_bases must be 1..{MAX_BASES}")
     while len(out.bases) < n_bases:
         a, r = rng.choice(AGENTS, 2, replace=False)
         base = Sentence(str(a), str(rng.choice(VERBS)), str(rng.choice(OBJECTS)), str(r))

@@ -2,22 +2,26 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from ...data.registry import DataContext
 from ...errors import DataError, MalformedDataError, SpecError
 from ...metrics import mean_ci, percentile_interval, resample_indices
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
+from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
+from ...models.protocol import role_scorer
 from ..scoring import can_encode, embed, pair_similarity
 from ..sts.tasks import FODOR, STS3k
 from . import finetune as ft
 from . import generator as gen
 from . import reliability as rel
+from .published import RELIABILITY_PUBLISHED, TYPES_PUBLISHED
 from .types import PUBLISHED, TYPES, added_modifier_kind, group_means, infer_type, type_counts
 
 # Profile types, in the spec's order of increasing structural change; check pairs are left out.
@@ -48,16 +52,16 @@ class STS3kTypes(Task):
         name="sts3k-types", suite="structure", data_sources=("sts3k", "sts3k-parses", "sts3k-ratings"),
         main_metric="profile_mad", main_subset="all",
         description="STS3k pair types inferred from role parses; per-type profile vs humans (MAD); modifier effects",
-        subsets=("all",), reference=FODOR,
+        subsets=("all",), reference=FODOR, directions={"profile_mad": "lower", "type_count": "none"},
+        published=TYPES_PUBLISHED,
     )
 
-    def __init__(self, parses: str = "hand", bootstrap: int = 1000):
-        if parses not in ("hand", "spacy"):
-            raise SpecError(f"sts3k-types: parses={parses!r}; choose hand (labeler for pairs without one) or spacy")
-        super().__init__(parses=parses, bootstrap=bootstrap)
+    class Options(TaskOptions):
+        parses: Literal["hand", "spacy"] = "hand"  # hand: the authors' parses, the labeler for pairs without one
+        bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:
-        from ...models.roles.sources import load_hand_parses
+        from ...linguistics.roles import load_hand_parses
 
         sts = _load_sts3k(data)
         self.pairs = sts.pairs.reset_index(drop=True)
@@ -66,14 +70,14 @@ class STS3kTypes(Task):
         adv, neg = set(sts.subsets["adv"].tolist()), set(sts.subsets["negative"].tolist())
         s1, s2 = self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist()
         parsed = [(None, None)] * n
-        if self.params["parses"] == "hand":
+        if self.options.parses == "hand":
             table = load_hand_parses(data)
             parsed = [table.pair(a, b) for a, b in zip(s1, s2)]
         todo = [i for i, (pa, pb) in enumerate(parsed) if pa is None or pb is None]
         if todo:  # the built-in labeler for sentences the hand parses do not cover
-            from ...models.roles.labeler import RoleLabeler
+            from ...linguistics.labeler import RoleLabeler
 
-            lab = RoleLabeler()
+            lab = RoleLabeler(cache_dir=self.context.cache_dir)  # parses cached beside the run's vectors
             la, lb = lab.label([s1[i] for i in todo]), lab.label([s2[i] for i in todo])
             for i, pa, pb in zip(todo, la, lb):
                 parsed[i] = (pa, pb)
@@ -110,7 +114,7 @@ class STS3kTypes(Task):
         code = {t: k for k, t in enumerate(PROFILE_TYPES)}
         keep = np.flatnonzero(np.isin(self.types, PROFILE_TYPES))
         groups = np.array([code[t] for t in self.types[keep]])
-        idx = resample_indices(len(keep), self.params["bootstrap"], seed)
+        idx = resample_indices(len(keep), self.options.bootstrap, seed)
         prof = {}
         for who, v in (("human", human[keep]), ("model", sim[keep])):
             point = group_means(v, groups, len(PROFILE_TYPES))[0]
@@ -145,7 +149,7 @@ class STS3kTypes(Task):
                 rows = np.flatnonzero(labels == kind)
                 for who, v in (("human", human), ("model", sim)):
                     drop = 1.0 - v[rows]
-                    lo, hi = mean_ci(drop, self.params["bootstrap"], seed) if len(rows) > 1 else (np.nan, np.nan)
+                    lo, hi = mean_ci(drop, self.options.bootstrap, seed) if len(rows) > 1 else (np.nan, np.nan)
                     scores.append(Score(subset=f"{source}:{kind}", metric=f"modifier_drop_{who}",
                                         value=_clean(drop.mean()), ci_low=_clean(lo), ci_high=_clean(hi),
                                         n=len(rows), details={"drop": "1 - similarity"}))
@@ -153,8 +157,8 @@ class STS3kTypes(Task):
                                   inferred_modifier=self.inferred_mod).reset_index(names="item")
         return TaskOutput(scores=scores, n_items=len(self.pairs), predictions=preds,
                           counts={"pairs": len(self.pairs), "missing_scores": n_missing, "missing_policy": "zero",
-                                  "parses": self.params["parses"], "labeler_pairs": self.n_labeler,
-                                  "bootstrap_resamples": self.params["bootstrap"], "type_counts": counts,
+                                  "parses": self.options.parses, "labeler_pairs": self.n_labeler,
+                                  "bootstrap_resamples": self.options.bootstrap, "type_counts": counts,
                                   "published_type_counts": PUBLISHED})
 
 
@@ -168,10 +172,11 @@ class STS3kFinetune(Task):
         reference=FODOR,
     )
 
-    def __init__(self, repeats: int = 5, components: int = 8, test_fraction: float = 0.2, no_pca: bool = True):
-        if repeats < 1 or components < 1 or not 0 < test_fraction < 1:
-            raise SpecError("sts3k-finetune: repeats ≥ 1, components ≥ 1, 0 < test_fraction < 1")
-        super().__init__(repeats=repeats, components=components, test_fraction=test_fraction, no_pca=no_pca)
+    class Options(TaskOptions):
+        repeats: int = Field(5, ge=1)  # seeds per regressor setting
+        components: int = Field(8, ge=1)  # PCA components of the compact features
+        test_fraction: float = Field(0.2, gt=0, lt=1)  # held-out share of the random split
+        no_pca: bool = True  # also fit on the full vectors
 
     def load(self, data: DataContext) -> None:
         self.sts = _load_sts3k(data)
@@ -184,17 +189,18 @@ class STS3kFinetune(Task):
         s1, s2 = self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist()
         y = self.pairs["gold"].to_numpy(float)
         n = len(y)
-        role_features = hasattr(model, "role_similarity_matrix")
-        if role_features:  # the role model: its 8 per-role similarities (unmatched role → 0)
-            base = np.nan_to_num(np.asarray(model.role_similarity_matrix(s1, s2), dtype=float), nan=0.0)
+        roles = role_scorer(model)
+        role_features = roles is not None
+        if roles is not None:  # the role model: its 8 per-role similarities (unmatched role → 0)
+            base = np.nan_to_num(np.asarray(roles.role_similarity_matrix(s1, s2), dtype=float), nan=0.0)
             variants = {"roles": None}
         elif can_encode(model):
             vectors, row = embed(model, s1 + s2)
             vectors = np.asarray(vectors, dtype=float)
             ia = np.array([row[t] for t in s1])
             ib = np.array([row[t] for t in s2])
-            variants = {"pca": self.params["components"]}
-            if self.params["no_pca"]:
+            variants = {"pca": self.options.components}
+            if self.options.no_pca:
                 variants["full"] = 0
         else:
             raise SpecError(f"sts3k-finetune needs an encoder or a role model; {model.config.display} only scores pairs")
@@ -204,11 +210,11 @@ class STS3kFinetune(Task):
             for feat, comps in variants.items():
                 for layers, hidden in ft.LAYERS.items():
                     vals = []
-                    for r in range(self.params["repeats"]):
+                    for r in range(self.options.repeats):
                         s = seed + r
                         if split == "random":
                             perm = np.random.default_rng(s).permutation(n)
-                            n_test = int(round(n * self.params["test_fraction"]))
+                            n_test = int(round(n * self.options.test_fraction))
                             test, train = perm[:n_test], perm[n_test:]
                         else:
                             train, test = non, adv
@@ -233,7 +239,7 @@ class STS3kFinetune(Task):
                                                     "details": {**sc.details, "features": compact}}))
         return TaskOutput(scores=scores, n_items=n, predictions=pd.DataFrame(rows),
                           counts={"pairs": n, "features": "role similarities" if role_features else "embeddings",
-                                  "train_random": n - int(round(n * self.params["test_fraction"])),
+                                  "train_random": n - int(round(n * self.options.test_fraction)),
                                   "train_non": len(non), "test_adv": len(adv),
                                   "regressor": "sklearn MLPRegressor, default settings"})
 
@@ -244,13 +250,12 @@ class STS3kReliability(Task):
         name="sts3k-reliability", suite="structure", data_sources=("sts3k", "sts3k-ratings"),
         main_metric="split_half", main_subset="all",
         description="Human-data reliability of STS3k: split-half (Spearman–Brown) and linear-weighted kappa; ignores the model",
-        subsets=("all", "non", "adv"), reference=FODOR,
+        subsets=("all", "non", "adv"), reference=FODOR, ranked=False, published=RELIABILITY_PUBLISHED,
+        directions={"split_half": "none", "split_half_pearson": "none", "kappa_linear": "none", "mean_rater_sd": "none"},
     )
 
-    def __init__(self, splits: int = 100):
-        if splits < 2:
-            raise SpecError("sts3k-reliability: splits must be ≥ 2")
-        super().__init__(splits=splits)
+    class Options(TaskOptions):
+        splits: int = Field(100, ge=2)  # random halvings of the raters
 
     def load(self, data: DataContext) -> None:
         self.sts = _load_sts3k(data)
@@ -266,7 +271,7 @@ class STS3kReliability(Task):
         scores, rows = [], []
         note = "model ignored: human-data reliability"
         for subset, idx in subsets.items():
-            out = rel.split_half(self.ratings, idx, self.params["splits"], seed)
+            out = rel.split_half(self.ratings, idx, self.options.splits, seed)
             for metric, key, pub in (("split_half", "spearman_brown", published[subset][0]),
                                      ("split_half_pearson", "pearson", None),
                                      ("kappa_linear", "kappa", published[subset][1]),
@@ -280,10 +285,10 @@ class STS3kReliability(Task):
                                 n=len(idx), details={"published": 0.216 if subset == "all" else None,
                                                      "scale": "0-1 (rating/6)", "note": note}))
             rows += [{"subset": subset, "split": k, **{m: float(out[m][k]) for m in ("pearson", "spearman_brown", "kappa")}}
-                     for k in range(self.params["splits"])]
+                     for k in range(self.options.splits)]
         return TaskOutput(scores=scores, n_items=int(np.isfinite(self.ratings).sum()), predictions=pd.DataFrame(rows),
                           counts={"model_used": False, "note": note, "participants": self.ratings.shape[1],
-                                  "ratings": int(np.isfinite(self.ratings).sum()), "splits": self.params["splits"],
+                                  "ratings": int(np.isfinite(self.ratings).sum()), "splits": self.options.splits,
                                   "check_pairs_excluded": 10})
 
 
@@ -295,14 +300,15 @@ class MinimalPairsTask(Task):
         reference=FODOR,
     )
 
-    def __init__(self, n_bases: int = 40, bootstrap: int = 1000):
-        super().__init__(n_bases=n_bases, bootstrap=bootstrap)
+    class Options(TaskOptions):
+        n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences
+        bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:
         self.items = None  # generated per seed in evaluate
 
     def _table(self, seed: int) -> pd.DataFrame:
-        mp = gen.generate(self.params["n_bases"], seed)
+        mp = gen.generate(self.options.n_bases, seed)
         rows = []
         for b, (base, var) in enumerate(zip(mp.bases, mp.variants)):
             for vtype, items in var.items():
@@ -321,19 +327,19 @@ class MinimalPairsTask(Task):
                 d = means[hi_t].to_numpy() - means[lo_t].to_numpy()
                 ok = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
                 agree.append(ok)
-                lo, hi = mean_ci(ok, self.params["bootstrap"], seed)
+                lo, hi = mean_ci(ok, self.options.bootstrap, seed)
                 scores.append(Score(subset=f"{hi_t}>{lo_t}", metric="order_agreement", value=float(ok.mean()),
                                     ci_low=_clean(lo), ci_high=_clean(hi), n=len(ok)))
         allk = np.vstack(agree).mean(axis=0)  # per base, over the 10 type pairs
-        lo, hi = mean_ci(allk, self.params["bootstrap"], seed)
+        lo, hi = mean_ci(allk, self.options.bootstrap, seed)
         scores.insert(0, Score(subset="all", metric="order_agreement", value=float(allk.mean()), ci_low=_clean(lo),
                                ci_high=_clean(hi), n=len(allk),
                                details={"expected_order": " > ".join(gen.ORDER), "ties": "count 0.5"}))
         for t in (*gen.ORDER, "paraphrase"):
             v = means[t].to_numpy()
-            lo, hi = mean_ci(v, self.params["bootstrap"], seed)
+            lo, hi = mean_ci(v, self.options.bootstrap, seed)
             scores.append(Score(subset=t, metric="mean_similarity", value=float(v.mean()), ci_low=_clean(lo),
                                 ci_high=_clean(hi), n=len(v)))
         return TaskOutput(scores=scores, n_items=len(table), predictions=table,
-                          counts={"bases": self.params["n_bases"], "pairs": len(table), "generator_seed": seed,
-                                  "bootstrap_resamples": self.params["bootstrap"]})
+                          counts={"bases": self.options.n_bases, "pairs": len(table), "generator_seed": seed,
+                                  "bootstrap_resamples": self.options.bootstrap})

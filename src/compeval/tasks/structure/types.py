@@ -20,7 +20,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ...models.roles.sources import ROLES
+from ...linguistics.roles import ROLES
 
 TYPES = ("check", "zero", "adjective", "constant_verb", "constant_dobj", "constant_subj", "single_verb",
          "single_dobj", "single_subj", "other", "paraphrase", "added_modifiers", "double_swap",

@@ -2,6 +2,7 @@
 raises ``MalformedDataError`` naming file and line for anything it cannot read."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,8 @@ def _check(path: Path, line_no: int, s1: str, s2: str, score: str) -> tuple[str,
         value = float(score)
     except ValueError:
         raise MalformedDataError(path, line_no, f"score {score!r} is not a number") from None
+    if not math.isfinite(value):  # float() takes "nan" and "inf": a NaN gold score turns every metric into NaN
+        raise MalformedDataError(path, line_no, f"score {score!r} is not a finite number")
     return s1.strip(), s2.strip(), value
 
 

@@ -7,36 +7,46 @@ from a pair scorer or an all-unknown sentence) follow an explicit policy: ``zero
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from ...data.registry import DataContext
-from ...errors import SpecError
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
+from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
 from ..scoring import pair_similarity
 from . import loaders
+from .published import published
 
-MISSING_POLICIES = ("zero", "drop")
 FODOR = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics"
+
+
+def apply_missing(raw: np.ndarray, policy: str) -> np.ndarray:
+    """The similarities scored under a missing-score policy: ``zero`` turns NaN into 0 (the STS3k authors'
+    ``nan_to_num``), ``drop`` keeps NaN (those pairs are left out). The report recomputes scores with it too."""
+    return np.where(np.isnan(raw), 0.0, raw) if policy == "zero" else raw
+
+
+class STSOptions(TaskOptions):
+    missing: Literal["zero", "drop"] = "zero"  # NaN scores: 0 (the STS3k authors' nan_to_num) or left out
+    bootstrap: int = Field(BOOTSTRAP, ge=1)
 
 
 class STSTask(Task):
     """Base class: subclasses set ``metadata`` and implement ``read`` (→ pairs and subset masks)."""
 
-    def __init__(self, missing: str = "zero", bootstrap: int = 1000):
-        self._check_choice("missing", missing, MISSING_POLICIES)
-        super().__init__(missing=missing, bootstrap=bootstrap)
+    Options = STSOptions
+    options: STSOptions
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
         self.pairs: pd.DataFrame | None = None
         self.subsets: dict[str, np.ndarray] = {}
-
-    def _check_choice(self, option: str, value: str, choices: tuple[str, ...]) -> None:
-        if value not in choices:
-            raise SpecError(f"{self.metadata.name}: {option}={value!r}; choose one of {', '.join(choices)}")
 
     def read(self, data: DataContext) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
         raise NotImplementedError
@@ -52,15 +62,15 @@ class STSTask(Task):
         pairs = self.pairs
         raw = pair_similarity(model, pairs["sentence_1"].tolist(), pairs["sentence_2"].tolist())
         missing = np.isnan(raw)
-        scores_used = np.where(missing, 0.0, raw) if self.params["missing"] == "zero" else raw
+        scores_used = apply_missing(raw, self.options.missing)
         gold = pairs["gold"].to_numpy(dtype=np.float64)
         out: list[Score] = []
         dists: dict[str, np.ndarray] = {}
         for k, (subset, rows) in enumerate(self.subsets.items()):
-            keep = rows if self.params["missing"] == "zero" else rows[~missing[rows]]
+            keep = rows if self.options.missing == "zero" else rows[~missing[rows]]
             x, y = scores_used[keep], gold[keep]
-            idx = resample_indices(len(keep), self.params["bootstrap"], seed + k) if len(keep) > 1 else None
-            details = {"n_missing": int(missing[rows].sum()), "missing_policy": self.params["missing"]}
+            idx = resample_indices(len(keep), self.options.bootstrap, seed + k) if len(keep) > 1 else None
+            details = {"n_missing": int(missing[rows].sum()), "missing_policy": self.options.missing}
             for metric, fn, resampled in (
                 ("spearman", spearman_rows, lambda: spearman_resampled(x, y, idx)),
                 ("pearson", pearson_rows, lambda: pearson_rows(x[idx], y[idx])),
@@ -91,7 +101,7 @@ class STSTask(Task):
         return TaskOutput(
             scores=out, n_items=len(pairs), predictions=predictions.reset_index(names="item"),
             counts={"pairs": len(pairs), "missing_scores": int(missing.sum()),
-                    "missing_policy": self.params["missing"], "bootstrap_resamples": self.params["bootstrap"],
+                    "missing_policy": self.options.missing, "bootstrap_resamples": self.options.bootstrap,
                     "bootstrap_method": "percentile", **{f"subset_{k}": len(v) for k, v in self.subsets.items()}},
         )
 
@@ -105,7 +115,7 @@ class STS3k(STSTask):
     metadata = TaskMetadata(
         name="sts3k", suite="sts", data_sources=("sts3k",), main_metric="spearman",
         description="STS3k: 2,800 adversarial pairs where word overlap and meaning come apart",
-        subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR,
+        subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR, published=published("sts3k"),
     )
 
     def read(self, data):
@@ -133,16 +143,14 @@ class STSB(STSTask):
     metadata = TaskMetadata(
         name="stsb", suite="sts", data_sources=("stsb",), main_metric="spearman",
         description="STS Benchmark (Cer et al. 2017); test split by default",
-        reference="Cer et al. (2017), SemEval-2017 Task 1",
+        reference="Cer et al. (2017), SemEval-2017 Task 1", published=published("stsb"),
     )
 
-    def __init__(self, split: str = "test", missing: str = "zero", bootstrap: int = 1000):
-        self._check_choice("split", split, ("train", "dev", "test"))
-        super().__init__(missing=missing, bootstrap=bootstrap)
-        self.params["split"] = split
+    class Options(STSOptions):
+        split: Literal["train", "dev", "test"] = "test"
 
     def read(self, data):
-        return loaders.read_stsb(data.path("stsb", f"sts-{self.params['split']}.csv")), {}
+        return loaders.read_stsb(data.path("stsb", f"sts-{self.options.split}.csv")), {}
 
 
 @register_task
@@ -150,23 +158,21 @@ class SICK(STSTask):
     metadata = TaskMetadata(
         name="sick", suite="sts", data_sources=("sick",), main_metric="spearman",
         description="SICK relatedness (Marelli et al. 2014); all 9,840 pairs by default",
-        reference="Marelli et al. (2014), SemEval-2014 Task 1",
+        reference="Marelli et al. (2014), SemEval-2014 Task 1", published=published("sick"),
     )
 
-    def __init__(self, split: str = "all", missing: str = "zero", bootstrap: int = 1000):
-        self._check_choice("split", split, ("all", "train", "trial", "test"))
-        super().__init__(missing=missing, bootstrap=bootstrap)
-        self.params["split"] = split
+    class Options(STSOptions):
+        split: Literal["all", "train", "trial", "test"] = "all"
 
     def read(self, data):
-        return loaders.read_sick(data.path("sick", "SICK.txt"), self.params["split"]), {}
+        return loaders.read_sick(data.path("sick", "SICK.txt"), self.options.split), {}
 
 
 def _simple(name: str, source: str, file: str, description: str, reference: str) -> type:
     cls = type(
         name.upper(), (STSTask,),
         {"metadata": TaskMetadata(name=name, suite="sts", data_sources=(source,), main_metric="spearman",
-                                  description=description, reference=reference),
+                                  description=description, reference=reference, published=published(name)),
          "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {})},
     )
     return register_task(cls)

@@ -5,7 +5,7 @@ and unpacked under ``compeval_datasets_and_code/`` (commit d873151b, 2020-04-25)
 unpacked files; the SHA-256 of each is that of the file as released (equal to the tarball member).
 The generated probing tasks (2016 design) need no data: their sentences are generated in code.
 """
-from ..registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource, register_source
 
 _REV = "d873151b46bbf14443e598eebf5a10c8e8495f67"
 _RAW = f"https://raw.githubusercontent.com/aetting/aetting.github.io/{_REV}/compeval_datasets_and_code"

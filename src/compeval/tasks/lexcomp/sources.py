@@ -4,7 +4,7 @@ Files are ``diagnostic_classifiers/data/<task>/<split>.jsonl`` at commit 7f25d55
 SHA-256 is that of the file at that commit. VPC and LVC files hold BNC sentence ids only: their text
 comes from the user's own BNC XML copy (``compeval.tasks.lexcomp.bnc``), never from here.
 """
-from ..registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource, register_source
 
 _REV = "7f25d5505294bcc1b6b6ff26ff43fe989154966e"
 _RAW = f"https://raw.githubusercontent.com/vered1986/lexcomp/{_REV}/diagnostic_classifiers/data"

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import new_figure, style_axes
-from ..loading import Entry
-from .base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.figures import new_figure, style_axes
+from ...report.loading import Entry
+from ...report.sections import register_section
+from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
 
 SUITE = "probing"
 TITLE = "Probing classifiers"
@@ -74,3 +75,6 @@ def build(ctx: BuildContext) -> Section | None:
         "Test accuracy with 95% bootstrap intervals over independent units (minimal pairs or items); dashed line: "
         "chance. Published (Ettinger et al. 2016, GloVe average): has-school 100, has-human 99.9, school-as-agent 47.98."))
     return section
+
+
+register_section(SUITE, title=TITLE, order=40, build=build, items=items, task_order=TASK_ORDER)

@@ -1,5 +1,11 @@
-"""STS data sets at their original public locations (pinned commits, SHA-256 of each file)."""
-from ..registry import DataFile, DataSource, register_source
+"""STS data sets at their original public locations (pinned commits, SHA-256 of each file).
+
+STS3k's released role and AMR parses (``parses.py``) are registered with them: they are the same release
+(same repository, same pinned revision) and annotate this suite's sentences. Role and graph models and the
+structure suite read them by name (``data.path("sts3k-parses", …)``) and import nothing from this folder.
+"""
+from ...data.registry import DataFile, DataSource, register_source
+from . import parses  # noqa: F401  (registers sts3k-parses)
 
 _BMM = "https://raw.githubusercontent.com/bmmlab/compositional-semantics-eval/c310abbe8a50f38135a67939d3e71a878ef359bb"
 _BMM_HOME = "https://github.com/bmmlab/compositional-semantics-eval"

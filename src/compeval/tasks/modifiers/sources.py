@@ -4,7 +4,7 @@ The suite generates its phrases in code; this upstream file is registered so use
 check the in-code word lists against the original. The regenerated phrase table in the shared data
 folder is not upstream and so is not registered here.
 """
-from ..registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource, register_source
 
 _REV = "71ce797297fec4d5a969f5aeb2c1006a78d35c64"
 _RAW = f"https://raw.githubusercontent.com/dscarvalho/modifiers_consistency/{_REV}"

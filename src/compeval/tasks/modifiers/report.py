@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import heatmap, new_figure
-from ..loading import Entry
-from ..published import MODIFIER_TYPES, published_value
-from .base import BuildContext, Cell, ItemColumns, Section, Table, fmt, unique_keys
+from ...report.figures import heatmap, new_figure
+from ...report.loading import Entry
+from ...report.sections import register_section
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, fmt, unique_keys
+from .published import MODIFIER_TYPES
 
 SUITE = "modifiers"
 TITLE = "Montague modifier consistency"
@@ -14,7 +15,6 @@ TASK_ORDER = ["modifiers-test1", "modifiers-test2", "modifiers-test3", "modifier
 TYPES = list(MODIFIER_TYPES)
 TYPE_NAMES = {"S-I": "subsective intersective", "S-NI": "subsective non-intersective", "NS-Pl": "plain non-subsective",
               "NS-Pr": "privative non-subsective", "A": "ambiguous"}
-PUBLISHED_TEST3 = ["GloVe", "word2vec", "stella", "text-embedding-3-small"]
 
 
 def items(entry: Entry) -> ItemColumns | None:
@@ -109,8 +109,9 @@ def _test3_figure(ctx: BuildContext, t3):
     rows = [m for m, _ in t3]
     mat = list(_matrix(t3, "test3_macro", TYPES))
     published_rows = []
-    for m in PUBLISHED_TEST3:
-        vals = [published_value(m, "modifiers-test3", t, "test3_macro") for t in TYPES]
+    published = ctx.index.published("modifiers-test3", metric="test3_macro")
+    for m in dict.fromkeys(p.model for p in published):  # the paper's models, in its order
+        vals = [ctx.index.published_value(m, "modifiers-test3", t, "test3_macro") for t in TYPES]
         if all(vals):
             rows.append(f"{m} (published)")
             mat.append([v.value for v in vals])
@@ -139,3 +140,6 @@ def _controls_table(controls) -> Table:
                  columns=["model"] + [label for _, label in metrics], rows=rows,
                  note="A representation of meaning should give the same consistency when a word is replaced by its "
                       "synonym, and a small distance between a phrase and its synonym variant.")
+
+
+register_section(SUITE, title=TITLE, order=30, build=build, items=items, task_order=TASK_ORDER)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import PUBLISHED_COLOUR, new_figure, style_axes
-from ..loading import Entry
-from ..published import published_value
-from .base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.figures import PUBLISHED_COLOUR, new_figure, style_axes
+from ...report.loading import Entry
+from ...report.sections import register_section
+from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from .tasks import apply_missing
 
 SUITE = "sts"
 TITLE = "Sentence similarity (STS)"
@@ -30,9 +31,7 @@ def items(entry: Entry) -> ItemColumns | None:
         if "subsets" not in preds.columns:
             return None
         preds = preds[preds["subsets"].fillna("").str.split(",").apply(lambda s: subset in s)]
-    score = preds["score"].to_numpy(dtype=float)
-    if entry.result.task.params.get("missing", "zero") == "zero":
-        score = np.nan_to_num(score, nan=0.0)
+    score = apply_missing(preds["score"].to_numpy(dtype=float), entry.result.task.params.get("missing", "zero"))
     return ItemColumns(kind="spearman", keys=unique_keys(preds, ["item"]), values=score,
                        reference=preds["gold"].to_numpy(dtype=float))
 
@@ -67,7 +66,8 @@ def _gap_figure(ctx: BuildContext, sts3k: list[Entry]):
         gap.append(_triplet(e, "non_minus_adv"))
         published.append(False)
     for m in REFERENCE_MODELS:
-        pn, pa = published_value(m, "sts3k", "non", "spearman"), published_value(m, "sts3k", "adv", "spearman")
+        pn = ctx.index.published_value(m, "sts3k", "non", "spearman")
+        pa = ctx.index.published_value(m, "sts3k", "adv", "spearman")
         if pn and pa:
             names.append(f"{m} (published)")
             non.append((pn.value, None, None))
@@ -184,3 +184,6 @@ def _sets_figure(ctx: BuildContext, entries: list[Entry]):
     style_axes(ax)
     return ctx.sink.render(fig, "fig-sts-sets", "Spearman ρ on every STS set",
                            "Main score of each STS task with its 95% bootstrap interval over pairs.")
+
+
+register_section(SUITE, title=TITLE, order=10, build=build, items=items, task_order=TASK_ORDER)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import new_figure, style_axes
-from ..loading import Entry
-from .base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.figures import new_figure, style_axes
+from ...report.loading import Entry
+from ...report.sections import register_section
+from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
 
 SUITE = "invariance"
 TITLE = "Syntactically invariant inference"
@@ -82,3 +83,6 @@ def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: t
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center", frameon=False,
                ncols=min(4, len(entries)))
     return ctx.sink.render(fig, fig_id, title, caption)
+
+
+register_section(SUITE, title=TITLE, order=60, build=build, items=items, task_order=TASK_ORDER)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import HUMAN, new_figure, style_axes
-from ..loading import Entry
-from ..published import published_for, published_value
-from .base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, fmt_ci
+from ...report.figures import HUMAN, new_figure, style_axes
+from ...report.loading import Entry
+from ...report.sections import register_section
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, fmt_ci
 
 SUITE = "structure"
 TITLE = "Structure analyses (STS3k pair types, minimal pairs)"
 TASK_ORDER = ["sts3k-types", "minimal-pairs", "sts3k-finetune"]
-#: Model-independent tasks: shown in this section, never ranked on the leaderboard.
-NOT_RANKED = {"sts3k-reliability"}
 STRUCTURAL = ["added_modifiers", "single_verb", "single_dobj", "single_subj", "double_swap", "triple_swap",
               "quadruple_swap"]
 APART = ["paraphrase", "negative"]
@@ -93,7 +91,7 @@ def _profile_figure(ctx: BuildContext, types: list[Entry]):
     ax.axhline(1.0, color="#888888", linewidth=0.6, linestyle=":")
     ax.set_ylabel("mean similarity ÷ mean on added-modifier pairs")
     ax.set_title("Per-type profile (structural change grows to the right; paraphrase and negative apart)")
-    pub = ", ".join(f"{p.model} {p.value:.2f}" for p in published_for("sts3k-types", "all", "profile_mad"))
+    pub = ", ".join(f"{p.model} {p.value:.2f}" for p in ctx.index.published("sts3k-types", "all", "profile_mad"))
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
     style_axes(ax)
     return ctx.sink.render(fig, "fig-sts3k-profile", "Per-type profile against humans",
@@ -159,7 +157,7 @@ def _reliability_table(e: Entry) -> Table:
         row = [Cell(subset)]
         for metric in ("split_half", "kappa_linear", "mean_rater_sd"):
             s = e.score(metric, subset)
-            pub = published_value("Humans (split-half)", "sts3k-reliability", subset, metric)
+            pub = e.published_value("Humans (split-half)", subset, metric)
             row.append(Cell(f"{fmt(s.value if s else None)} {fmt_ci(s.ci_low, s.ci_high) if s else ''}".strip(),
                             title=e.provenance()))
             row.append(Cell(fmt(pub.value) if pub else "–", title=pub.citation if pub else "", cls="published"))
@@ -168,3 +166,6 @@ def _reliability_table(e: Entry) -> Table:
                  columns=["subset", "split-half (Spearman–Brown)", "published", "linear-weighted κ", "published",
                           "mean rater SD", "published"], rows=rows,
                  note="100 random halvings of the participants; the 10 check pairs excluded. Published: Fodor et al. 2024.")
+
+
+register_section(SUITE, title=TITLE, order=20, build=build, items=items, task_order=TASK_ORDER)

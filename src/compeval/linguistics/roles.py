@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from ...data.registry import DataContext, sha256_file
-from ...errors import DataError, MalformedDataError, SpecError
+from ..data.registry import DataContext, sha256_file
+from ..errors import DataError, MalformedDataError, SpecError
 
 ROLES = ("Agent", "Verb", "Patient", "Theme", "Time", "Manner", "Location", "Trajectory")
 EMPTY_MARKERS = {"", "NONE", "NA", "N/A", "NULL"}

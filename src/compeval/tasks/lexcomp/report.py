@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..figures import HUMAN, new_figure, style_axes
-from ..loading import Entry
-from ..published import published_value
-from .base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.figures import HUMAN, new_figure, style_axes
+from ...report.loading import Entry
+from ...report.sections import register_section
+from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
 
 SUITE = "lexcomp"
 TITLE = "Lexical composition"
@@ -56,7 +56,7 @@ def build(ctx: BuildContext) -> Section | None:
         ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour,
                label=name, hatch="//" if name == "majority baseline" else "", edgecolor="white", linewidth=0.3,
                error_kw={"linewidth": 0.8})
-    human = [published_value("Humans", t, "all", "accuracy") for t in tasks]
+    human = [ctx.index.published_value("Humans", t, "all", "accuracy") for t in tasks]
     hx = [xi for xi, h in zip(x, human) if h]
     if hx:
         ax.scatter(hx, [h.value for h in human if h], marker="D", s=40, color=HUMAN, zorder=5,
@@ -72,3 +72,6 @@ def build(ctx: BuildContext) -> Section | None:
         "Best setting chosen on validation, 95% bootstrap intervals over test items. Majority baseline: the best of "
         "Majority_All / _1 / _2 on validation. Humans: 100 re-annotated test items (Shwartz & Dagan 2019)."))
     return section
+
+
+register_section(SUITE, title=TITLE, order=50, build=build, items=items, task_order=TASK_ORDER)

@@ -1,0 +1,120 @@
+"""Run settings, apart from identity: ``RunContext`` carries what a run may change without changing what
+a score means (device, batch size, folders, seed, progress) to model factories and tasks, explicitly.
+
+None of it enters a model's or a task's id: a model built on ``cuda`` and on ``cpu`` has one
+configuration id, and a task's slug never holds a folder. It is a plain frozen value, so it travels to
+Ray workers as it is; the model builder of the process that runs a job is attached there
+(``with_builder``) and never pickled.
+
+Tasks read it as ``self.context`` (set by the runner before ``load``; ``DEFAULT_CONTEXT`` otherwise):
+``self.context.torch_device()`` for heads they train, ``self.context.cache_dir`` for caches of their own,
+``self.context.model_builder`` for baseline models (behind the run's cache), ``self.context.bnc_dir`` for
+corpora the user supplies.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import CompevalError
+
+DEVICE_CHOICES = "auto|cpu|cuda|cuda:N|mps"
+_DEVICE = re.compile(r"^(auto|cpu|cuda|cuda:\d+|mps)$")
+
+
+def check_device(device: str) -> str:
+    """The device string, or a one-line error naming the option (no torch import: syntax only)."""
+    text = str(device).strip().lower()
+    if not _DEVICE.match(text):
+        raise CompevalError(f"--device {device!r}: choose {DEVICE_CHOICES}")
+    return text
+
+
+@lru_cache(maxsize=None)
+def resolve_device(device: str = "auto") -> str:
+    """The one place a device is resolved: ``auto`` = ``cuda``, then ``mps``, then ``cpu``; a named
+    device that this machine lacks is a one-line error. Imports torch only when it must look."""
+    device = check_device(device)
+    if device == "cpu":
+        return "cpu"
+    try:
+        import torch
+    except ImportError:
+        if device == "auto":
+            return "cpu"
+        raise CompevalError(f"--device {device}: torch is not installed (pip install 'compeval[transformers]')") \
+            from None
+    if device == "auto":
+        if torch.cuda.is_available():
+            return "cuda"
+        mps = getattr(torch.backends, "mps", None)
+        return "mps" if mps is not None and mps.is_available() else "cpu"
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise CompevalError(f"--device {device}: no CUDA device is available on this machine "
+                                "(use --device cpu or auto)")
+        index = int(device.partition(":")[2] or 0)
+        if index >= torch.cuda.device_count():
+            raise CompevalError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA "
+                                f"device(s), numbered from 0")
+        return device
+    mps = getattr(torch.backends, "mps", None)
+    if mps is None or not mps.is_available():
+        raise CompevalError("--device mps: Apple's MPS backend is not available on this machine "
+                            "(use --device cpu or auto)")
+    return "mps"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Settings every job of a run shares; plain values only (plus this process's model builder)."""
+
+    output_dir: Path | None = None
+    data_dir: Path | None = None
+    cache_dir: Path | None = None  # None: vectors in memory only
+    seed: int = 0
+    download: bool = True
+    overwrite: bool = False
+    allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
+    device: str = "auto"  # auto | cpu | cuda | cuda:N | mps (resolve with torch_device())
+    batch_size: int | None = None  # None: each model family's own default
+    bnc_dir: Path | None = None  # the British National Corpus (lexcomp); else $COMPEVAL_BNC_DIR
+    progress: bool = True  # report encoding progress to the run's reporter
+    env: tuple[tuple[str, str], ...] = ()  # COMPEVAL_* variables workers need (never secrets)
+    #: This process's model builder (spec -> model behind the run's cache), attached where jobs run.
+    model_builder: Callable[[str], Any] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "device", check_device(self.device))
+        if self.batch_size is not None and self.batch_size < 1:
+            raise CompevalError(f"--batch-size {self.batch_size}: must be a positive integer")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["model_builder"] = None  # a builder holds open caches: each process attaches its own
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def torch_device(self) -> str:
+        """The resolved device (``cuda``, ``cuda:1``, ``mps`` or ``cpu``); see ``resolve_device``."""
+        return resolve_device(self.device)
+
+    def with_builder(self, build: Callable[[str], Any] | None) -> "RunContext":
+        """This context with the process's model builder attached (for tasks' baseline models)."""
+        return replace(self, model_builder=build)
+
+    def apply_env(self) -> None:
+        """In a worker: take the driver's COMPEVAL_* settings."""
+        for k, v in self.env:
+            os.environ[k] = v
+
+
+#: The settings a task sees when no runner set its context (tests, direct use of a Task).
+DEFAULT_CONTEXT = RunContext()

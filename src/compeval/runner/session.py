@@ -1,0 +1,186 @@
+"""One model's lifecycle in one process, the same on every executor: load the pending tasks, take the union
+of the texts they declare, pull what the disk cache holds, load weights only if something is missing,
+encode the union once, evaluate each job, write its result, and release the model.
+
+This module is also the one place where a job's exceptions are caught (``load_task``, ``evaluate_job``):
+any exception from one model × task job — reading the task's data, evaluating, writing the result — fails
+that job only, with its traceback in ``OUTPUT/logs/`` and one line for the screen, and the grid goes on.
+Exceptions of the ``reraise`` types propagate (the Ray executor retries those: connection errors,
+timeouts, a locked SQLite file).
+"""
+from __future__ import annotations
+
+import re
+import time
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..context import RunContext
+from ..data.registry import DataContext
+from ..errors import CompevalError
+from ..models.protocol import CachedEncoder, Closeable, Loadable, can_encode
+from ..results.schema import TaskResult
+from ..results.store import ResultStore, model_folder
+from .environment import environment
+from .jobs import JobOutcome, Reporter, model_record
+
+LOG_FOLDER = "logs"
+Reraise = tuple[type[BaseException], ...]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:150] or "job"
+
+
+def record_failure(ctx: RunContext, exc: BaseException, task_slug: str, model_slug: str | None = None,
+                   stage: str = "evaluate") -> str:
+    """The one line a failed job shows; the traceback goes to ``OUTPUT/logs/[MODEL__]TASK.log``.
+
+    compeval's own errors are self-explanatory (their message is the line, no log). Never raises: a
+    log that cannot be written (read-only output) is said so in the line."""
+    if isinstance(exc, CompevalError):
+        return str(exc)
+    line = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+    if ctx.output_dir is None:
+        return f"{line} (while {stage})"
+    name = _safe(f"{model_slug}__{task_slug}" if model_slug else task_slug) + ".log"
+    path = Path(ctx.output_dir) / LOG_FOLDER / name
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"--- {datetime.now(timezone.utc).isoformat(timespec='seconds')} {stage} "
+                    f"{model_slug or '-'} × {task_slug}\n")
+            f.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    except OSError as log_exc:
+        return f"{line} (while {stage}; traceback not written: {log_exc.strerror or log_exc})"
+    return f"{line} (while {stage}; traceback in {path})"
+
+
+def load_task(task: Any, data: DataContext, ctx: RunContext, reraise: Reraise = ()) -> str | None:
+    """Give the task the run's settings (``task.context``) and load it; None, or why it failed."""
+    task.context = ctx
+    try:
+        task.load(data)
+    except reraise:
+        raise
+    except Exception as exc:  # a missing corpus, a bad file, a bug in the task: its jobs fail, no others
+        return record_failure(ctx, exc, task.slug, stage="loading the task")
+    return None
+
+
+def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, ctx: RunContext,
+                 reraise: Reraise = ()) -> JobOutcome:
+    """Evaluate one loaded task on one model and write its result atomically (every executor runs this)."""
+    display, slug = model.config.display, model_folder(model.config)
+    started_at = datetime.now(timezone.utc)
+    t0 = time.perf_counter()
+    counters = model.stats if isinstance(model, CachedEncoder) else None
+    before = dict(counters.as_dict()) if counters is not None else {}
+    try:
+        output = task.evaluate(model, seed=ctx.seed)
+        seconds = time.perf_counter() - t0
+        after = counters.as_dict() if counters is not None else {}
+        meta = task.metadata
+        main = next((s.value for s in output.scores
+                     if s.metric == meta.main_metric and s.subset == meta.main_subset), None)
+        result = TaskResult(
+            model=model_record(model.config),
+            task=meta.task_info(task.params),
+            data=data.provenance(meta.data_sources),
+            environment=environment(),
+            seed=ctx.seed,
+            started_at=started_at,
+            duration_seconds=seconds,
+            n_items=output.n_items,
+            main_score=main,
+            scores=output.scores,
+            counts=output.counts,
+            cache={k: after[k] - before.get(k, 0) for k in after},
+        )
+        path = store.save(result, slug, task.slug, output.predictions)
+    except reraise:
+        raise
+    except Exception as exc:  # the model, the task or the disk: this job fails, the grid goes on
+        return JobOutcome(display, task.slug, "failed", seconds=time.perf_counter() - t0,
+                          error=record_failure(ctx, exc, task.slug, slug))
+    return JobOutcome(display, task.slug, "done", path, seconds, output.n_items, main)
+
+
+class ModelSession:
+    """One model in one process: ``prepare`` (load → warm → encode the union once), ``evaluate`` each job,
+    ``close``. Capabilities come from the model protocol (``Loadable``, ``CachedEncoder``, ``Closeable``)."""
+
+    def __init__(self, model: Any, ctx: RunContext, store: ResultStore | None = None, *,
+                 reporter: Reporter | None = None, reraise: Reraise = ()):
+        self.model, self.ctx, self.store = model, ctx, store
+        self.reporter, self.reraise = reporter, reraise
+        self.load_seconds = 0.0  # weights
+        self.broken: str | None = None  # why the weights did not load: every job of this model fails so
+
+    def union(self, tasks: Sequence[Any]) -> list[str]:
+        """Every text the tasks declare, once, in order ([] for a model that does not encode)."""
+        if not can_encode(self.model):
+            return []
+        return list(dict.fromkeys(t for task in tasks for t in task.texts()))
+
+    def load(self) -> None:
+        """Load the weights now, timed apart from encoding (a lazily loading model only)."""
+        if not isinstance(self.model, Loadable) or self.broken is not None:
+            return
+        t0 = time.perf_counter()
+        try:
+            self.model.load()
+        except self.reraise:
+            raise
+        except Exception as exc:
+            self.broken = record_failure(self.ctx, exc, "load", self.model.config.slug, stage="loading the model")
+        finally:
+            self.load_seconds += time.perf_counter() - t0
+
+    def prepare(self, tasks: Sequence[Any], *, shared: dict[str, Any] | None = None, encode: bool = True,
+                load_without_texts: bool = True) -> tuple[list[str], np.ndarray | None, str | None]:
+        """Hold vectors another process encoded (``shared``), pull the rest from disk, load the weights if
+        something is missing (or, with ``load_without_texts``, if the tasks declared nothing), and encode
+        the union once (``encode``). Returns (union, its vectors or None, why encoding the union failed).
+
+        A union that fails (an empty text one task gives, a model error) is not fatal: each task then
+        encodes its own texts and only the culprit fails."""
+        union = self.union(tasks)
+        cached = self.model if isinstance(self.model, CachedEncoder) else None
+        if union and shared is not None and cached is not None:
+            index = {t: i for i, t in enumerate(shared["texts"])}
+            mine = [t for t in union if t in index]
+            cached.prime(mine, shared["vectors"][[index[t] for t in mine]])
+        todo = cached.warm(union) if union and cached is not None else union
+        if tasks and (todo or (load_without_texts and not union)):
+            self.load()
+        if not (union and encode) or self.broken is not None:
+            return union, None, self.broken
+        display = self.model.config.display
+        if cached is not None and self.reporter is not None and self.ctx.progress:
+            cached.on_progress = lambda done, total: self.reporter.encoding(display, done, total)
+        try:
+            return union, self.model.encode(union), None
+        except self.reraise:
+            raise
+        except Exception as exc:  # not logged here: the task that gives the culprit fails with its own log
+            return union, None, str(exc) if isinstance(exc, CompevalError) else f"{type(exc).__name__}: {exc}"
+        finally:
+            if cached is not None:
+                cached.on_progress = None
+
+    def evaluate(self, task: Any, data: DataContext) -> JobOutcome:
+        """One job: evaluate and write (``evaluate_job``), unless the weights failed to load."""
+        if self.broken is not None:
+            return JobOutcome(self.model.config.display, task.slug, "failed", error=self.broken)
+        assert self.store is not None, "a session that evaluates needs a result store"
+        return evaluate_job(self.model, task, data, self.store, self.ctx, self.reraise)
+
+    def close(self) -> None:
+        """Let the model release its weights (it loads them again if a later model shares it)."""
+        if isinstance(self.model, Closeable):
+            self.model.close()

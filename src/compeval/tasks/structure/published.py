@@ -1,0 +1,23 @@
+"""Published structure-analysis figures (Fodor, De Deyne & Suzuki 2024), transcribed from the method spec.
+
+Not computed by compeval: the tasks' metadata carry them, every result carries them, and the report shows
+them as *published*.
+"""
+from __future__ import annotations
+
+from ...results.schema import PublishedScore
+
+FODOR_TYPES = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics, per-type profile"
+FODOR_RELIABILITY = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics, data quality"
+HUMANS = "Humans (split-half)"
+
+_MAD = {"Mean-CN": .37, "SentBERT (all-mpnet-base-v2)": .29, "OpenAI ada-002": .30, "DefSent": .23, "VerbNet-CN": .18}
+_MAD_NOTE = "on the paper's (unreleased) pair-type labels; compeval infers the types from role parses"
+
+TYPES_PUBLISHED = tuple(PublishedScore(model=m, metric="profile_mad", value=v, citation=FODOR_TYPES, note=_MAD_NOTE)
+                        for m, v in _MAD.items())
+RELIABILITY_PUBLISHED = tuple(
+    PublishedScore(model=HUMANS, subset=subset, metric=metric, value=v, citation=FODOR_RELIABILITY)
+    for subset, sh, kappa in (("all", .953, .832), ("non", .950, .825), ("adv", .940, .804))
+    for metric, v in (("split_half", sh), ("kappa_linear", kappa))
+) + (PublishedScore(model=HUMANS, metric="mean_rater_sd", value=.216, citation=FODOR_RELIABILITY),)

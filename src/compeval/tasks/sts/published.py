@@ -1,0 +1,40 @@
+"""Published STS figures (Fodor, De Deyne & Suzuki 2024, Table 9), transcribed from the method spec.
+
+Not computed by compeval: each task's metadata carries its rows, every result carries them, and the
+report shows them as *published* beside the models it ran.
+"""
+from __future__ import annotations
+
+from ...results.schema import PublishedScore
+
+FODOR = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics, Table 9"
+
+# model: (STSb-test, SICK, STSS-131, STS3k-all, STS3k-non, STS3k-adv); None = "–" in the paper.
+TABLE_9 = {
+    "Mean-CN": (.689, .597, .871, .368, .800, -.291),
+    "Mult-CN": (.169, .273, .274, .096, .450, -.333),
+    "Conv-CN": (.158, .268, .078, -.042, .323, -.462),
+    "InferSent": (.661, .663, .868, .445, .830, -.088),
+    "USE": (.795, .702, .900, .442, .824, -.071),
+    "ERNIE-0": (.550, .601, .713, .423, .799, -.206),
+    "ERNIE-12": (.549, .597, .809, .576, .834, .227),
+    "SentBERT (all-mpnet-base-v2)": (.836, .804, .939, .580, .866, .145),
+    "DefSent": (.812, .785, .942, .701, .868, .494),
+    "OpenAI ada-002": (.835, .805, .960, .598, .890, .184),
+    "AMR-SMATCH": (None, .502, .653, .424, .666, .029),
+    "AMR-WWLK": (None, .633, .829, .316, .710, -.270),
+    "AMRBART": (.621, .637, .800, .490, .837, .053),
+    "S3BERT": (.841, .811, .940, .571, .865, .122),
+    "AMR-CN": (None, .517, .434, .602, .631, .608),
+    "VerbNet-CN": (None, None, None, .672, .652, .647),
+}
+_COLUMNS = [("stsb", "all", "STS-B test split"),
+            ("sick", "all", "SICK: the paper's SICK set; compeval scores all 9,840 pairs"),
+            ("stss131", "all", ""), ("sts3k", "all", ""), ("sts3k", "non", ""), ("sts3k", "adv", "")]
+
+
+def published(task: str) -> tuple[PublishedScore, ...]:
+    """Table 9's Spearman figures for one task, in the table's model order."""
+    return tuple(PublishedScore(model=model, subset=subset, metric="spearman", value=v, citation=FODOR, note=note)
+                 for model, values in TABLE_9.items()
+                 for (name, subset, note), v in zip(_COLUMNS, values) if name == task and v is not None)

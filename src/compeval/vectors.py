@@ -1,0 +1,25 @@
+"""Cosines of rows, the one geometry every encoder-based score uses (numpy only: models, metrics and
+tasks all import it)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine; a zero vector gives NaN (no direction, so no similarity)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    num = np.einsum("ij,ij->i", a, b)
+    den = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = num / den
+    out[den == 0] = np.nan
+    return out
+
+
+def unit_rows(m: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), for cosine matrices by matrix product."""
+    m = np.asarray(m, dtype=np.float64)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(norms > 0, m / norms, 0.0)

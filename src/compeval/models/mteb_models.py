@@ -11,6 +11,7 @@ and revision, the loader and its settings (prompts), the task and prompt type, a
 from __future__ import annotations
 
 import json
+import re
 from importlib import metadata
 from typing import Any, Sequence
 
@@ -24,27 +25,47 @@ from .registry import register_model
 PROMPT_TYPES = ("none", "query", "document")
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
 def _loader_name(loader: Any) -> str:
     if loader is None:
         return "none"
     target = getattr(loader, "func", loader)  # functools.partial
-    return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', repr(target))}"
+    return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', type(target).__name__)}"
+
+
+def stable(value: Any) -> Any:
+    """Loader settings as JSON that is the same in every process: functions and classes by their import
+    path, other objects by their text without memory addresses."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): stable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [stable(v) for v in value]
+        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
+    if callable(value):
+        return _loader_name(value)
+    return _ADDRESS.sub("", str(value))
 
 
 class MtebModel:
     """An MTEB model; weights load on first use (``mteb.get_model``), metadata at once (no weights)."""
 
     def __init__(self, name: str, revision: str | None = None, task: str = "STSBenchmark",
-                 prompt_type: str = "none", batch_size: int = 32):
+                 prompt_type: str = "none", batch_size: int = 32, loaded: Any = None):
         import mteb
 
         if prompt_type not in PROMPT_TYPES:
             raise SpecError(f"mteb:{name}: prompt_type={prompt_type!r}; choose one of {', '.join(PROMPT_TYPES)}")
-        try:
-            meta = mteb.get_model_meta(name, revision)
-        except Exception as exc:  # mteb raises KeyError/ValueError with its own wording
-            raise SpecError(f"mteb:{name}: MTEB does not know this model or revision ({exc}); "
-                            "`mteb.get_model_metas()` lists them") from None
+        meta = getattr(loaded, "mteb_model_meta", None)
+        if meta is None:
+            try:
+                meta = mteb.get_model_meta(name, revision)
+            except Exception as exc:  # mteb raises KeyError/ValueError with its own wording
+                raise SpecError(f"mteb:{name}: MTEB does not know this model or revision ({exc}); "
+                                "`mteb.get_model_metas()` lists them") from None
         try:
             task_meta = mteb.get_task(task).metadata
         except Exception as exc:
@@ -52,11 +73,11 @@ class MtebModel:
         self.name, self.revision, self.batch_size = name, meta.revision, batch_size
         self.meta, self.task_metadata = meta, task_meta
         self.prompt_type = None if prompt_type == "none" else prompt_type
-        self._model = None
+        self._model = loaded
         params = {
             "revision": meta.revision,
             "loader": _loader_name(meta.loader),
-            "loader_kwargs": json.dumps(meta.loader_kwargs or {}, sort_keys=True, default=str),
+            "loader_kwargs": json.dumps(stable(meta.loader_kwargs or {}), sort_keys=True),
             "similarity": meta.similarity_fn_name,
             "task": f"{task_meta.name} ({task_meta.type})",
             "prompt_type": prompt_type,
@@ -94,6 +115,12 @@ class MtebModel:
         if hasattr(out, "detach"):
             out = out.detach().float().cpu().numpy()
         return np.asarray(out, dtype=np.float32)
+
+
+def from_mteb_object(obj: Any, task: str = "STSBenchmark", prompt_type: str = "none") -> MtebModel:
+    """An encoder ``mteb.get_model`` returned, handed over as a Python object (``as_model`` calls this)."""
+    meta = obj.mteb_model_meta
+    return MtebModel(meta.name or type(obj).__name__, meta.revision, task, prompt_type, loaded=obj)
 
 
 @register_model("mteb", 1, "a model through mteb.get_model, with its MTEB prompts, loader and revision",

@@ -192,4 +192,8 @@ def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | 
     object with ``encode`` wrapped and identified by its output (``ForeignEncoder``)."""
     if isinstance(getattr(obj, "config", None), ModelConfig) and (can_encode(obj) or can_score_pairs(obj)):
         return obj if _built_by_compeval(obj) else IdentifiedModel(obj)
+    if getattr(obj, "mteb_model_meta", None) is not None and callable(getattr(obj, "encode", None)):
+        from .mteb_models import from_mteb_object  # an MTEB v2 encoder: encode() wants a DataLoader
+
+        return IdentifiedModel(from_mteb_object(obj))
     return ForeignEncoder(obj, name=name, params=params)

@@ -43,7 +43,16 @@ def texts(n: int) -> list[str]:
 
 
 def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kilobytes
+    """Peak resident set of this process so far, in MB. Linux's VmHWM starts afresh in a new program,
+    whereas ``ru_maxrss`` carries the parent's peak across fork + exec."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux, bytes on macOS
 
 
 def build_mpnet_size(directory: Path) -> Path:
@@ -124,8 +133,9 @@ def main() -> None:
     else:
         print(f"no GPU present (torch {torch.__version__}: torch.cuda.is_available() is False); "
               "the CUDA rows (fp32/fp16/bf16) are skipped, CPU rows only")
-    print(f"CPU: {os.cpu_count()} cores, torch threads {torch.get_num_threads()}; "
-          f"{args.texts} texts of 8-40 words, batch {args.batch}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"CPU: {os.cpu_count()} cores, torch threads {torch.get_num_threads()}, load average {load:.1f} "
+          f"(other processes share these cores); {args.texts} texts of 8-40 words, batch {args.batch}")
     with tempfile.TemporaryDirectory() as tmp:
         mpnet = args.mpnet
         mpnet_name = "all-mpnet-base-v2"

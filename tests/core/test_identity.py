@@ -42,6 +42,15 @@ def _scores(folder) -> dict:
     return {(r.model, r.task, r.subset, r.metric): (r.value, r.ci_low, r.ci_high, r.n) for r in df.itertuples()}
 
 
+def _show(labels, objects, alone, together, sequential):
+    """The must-show figures (pytest -s): GS2011 Spearman of each object alone, together, one after the other."""
+    for label, obj in zip(labels, objects):
+        display = as_model(obj).config.display
+        key = (display, "gs2011", "all", "spearman")
+        print(f"{label:32} {display:36} alone {alone[key][0]:.6f}  together {together[key][0]:.6f}  "
+              f"sequential {sequential[key][0]:.6f}")
+
+
 def _alone_and_together(objects, data_dir, tmp_path):
     alone: dict = {}
     for k, obj in enumerate(objects):
@@ -67,6 +76,7 @@ def test_user_class_instances_with_different_seeds_keep_apart(data_dir, tmp_path
     assert ida.id != idb.id and ida.slug != idb.slug
     assert as_model(SeededEncoder(seed=1)).config.id == ida.id  # same computation, same identity
     alone, together, sequential = _alone_and_together([a, b], data_dir, tmp_path)
+    _show(["SeededEncoder(seed=1)", "SeededEncoder(seed=2)"], [a, b], alone, together, sequential)
     assert len({k[0] for k in alone}) == 2
     assert together == alone and sequential == alone
     spearman = {k[0]: v[0] for k, v in alone.items() if k[2:] == ("all", "spearman")}
@@ -82,10 +92,10 @@ def test_sentence_transformers_of_one_class_with_different_settings(data_dir, tm
     ids = {as_model(full).config.id, as_model(short).config.id}
     assert len(ids) == 2
     alone, together, sequential = _alone_and_together([full, short], data_dir, tmp_path)
+    _show(["MiniLM (max_seq_length 256)", "MiniLM (max_seq_length 5)"], [full, short], alone, together, sequential)
     assert together == alone and sequential == alone
     spearman = {k[0]: v[0] for k, v in alone.items() if k[2:] == ("all", "spearman")}
     assert len(spearman) == 2 and len(set(spearman.values())) == 2, spearman
-    print("figures:", {k: round(v, 6) for k, v in sorted(spearman.items())})
 
 
 def test_cache_is_keyed_by_the_fingerprint(tmp_path):

@@ -140,3 +140,9 @@ def test_an_mteb_encoder_object_runs_as_a_python_object(fake_mteb):
     assert isinstance(model, IdentifiedModel) and model.config.family == "mteb.v1"
     assert model.config.params["revision"] == "abc123" and "vectors" in model.config.params
     np.testing.assert_array_equal(model.encode(["one"]), [[8, 2]])  # through a DataLoader, with its STS prompt
+
+
+def test_without_mteb_installed_the_hint_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mteb", None)  # import mteb → ImportError
+    with pytest.raises(SpecError, match=r"pip install 'compeval\[mteb\]'"):
+        load_model("mteb:org/model")

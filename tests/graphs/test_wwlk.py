@@ -114,3 +114,11 @@ def test_spec_builds_on_released_amr_and_dependency_graphs(data_dir, tmp_path, m
     assert dep.config.display == "wwlk:dep,iterations=1"
     score = dep.score_pairs(s[:1], s[1:])[0]
     assert -2 < score < 0 and dep.score_pairs(s[:1], s[:1])[0] == pytest.approx(0, abs=1e-12)
+
+
+def test_without_pot_installed_the_hint_names_the_extra(monkeypatch):
+    from compeval.errors import SpecError
+
+    monkeypatch.setitem(__import__("sys").modules, "ot", None)
+    with pytest.raises(SpecError, match=r"pip install 'compeval\[graphs\]'"):
+        load_model("wwlk:dep")

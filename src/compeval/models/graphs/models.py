@@ -155,6 +155,8 @@ class WWLKModel(_GraphScorer):
             raise SpecError(f"wwlk: iterations must be 0 or more, got {iterations}")
         from importlib import metadata
 
+        import ot  # noqa: F401  (POT; missing → the builder's "pip install 'compeval[graphs]'" hint)
+
         self.inner, self.iterations, self.seed = inner, iterations, seed
         params = {**_source_params(source), "iterations": iterations, "seed": seed, "missing": missing,
                   "edge_weights": "uniform(0.25,0.35) per relation", "oov": "uniform(0,1) per label",

@@ -93,10 +93,12 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
         t0 = time.perf_counter()
         try:
             model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
-        except CompevalError as exc:  # a bad spec (unknown repo, dtype…) fails its jobs; other models run
-            if not isinstance(m, str):
-                raise
-            out.failed += [JobOutcome(m, task.slug, "failed", error=f"{m}: {exc}" if m not in str(exc) else str(exc))
+        except CompevalError as exc:
+            # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
+            # fails on the probe texts) fails its own jobs; the other models run.
+            label = m if isinstance(m, str) else type(m).__name__
+            out.failed += [JobOutcome(label, task.slug, "failed",
+                                      error=str(exc) if label in str(exc) else f"{label}: {exc}")
                            for task in task_list]
             continue
         out.load_seconds += time.perf_counter() - t0

@@ -335,7 +335,10 @@ class IdentifiedModel:
             else:
                 extra["pairs"] = pairs_fingerprint(model.score_pairs)[:16]
         except FingerprintError as exc:  # e.g. a graph scorer without graphs for the probe texts
-            warnings.warn(f"compeval: {declared.display} keeps its declared identity only ({exc})", stacklevel=3)
+            from ..errors import CompevalWarning
+
+            warnings.warn(f"{declared.display} keeps its declared identity only ({exc})", CompevalWarning,
+                          stacklevel=3)
         extra["fp"] = combined({"declared": declared.id, **extra})
         self._config = declared.model_copy(update={
             "params": {**declared.params, **{k: v for k, v in extra.items() if k not in declared.params}},

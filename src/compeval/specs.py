@@ -103,30 +103,3 @@ def parse_spec(text: str) -> Spec:
         options[key.strip()] = _unquote(value, text)
     return Spec(name=name, arg=(arg.strip() if sep else None), options=options)
 
-
-def pop_option(options: dict[str, str], key: str, default, kind=str, choices=None, spec: str = "",
-               low=None, high=None):
-    """Take one option out of ``options``, converted to ``kind`` and checked against ``choices`` or the
-    inclusive range ``low``..``high``; unknown leftovers are an error later."""
-    if key not in options:
-        return default
-    raw = options.pop(key)
-    try:
-        value = kind(raw) if kind is not bool else raw.lower() in {"1", "true", "yes", "on"}
-    except ValueError:
-        raise SpecError(f"{spec}: option {key}={raw!r} must be {kind.__name__}") from None
-    if choices is not None and value not in choices:
-        raise SpecError(f"{spec}: option {key}={raw!r} must be one of {', '.join(map(str, choices))}")
-    if kind in (int, float) and (value != value or value in (float("inf"), float("-inf")) or (low is not None and value < low)
-                                 or (high is not None and value > high)):
-        span = (f"between {low} and {high}" if low is not None and high is not None
-                else f"at least {low}" if low is not None else f"at most {high}" if high is not None else "a finite number")
-        raise SpecError(f"{spec}: option {key}={raw!r} must be {span}")
-    return value
-
-
-def reject_unknown(options: dict[str, str], spec: str, allowed: list[str]) -> None:
-    if options:
-        raise SpecError(
-            f"{spec}: unknown option(s) {', '.join(sorted(options))}; allowed: {', '.join(allowed) or 'none'}"
-        )

@@ -37,6 +37,10 @@ class ModelCapabilityError(CompevalError):
     """The task needs something the model cannot do (e.g. encode texts, when it only scores pairs)."""
 
 
+class TrainingError(CompevalError):
+    """A trained head failed (diverged to a NaN/inf loss); the message names the head and its seed."""
+
+
 class CompevalWarning(UserWarning):
     """Something was wrong and compeval repaired it (a damaged cache entry dropped, a stale result recomputed);
     the CLI prints these as one ``warning:`` line."""

@@ -6,6 +6,7 @@ The same grammar serves models and tasks so that the CLI has one way to pass opt
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .errors import SpecError
@@ -19,15 +20,77 @@ class Spec:
 
     def __str__(self) -> str:
         s = self.name + (f":{self.arg}" if self.arg is not None else "")
-        return s + "".join(f",{k}={v}" for k, v in sorted(self.options.items()))
+        return s + "".join(f",{k}={quote_value(v)}" for k, v in sorted(self.options.items()))
+
+
+def quote_value(value: str) -> str:
+    """A value as written in a spec: double-quoted (escapes ``\\"``, ``\\\\``, ``\\n``, ``\\t``) when it holds a
+    comma, a quote, a backslash, a newline or tab, or leading/trailing space, so that
+    ``parse_spec(str(spec)) == spec``."""
+    value = str(value)
+    if any(ch in value for ch in ',"\\\n\t') or value != value.strip():
+        body = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        return '"' + body + '"'
+    return value
+
+
+def _split_options(text: str) -> list[str]:
+    """Split at commas outside double quotes; quotes and escapes are kept for ``_unquote``."""
+    parts, buf, quoted, escaped = [], [], False, False
+    for ch in text:
+        if escaped:
+            buf.append(ch)
+            escaped = False
+        elif ch == "\\" and quoted:
+            buf.append(ch)
+            escaped = True
+        elif ch == '"':
+            buf.append(ch)
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            parts.append("".join(buf))
+            buf = []
+        else:
+            buf.append(ch)
+    if quoted:
+        raise SpecError(f"spec {text!r}: a double quote is not closed")
+    parts.append("".join(buf))
+    return parts
+
+
+_ESCAPES = {"n": "\n", "t": "\t"}
+
+
+def _unquote(raw: str, text: str) -> str:
+    """``"…"`` → its content (``\\n`` newline, ``\\t`` tab, ``\\x`` → ``x``); an unquoted value is stripped."""
+    value = raw.strip()
+    if not value.startswith('"'):
+        if '"' in value:
+            raise SpecError(f"spec {text!r}: quote a whole value, e.g. prompt=\"query: \"")
+        return value
+    out, i = [], 1
+    while i < len(value):
+        ch = value[i]
+        if ch == "\\" and i + 1 < len(value):
+            out.append(_ESCAPES.get(value[i + 1], value[i + 1]))
+            i += 2
+            continue
+        if ch == '"':
+            if i != len(value) - 1:
+                raise SpecError(f"spec {text!r}: text after the closing quote in {value!r}")
+            return "".join(out)
+        out.append(ch)
+        i += 1
+    raise SpecError(f"spec {text!r}: a double quote is not closed")
 
 
 def parse_spec(text: str) -> Spec:
-    """Parse ``NAME[:ARG][,KEY=VALUE…]``. Raises SpecError with the offending part."""
+    """Parse ``NAME[:ARG][,KEY=VALUE…]``; a value in double quotes keeps commas and surrounding spaces
+    (``prompt="Given a claim, find: "``). Raises SpecError with the offending part."""
     if text is None or not text.strip():
         raise SpecError("empty spec: give a name such as 'glove-6b-50d' or 'sts3k'")
     text = text.strip()
-    head, *opts = text.split(",")
+    head, *opts = _split_options(text)
     name, sep, arg = head.partition(":")
     name = name.strip()
     if not name:
@@ -37,33 +100,6 @@ def parse_spec(text: str) -> Spec:
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise SpecError(f"spec {text!r}: option {part!r} is not KEY=VALUE")
-        options[key.strip()] = value.strip()
+        options[key.strip()] = _unquote(value, text)
     return Spec(name=name, arg=(arg.strip() if sep else None), options=options)
 
-
-def pop_option(options: dict[str, str], key: str, default, kind=str, choices=None, spec: str = "",
-               low=None, high=None):
-    """Take one option out of ``options``, converted to ``kind`` and checked against ``choices`` or the
-    inclusive range ``low``..``high``; unknown leftovers are an error later."""
-    if key not in options:
-        return default
-    raw = options.pop(key)
-    try:
-        value = kind(raw) if kind is not bool else raw.lower() in {"1", "true", "yes", "on"}
-    except ValueError:
-        raise SpecError(f"{spec}: option {key}={raw!r} must be {kind.__name__}") from None
-    if choices is not None and value not in choices:
-        raise SpecError(f"{spec}: option {key}={raw!r} must be one of {', '.join(map(str, choices))}")
-    if kind in (int, float) and (value != value or value in (float("inf"), float("-inf")) or (low is not None and value < low)
-                                 or (high is not None and value > high)):
-        span = (f"between {low} and {high}" if low is not None and high is not None
-                else f"at least {low}" if low is not None else f"at most {high}" if high is not None else "a finite number")
-        raise SpecError(f"{spec}: option {key}={raw!r} must be {span}")
-    return value
-
-
-def reject_unknown(options: dict[str, str], spec: str, allowed: list[str]) -> None:
-    if options:
-        raise SpecError(
-            f"{spec}: unknown option(s) {', '.join(sorted(options))}; allowed: {', '.join(allowed) or 'none'}"
-        )

@@ -17,7 +17,7 @@ ROOT = Path(compeval.__file__).parent
 LAYERS = [
     {"compeval", "compeval.errors", "compeval.specs", "compeval.paths", "compeval.context", "compeval.vectors",
      "compeval.plugins"},
-    {"compeval.metrics", "compeval.results"},
+    {"compeval.metrics", "compeval.results", "compeval.training"},
     {"compeval.data"},
     {"compeval.linguistics"},
     {"compeval.models"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pickle
+import re
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ import pytest
 
 from compeval.context import DEFAULT_CONTEXT, RunContext, check_device, resolve_device
 from compeval.errors import CompevalError
+from compeval.models.fingerprint import PROBE_TEXTS
 from compeval.models.protocol import CachedEncoder, Closeable, Loadable, ModelConfig
 from compeval.models.registry import ModelBuilder
 from compeval.runner import run
@@ -35,7 +37,8 @@ class Broken:
 def test_a_crashing_model_fails_its_own_jobs_and_the_grid_goes_on(tmp_path):
     out = tmp_path / "out"
     summary = run([Broken(), "glove-6b-50d"], GENERATED, out, cache_dir=None)
-    status = {(o.model, o.task.split("__")[0]): o for o in summary.outcomes}
+    # A Python object's name carries its content fingerprint (issue 18): "broken,fp=<12 hex>".
+    status = {(o.model.split(",fp=")[0], o.task.split("__")[0]): o for o in summary.outcomes}
     assert {k: o.status for k, o in status.items()} == {
         ("broken", "invariance-relation"): "failed", ("broken", "invariance-qa"): "failed",
         ("glove-6b-50d", "invariance-relation"): "done", ("glove-6b-50d", "invariance-qa"): "done"}
@@ -48,7 +51,7 @@ def test_a_crashing_model_fails_its_own_jobs_and_the_grid_goes_on(tmp_path):
         # One line on the screen, naming the exception and where its traceback went (logs/<model folder>__<task>).
         assert "\n" not in error and error.startswith("ValueError: broken model")
         log = Path(error.split("traceback in ", 1)[1].rstrip(")"))
-        assert log.parent == out / "logs" and log.name.startswith("broken-") and log.name.endswith(f"__{task}.log")
+        assert log.parent == out / "logs" and log.name.startswith("broken__fp-") and log.name.endswith(f"__{task}.log")
         text = log.read_text()
         assert "Traceback (most recent call last)" in text and "raise ValueError" in text
 
@@ -106,7 +109,8 @@ def test_the_cli_shows_no_traceback_for_a_failing_job(tmp_path):
     r = subprocess.run([sys.executable, str(script), "run", "-m", "glove-6b-50d", "-t", GENERATED[0],
                         "-o", str(tmp_path / "o"), "--no-cache"], capture_output=True, text=True)
     assert "Traceback" not in r.stderr  # (the exit status of a run with failed jobs is issue 20's first bullet)
-    assert "failed broken × invariance-relation__bootstrap-50: ValueError: broken model" in " ".join(r.stderr.split())
+    assert re.search(r"failed broken,fp=[0-9a-f]{12} × invariance-relation__bootstrap-50: ValueError: broken model",
+                     " ".join(r.stderr.split())), r.stderr
     assert [p.name for p in (tmp_path / "o").glob("glove-6b-50d*/*.json")] == ["invariance-relation__bootstrap-50.json"]
 
 
@@ -133,8 +137,8 @@ def test_the_device_reaches_model_factories_not_their_id(tmp_path):
     st = pytest.importorskip("sentence_transformers")  # noqa: F841
     cpu = ModelBuilder(device="cpu", batch_size=5)("all-MiniLM-L6-v2")
     auto = ModelBuilder()("all-MiniLM-L6-v2")
-    assert cpu._device == "cpu" and cpu.device == "cpu" and cpu.batch_size == 5
-    assert auto._device == "auto" and auto.batch_size == 64
+    assert cpu.setup.device == "cpu" and cpu.device == "cpu" and cpu.batch_size == 5
+    assert auto.setup.device == "auto" and auto.batch_size == 64
     assert cpu.config.id == auto.config.id
 
 
@@ -191,4 +195,5 @@ def test_the_session_loads_only_what_is_missing_and_releases_the_model(tmp_path)
     assert (model.loads, model.closes) == (1, 1) and model.encoded > 0
     first = model.encoded
     run([model], GENERATED, tmp_path / "b", cache_dir=cache)  # every vector on disk: no weights needed
-    assert (model.loads, model.closes, model.encoded) == (1, 2, first)
+    # ... only the fixed probe texts that identify a Python object by its output (issue 18), once per run
+    assert (model.loads, model.closes, model.encoded) == (1, 2, first + len(PROBE_TEXTS))

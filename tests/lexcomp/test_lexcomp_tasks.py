@@ -68,6 +68,7 @@ def test_span_task_learns_and_chooses_on_validation(ctx):
     assert best.value == 1.0  # the top layer names the target word
     assert len([s for s in out.scores if s.metric == "val_accuracy"]) == 4  # 2 layers x 2 encoders
     assert out.counts["token_cache"]["encoded"] > 0
+    assert out.counts["trainer"] == {"name": "torch", "device": task.context.torch_device(), "dtype": "float32"}
 
 
 def test_baseline_only_and_tagger(ctx):
@@ -81,6 +82,7 @@ def test_baseline_only_and_tagger(ctx):
     assert _score(out, "all").value == 1.0
     for tags in out.predictions["model"]:
         assert not tags.startswith("I") and " O I" not in tags  # decoding obeys B-before-I
+    assert out.counts["trainer"]["device"] == task.context.torch_device()  # the run's device
 
 
 def test_ablation_views():

@@ -52,12 +52,22 @@ def _fmt(v) -> str:
 
 
 @app.command()
-def models():
-    """List model families, packaged models and their spec forms."""
+def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options")):
+    """List model families, packaged models and their spec forms; with FAMILY, that family's options."""
     from ..models.registry import list_models
 
+    if family:
+        from ..models.options import option_rows
+        from ..models.registry import resolve_family
+
+        fam = resolve_family(family)
+        if fam.options is None:
+            raise CompevalError(f"{fam.versioned} parses its own options: {' | '.join(fam.spec_forms)}")
+        out.print(_table(option_rows(fam.options), ["option", "default", "values", "kind", "help"],
+                         f"{fam.versioned}: {' | '.join(fam.spec_forms)}"))
+        return
     out.print(_table(list_models(), ["name", "kind", "spec", "description"], "compeval models"))
-    out.print("Any family also takes ',norm=zscore' or ',norm=center' (per-side normalisation before the cosine; center reproduces the STS3k tables).")
+    out.print("Every family takes ',norm=zscore|center' (center reproduces the STS3k tables) and ',name=…'; `compeval models FAMILY` lists a family's options.")
 
 
 TASKS_WIDTH = 100

@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
-from ..specs import pop_option, reject_unknown
+from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_model
 
@@ -413,24 +413,20 @@ class ApiEncoder:
 
 @register_model(
     "api", 1, "OpenAI-compatible embedding API (POST {base_url}/embeddings; key from $COMPEVAL_API_KEY)",
-    ("api:MODEL[,base_url=URL][,dims=N][,truncate=end|error][,max_chars=8000][,batch=64][,rpm=3000]"
-     "[,max_retries=5][,timeout=60][,backoff=1.0]",),
+    ("api:MODEL",),
+    options=(Opt("base_url", None, help="server URL (else $COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, OpenAI)"),
+             Opt("dims", None, int, min=1, help="ask the API for N dimensions"),
+             Opt("truncate", DEFAULTS["truncate"], choices=TRUNCATE, help="over-long texts: cut or fail"),
+             Opt("max_chars", DEFAULTS["max_chars"], int, min=1),
+             Opt("batch", DEFAULTS["batch"], int, min=1, identity=False),
+             Opt("rpm", DEFAULTS["rpm"], float, min=0, identity=False, help="requests per minute at most"),
+             Opt("max_retries", DEFAULTS["max_retries"], int, min=0, identity=False),
+             Opt("timeout", DEFAULTS["timeout"], float, min=0.001, identity=False),
+             Opt("backoff", DEFAULTS["backoff"], float, min=0, identity=False)),
 )
-def _api(spec, builder):
-    opts = dict(spec.options)
-    s = str(spec)
-    base_url = pop_option(opts, "base_url", None, spec=s)
-    batch = pop_option(opts, "batch", DEFAULTS["batch"], int, spec=s, low=1)
-    rpm = pop_option(opts, "rpm", DEFAULTS["rpm"], float, spec=s, low=0)
-    max_chars = pop_option(opts, "max_chars", DEFAULTS["max_chars"], int, spec=s, low=1)
-    truncate = pop_option(opts, "truncate", DEFAULTS["truncate"], choices=TRUNCATE, spec=s)
-    dims = pop_option(opts, "dims", None, int, spec=s, low=1)
-    max_retries = pop_option(opts, "max_retries", DEFAULTS["max_retries"], int, spec=s, low=0)
-    timeout = pop_option(opts, "timeout", DEFAULTS["timeout"], float, spec=s, low=0.001)
-    backoff = pop_option(opts, "backoff", DEFAULTS["backoff"], float, spec=s, low=0)
-    reject_unknown(opts, s, ["base_url", "batch", "rpm", "max_chars", "truncate", "dims", "max_retries",
-                             "timeout", "backoff", "norm"])
+def _api(spec, builder, opts):
     if not spec.arg:
-        raise SpecError(f"{s}: give the API model name, e.g. api:text-embedding-3-small")
-    return ApiEncoder(spec.arg, base_url=base_url, batch=batch, rpm=rpm, max_chars=max_chars,
-                      truncate=truncate, dims=dims, max_retries=max_retries, timeout=timeout, backoff=backoff)
+        raise SpecError(f"{spec}: give the API model name, e.g. api:text-embedding-3-small")
+    return ApiEncoder(spec.arg, base_url=opts.base_url, batch=opts.batch, rpm=opts.rpm, max_chars=opts.max_chars,
+                      truncate=opts.truncate, dims=opts.dims, max_retries=opts.max_retries, timeout=opts.timeout,
+                      backoff=opts.backoff)

@@ -1,63 +1,105 @@
 """Plain Hugging Face transformers with a chosen layer and pooling.
 
 layer 0 = input embeddings … L = last layer (negative counts from the end); pooling ``cls``, ``mean``
-(all tokens, special ones included, as the STS3k authors did) or ``mean-nospecial``.
+(all tokens, special ones included, as the STS3k authors did), ``mean-nospecial`` or ``last`` (the
+last non-padding token, as decoder-only LLM embedders such as e5-mistral pool; right for left and
+right padding alike). ``prompt`` is prepended to every text (instruction-tuned embedders).
 """
 from __future__ import annotations
 
 import json
 from importlib import metadata
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
+from ..context import resolve_device
 from ..errors import SpecError
-from ..specs import pop_option, reject_unknown
+from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_model
 from .tokens import hidden_state_tokens
-from .transformers_common import offline, resolve_weights
+from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
 
-POOLINGS = ("cls", "mean", "mean-nospecial")
+POOLINGS = ("cls", "mean", "mean-nospecial", "last")
+
+
+def _n_layers(config: dict) -> int | None:
+    for c in (config, config.get("text_config") or {}):
+        if isinstance(c.get("num_hidden_layers"), int):
+            return c["num_hidden_layers"]
+    return None
+
+
+def last_token(hidden: Any, mask: Any) -> Any:
+    """Each row's state at its last attended position: right padding (…, t, pad, pad) and left padding
+    (pad, pad, …, t) alike, as the position of the last 1 in the attention mask."""
+    import torch
+
+    positions = torch.arange(mask.shape[1], device=mask.device).expand_as(mask)
+    last = (positions * mask.long()).argmax(dim=1)
+    return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
 
 
 class HFModel:
     def __init__(self, path_or_name: str, layer: int = -1, pooling: str = "mean", batch_size: int = 32,
-                 max_length: int = 512):
+                 max_length: int = 512, *, revision: str | None = None, setup: TorchSetup | None = None,
+                 prompt: str = "", where: str | None = None):
         if pooling not in POOLINGS:
             raise SpecError(f"pooling {pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
-        directory, name, weights = resolve_weights(path_or_name)
+        where = where or f"hf:{path_or_name}"
+        setup = setup or TorchSetup(batch=batch_size, max_length=max_length)
+        weights = resolve(path_or_name, revision)
+        directory = weights.directory
         config_file = directory / "config.json"
         if not config_file.is_file():
             raise SpecError(f"{directory} has no config.json: not a Hugging Face model directory")
-        n_layers = int(json.loads(config_file.read_text())["num_hidden_layers"])
-        resolved = layer if layer >= 0 else n_layers + 1 + layer
-        if not 0 <= resolved <= n_layers:
-            raise SpecError(f"{name} has layers 0..{n_layers} (0 = input embeddings); got layer={layer}")
-        self.directory = directory
-        self.layer, self.pooling, self.batch_size, self.max_length = resolved, pooling, batch_size, max_length
+        check_remote_code(weights, setup, where)
+        n_layers = _n_layers(json.loads(config_file.read_text()))
+        resolved = layer if layer >= 0 or n_layers is None else n_layers + 1 + layer
+        if n_layers is not None and not 0 <= resolved <= n_layers:
+            raise SpecError(f"{weights.name} has layers 0..{n_layers} (0 = input embeddings); got layer={layer}")
+        self.directory, self.weights, self.setup = directory, weights, setup
+        self.layer, self.pooling, self.prompt = resolved, pooling, prompt
+        self.batch_size, self.max_length = setup.batch, setup.max_length or max_length
         self._loaded = None
-        self._config = ModelConfig(
-            family="hf.v1", name=name,
-            params={"weights": weights, "layer": resolved, "pooling": pooling, "max_length": max_length,
-                    "transformers": metadata.version("transformers")},
-            shown_params=("layer", "pooling"), location=str(directory),
-        )
+        params: dict[str, Any] = {"weights": weights.weights, "layer": resolved, "pooling": pooling,
+                                  "max_length": self.max_length, "transformers": metadata.version("transformers")}
+        if weights.commit:
+            params["revision"] = weights.commit
+        if prompt:
+            params["prompt"] = prompt
+        params.update(setup.identity())
+        shown = ("layer", "pooling") + tuple(k for k in ("dtype", "prompt") if k in params)
+        self._config = ModelConfig(family="hf.v1", name=weights.name, params=params, shown_params=shown,
+                                   location=str(directory), settings=setup.settings())
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
         self._load()
 
+    @property
+    def device(self) -> str:
+        """The torch device (``OnDevice``), resolved on first use; a run setting, not identity."""
+        return resolve_device(self.setup.device)
+
     def _load(self):
         """Weights load on first use (a re-run with every result present never imports torch)."""
         if self._loaded is None:
-            offline()
+            quiet()
             import torch
             from transformers import AutoModel, AutoTokenizer
 
-            tokenizer = AutoTokenizer.from_pretrained(str(self.directory))
-            model = AutoModel.from_pretrained(str(self.directory), output_hidden_states=True).eval()
+            device = self.device
+            remote = self.setup.trust_remote_code
+            tokenizer = AutoTokenizer.from_pretrained(str(self.directory), trust_remote_code=remote)
+            if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral) often have none
+                tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
+            model = AutoModel.from_pretrained(str(self.directory), output_hidden_states=True,
+                                              dtype=torch_dtype(self.setup.dtype), trust_remote_code=remote)
+            model = model.to(device).eval()
             self._loaded = (torch, tokenizer, model)
+            self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
         return self._loaded
 
     @property
@@ -66,23 +108,27 @@ class HFModel:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         torch, tokenizer, model = self._load()
+        device = model.device
         out = []
         with torch.inference_mode():
             for i in range(0, len(texts), self.batch_size):
-                batch = list(texts[i : i + self.batch_size])
+                batch = [self.prompt + t for t in texts[i : i + self.batch_size]]
                 enc = tokenizer(batch, padding=True, truncation=True, max_length=self.max_length,
-                                     return_tensors="pt", return_special_tokens_mask=True)
-                special = enc.pop("special_tokens_mask")
+                                return_tensors="pt", return_special_tokens_mask=True)
+                special = enc.pop("special_tokens_mask").to(device)
+                enc = {k: v.to(device) for k, v in enc.items()}
                 hidden = model(**enc).hidden_states[self.layer]
+                mask = enc["attention_mask"]
                 if self.pooling == "cls":
                     pooled = hidden[:, 0]
+                elif self.pooling == "last":
+                    pooled = last_token(hidden, mask)
                 else:
-                    mask = enc["attention_mask"].clone()
                     if self.pooling == "mean-nospecial":
                         mask = mask * (1 - special)
                     m = mask.unsqueeze(-1).to(hidden.dtype)
                     pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
-                out.append(pooled.float().numpy())
+                out.append(pooled.float().cpu().numpy())
         return np.concatenate(out) if out else np.zeros((0, model.config.hidden_size), np.float32)
 
     def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
@@ -95,14 +141,15 @@ class HFModel:
         self._loaded = None
 
 
-@register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling",
-                ("hf:all-MiniLM-L6-v2|PATH[,layer=-1][,pool=cls|mean|mean-nospecial][,batch_size=32]",),
-                extra="transformers")
-def _hf(spec, builder):
-    opts = dict(spec.options)
-    s = str(spec)
-    layer = pop_option(opts, "layer", -1, int, spec=s)
-    pooling = pop_option(opts, "pool", "mean", choices=POOLINGS, spec=s)
-    batch_size = pop_option(opts, "batch_size", builder.batch_size or 32, int, spec=s, low=1)
-    reject_unknown(opts, s, ["layer", "pool", "batch_size", "norm"])
-    return HFModel(spec.arg or "all-MiniLM-L6-v2", layer=layer, pooling=pooling, batch_size=batch_size)
+@register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling (Hub repo, local folder or packaged)",
+                ("hf:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", torch=True,
+                options=(Opt("layer", -1, int, help="0 = input embeddings, negative counts from the end"),
+                         Opt("pool", "mean", choices=POOLINGS, help="how token states become one vector"),
+                         Opt("prompt", "", help='text prepended to every input; quote it: prompt="query: "'),
+                         *HUB_OPTIONS))
+def _hf(spec, builder, opts):
+    where = str(spec)
+    setup = TorchSetup.from_options(opts, builder, where)
+    return HFModel(spec.arg or "all-MiniLM-L6-v2", layer=opts.layer, pooling=opts.pool,
+                   max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=opts.prompt,
+                   where=where)

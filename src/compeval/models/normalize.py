@@ -49,14 +49,13 @@ class NormalizedCosine:
         self.inner = inner
         self.method = method
         self._normalise = NORMALISERS[method]
-        c = inner.config
-        self._config = ModelConfig(family=c.family, name=c.name, params={**c.params, "norm": method},
-                                   children=c.children, location=c.location,
-                                   shown_params=tuple(c.shown_params) + ("norm",))
 
     @property
     def config(self) -> ModelConfig:
-        return self._config
+        """Derived on each call, so settings the inner model records when it loads (device) show through."""
+        c = self.inner.config
+        return c.model_copy(update={"params": {**c.params, "norm": self.method},
+                                    "shown_params": tuple(c.shown_params) + ("norm",)})
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Raw vectors (normalisation needs the pairs, so it happens in ``score_pairs``)."""
@@ -69,7 +68,14 @@ class NormalizedCosine:
 
 
 class ZScoreCosine(NormalizedCosine):
-    """``norm=zscore`` (kept as a name for existing imports)."""
+    """``norm=zscore`` (the STS3k paper's text: per-dimension standardisation, std + 0.001)."""
 
     def __init__(self, inner: Any):
         super().__init__(inner, "zscore")
+
+
+class CenteredCosine(NormalizedCosine):
+    """``norm=center`` (reproduces the STS3k paper's published normalised tables: per-side mean-centring)."""
+
+    def __init__(self, inner: Any):
+        super().__init__(inner, "center")

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..specs import pop_option, reject_unknown
+from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_model
 from .tokenize import NLTK_STOPWORDS, tokenize
@@ -72,11 +72,9 @@ class LemmaOverlap:
 
 
 @register_model("overlap", 1, "lemma overlap pair scorer (Cheung & Penn 2012)",
-                ("overlap[,lemmatizer=spacy|none]",), extra="spacy")
-def _overlap(spec, builder):
-    opts = dict(spec.options)
-    lemmatizer = pop_option(opts, "lemmatizer", "spacy", choices=("spacy", "none"), spec=str(spec))
-    reject_unknown(opts, str(spec), ["lemmatizer"])
-    return LemmaOverlap(lemmatizer)
+                ("overlap",), extra="spacy",
+                options=(Opt("lemmatizer", "spacy", choices=("spacy", "none"), help="none: lower-cased words"),))
+def _overlap(spec, builder, opts):
+    return LemmaOverlap(opts.lemmatizer)
 
 

@@ -122,10 +122,8 @@ def read_precomputed(path: Path):
 
 
 @register_model("precomputed", 1, "scores (one per line, item order) or text→vector file from another tool",
-                ("precomputed:FILE  (.txt scores | .jsonl {text, vector} | .tsv text<TAB>vector)",))
-def _precomputed(spec, builder):
+                ("precomputed:FILE  (.txt scores | .jsonl {text, vector} | .tsv text<TAB>vector)",), options=())
+def _precomputed(spec, builder, opts):
     if not spec.arg:
         raise SpecError("precomputed: needs a file, e.g. precomputed:scores.txt")
-    if spec.options:
-        raise SpecError(f"{spec}: precomputed takes no options")
     return read_precomputed(Path(spec.arg).expanduser())

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
+from .. import plugins
 from ..vectors import cosine_rows
 
 ParamValue = str | int | float | bool | None
@@ -24,8 +25,8 @@ class ModelConfig(BaseModel):
     """Everything that determines a model's output. Its ``id`` keys the cache and names results.
 
     ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, normalisation,
-    prompt…); ``location`` holds where the weights were read from, which does not change the output
-    and so is not part of the id.
+    prompt…); ``location`` holds where the weights were read from, and ``settings`` how the model was
+    run (device, batch size); neither changes the output, so neither is part of the id.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -35,6 +36,7 @@ class ModelConfig(BaseModel):
     params: dict[str, ParamValue] = Field(default_factory=dict)
     children: tuple["ModelConfig", ...] = ()
     location: str | None = None
+    settings: dict[str, ParamValue] = Field(default_factory=dict)
 
     @computed_field  # type: ignore[misc]
     @property
@@ -279,16 +281,29 @@ class _Tensor(Protocol):
 
 
 class ForeignEncoder:
-    """Adapts any object with ``encode(list[str])`` (e.g. a SentenceTransformer) to the protocol."""
+    """Adapts any object with ``encode(list[str])`` (e.g. a SentenceTransformer) to the protocol.
+
+    Its identity is what it computes (``fingerprint.py``): its vectors on a fixed probe set, its class
+    (name, source hash, package version) and any ``name``/``params`` given. The short fingerprint is shown
+    in the display name, so two objects of one class get separate cache entries *and* result folders.
+    """
 
     def __init__(self, obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None):
+        from ..errors import ModelCapabilityError
+        from .fingerprint import FingerprintError, class_identity, combined, vectors_fingerprint
+
         if not callable(getattr(obj, "encode", None)):
-            raise TypeError(f"{type(obj).__name__} has no encode(texts) method")
+            raise ModelCapabilityError(f"{type(obj).__name__} has no encode(texts) method")
         self._obj = obj
-        cls = f"{type(obj).__module__}.{type(obj).__qualname__}"
-        self._config = ModelConfig(
-            family="python.v1", name=name or type(obj).__name__, params={"class": cls, **(params or {})}
-        )
+        try:
+            vectors = vectors_fingerprint(self.encode)
+        except FingerprintError as exc:
+            raise ModelCapabilityError(f"cannot identify the {type(obj).__name__} object by its output: {exc}; "
+                                       "fix its encode() or give it a ModelConfig `config` (the protocol)") from None
+        identity = {**class_identity(type(obj)), "vectors": vectors[:16], **(params or {})}
+        identity["fp"] = combined({"name": name, **identity})
+        self._config = ModelConfig(family="python.v2", name=name or type(obj).__name__, params=identity,
+                                   shown_params=("fp",))
 
     @property
     def config(self) -> ModelConfig:
@@ -296,13 +311,88 @@ class ForeignEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = self._obj.encode(list(texts))
-        if isinstance(out, _Tensor):  # a torch tensor
-            out = out.detach().cpu().numpy()
+        if isinstance(out, _Tensor):  # a torch tensor (bf16/fp16 ones too: numpy has no bfloat16)
+            out = out.detach().float().cpu().numpy()
         return np.asarray(out, dtype=np.float32)
 
 
-def as_model(obj: Any, name: str | None = None) -> Any:
-    """Return ``obj`` if it already follows the protocol, else wrap an object with ``encode``."""
+class IdentifiedModel:
+    """A user's own protocol object (it declares a ``config``) with its content fingerprint added to that
+    config, so two instances declaring the same config but computing different things stay apart."""
+
+    def __init__(self, model: Any):
+        import warnings
+
+        from .fingerprint import (FingerprintError, class_identity, combined, pairs_fingerprint,
+                                  vectors_fingerprint)
+
+        self.model = model
+        declared: ModelConfig = model.config
+        extra: dict[str, ParamValue] = dict(class_identity(type(model)))
+        try:
+            if can_encode(model):
+                extra["vectors"] = vectors_fingerprint(model.encode)[:16]
+            else:
+                extra["pairs"] = pairs_fingerprint(model.score_pairs)[:16]
+        except FingerprintError as exc:  # e.g. a graph scorer without graphs for the probe texts
+            from ..errors import CompevalWarning
+
+            warnings.warn(f"{declared.display} keeps its declared identity only ({exc})", CompevalWarning,
+                          stacklevel=3)
+        extra["fp"] = combined({"declared": declared.id, **extra})
+        self._config = declared.model_copy(update={
+            "params": {**declared.params, **{k: v for k, v in extra.items() if k not in declared.params}},
+            "shown_params": tuple(declared.shown_params) + ("fp",),
+        })
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    @property
+    def encodes(self) -> bool:
+        return can_encode(self.model)
+
+    @property
+    def scores_pairs(self) -> bool:
+        return can_score_pairs(self.model)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self.model.encode(texts)
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        return self.model.score_pairs(texts_a, texts_b)
+
+    def __getattr__(self, name: str):  # load(), cacheable, … of the wrapped model
+        if name == "model":
+            raise AttributeError(name)
+        return getattr(self.model, name)
+
+
+def _built_by_compeval(obj: Any) -> bool:
+    """Models built from spec strings carry configs compeval derived (weights hashes, options): trusted."""
+    return type(obj).__module__.split(".")[0] == "compeval"
+
+
+#: Adapters for other libraries' model objects: ``fn(obj) -> compeval model | None``. A model module
+#: registers its own (``mteb_models`` for MTEB v2 encoders), so this module imports none of them.
+OBJECT_ADAPTERS: list[Callable[[Any], Any]] = []
+
+
+def register_object_adapter(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    OBJECT_ADAPTERS.append(fn)
+    return fn
+
+
+def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None) -> Any:
+    """A compeval model as is; a user's protocol object with its fingerprint added to its config; an object
+    a registered adapter knows (an MTEB encoder) through it; any other object with ``encode`` wrapped and
+    identified by its output (``ForeignEncoder``)."""
     if isinstance(getattr(obj, "config", None), ModelConfig) and (can_encode(obj) or can_score_pairs(obj)):
-        return obj
-    return ForeignEncoder(obj, name=name)
+        return obj if _built_by_compeval(obj) else IdentifiedModel(obj)
+    plugins.discover("compeval.models")  # the model modules register their adapters on import
+    for adapt in OBJECT_ADAPTERS:
+        adapted = adapt(obj)
+        if adapted is not None:
+            return IdentifiedModel(adapted)
+    return ForeignEncoder(obj, name=name, params=params)

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..specs import pop_option, reject_unknown
+from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_model
 from .toy import hashed_gaussian
@@ -31,10 +31,7 @@ class RandomModel:
         return out
 
 
-@register_model("random", 1, "seeded random vector per text (chance baseline)", ("random[,dim=300][,seed=0]",))
-def _random(spec, builder):
-    opts = dict(spec.options)
-    dim = pop_option(opts, "dim", 300, int, spec=str(spec), low=1)
-    seed = pop_option(opts, "seed", 0, int, spec=str(spec))
-    reject_unknown(opts, str(spec), ["dim", "seed"])
-    return RandomModel(dim=dim, seed=seed)
+@register_model("random", 1, "seeded random vector per text (chance baseline)", ("random",),
+                options=(Opt("dim", 300, int, min=1), Opt("seed", 0, int, min=0)))
+def _random(spec, builder, opts):
+    return RandomModel(dim=opts.dim, seed=opts.seed)

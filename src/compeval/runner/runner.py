@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from ..cache import EmbeddingCache, default_cache_dir
 from ..context import resolve_device
+from ..errors import CompevalError
 from ..models.protocol import as_model
 from ..models.registry import ModelBuilder, expand_alias, resolve_family
 from ..results.store import ResultStore, ResultWriteError, model_folder
@@ -31,9 +32,11 @@ _run_job = evaluate_job  # the name this function had before executors
 
 
 def validate_model_spec(spec: str) -> None:
-    """Fail before any work when a model spec names nothing registered."""
-    parsed = expand_alias(parse_spec(spec))
-    resolve_family(parsed.name)
+    """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built)."""
+    parsed = parse_spec(spec)
+    if "/" in parsed.name and parsed.arg is None:
+        return
+    resolve_family(expand_alias(parsed).name)
 
 
 def _absolute(path: Path | str | None) -> Path | None:
@@ -89,7 +92,16 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
     seen_models: set[str] = set()
     for m in models:
         t0 = time.perf_counter()
-        model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+        try:
+            model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+        except CompevalError as exc:
+            # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
+            # fails on the probe texts) fails its own jobs; the other models run.
+            label = m if isinstance(m, str) else type(m).__name__
+            out.failed += [JobOutcome(label, task.slug, "failed",
+                                      error=str(exc) if label in str(exc) else f"{label}: {exc}")
+                           for task in task_list]
+            continue
         out.load_seconds += time.perf_counter() - t0
         config = model.config
         if config.id in seen_models:
@@ -182,12 +194,12 @@ def run(
             warn(message)
     try:
         executor.check(the_plan)
-        for outcome in the_plan.skipped:
+        for outcome in the_plan.skipped + the_plan.failed:
             reporter.job_done(outcome)
         report = executor.execute(the_plan, ctx, reporter) if the_plan.jobs else None
     finally:
         the_plan.cache.close()
-    summary = RunSummary(outcomes=list(the_plan.skipped), executor=executor.name,
+    summary = RunSummary(outcomes=list(the_plan.skipped) + list(the_plan.failed), executor=executor.name,
                          load_seconds=the_plan.load_seconds, warnings=list(the_plan.warnings))
     if report is not None:
         totals = report.stats

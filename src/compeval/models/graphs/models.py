@@ -8,13 +8,16 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import SpecError
-from ...specs import Spec, pop_option, reject_unknown
+from ...specs import Spec
+from ..options import Opt
 from ..protocol import ModelConfig, can_encode
 from ..registry import register_model
-from ..roles.model import _inner_spec
+from ..roles.model import TOK_CHOICES, _inner_spec
 from .metrics import flatten_paths, smatch_f1, wl_features, wl_similarity
 from ...linguistics.roles import parse_context
 from .sources import DependencyGraphs, GraphTable, load_amr_file, load_released_amrs
+from .wwlk import LabelledGraph, edge_weight, initial_vectors, label_keys, penman_graph, wasserstein_distance, \
+    wl_embeddings
 
 
 def _graph_source(kind: str, amr: str, data_dir: Path | None = None) -> GraphTable | DependencyGraphs:
@@ -140,48 +143,100 @@ class WLModel(_GraphScorer):
                          else np.nan for a, b in zip(ga, gb)])
 
 
-def _common(spec: Spec, opts: dict[str, str]) -> tuple[str, str]:
-    s = str(spec)
-    amr = pop_option(opts, "amr", "released", spec=s)
-    missing = pop_option(opts, "missing", "error", choices=("error", "nan"), spec=s)
-    return amr, missing
+GRAPH_OPTIONS = (Opt("amr", "released", help="released|PATH: where the AMR parses come from"),
+                 Opt("missing", "error", choices=("error", "nan"), help="a text without a graph: fail or NaN"))
+
+
+class WWLKModel(_GraphScorer):
+    """Wasserstein Weisfeiler-Leman kernel (Opitz et al. 2021): −(earth mover's distance between the two
+    graphs' WL-contextualised node embeddings), initial node vectors from a word-vector encoder."""
+
+    def __init__(self, inner: Any, source: GraphTable | DependencyGraphs, iterations: int = 2, seed: int = 0,
+                 missing: str = "error"):
+        super().__init__(source, missing)
+        if not can_encode(inner):
+            raise SpecError(f"wwlk needs a word-vector encoder; {inner.config.display} cannot encode")
+        if iterations < 0:
+            raise SpecError(f"wwlk: iterations must be 0 or more, got {iterations}")
+        from importlib import metadata
+
+        import ot  # noqa: F401  (POT; missing → the builder's "pip install 'compeval[graphs]'" hint)
+
+        self.inner, self.iterations, self.seed = inner, iterations, seed
+        params = {**_source_params(source), "iterations": iterations, "seed": seed, "missing": missing,
+                  "edge_weights": "uniform(0.25,0.35) per relation", "oov": "uniform(0,1) per label",
+                  "score": "-emd", "pot": metadata.version("pot"), "vectors": inner.config.display}
+        shown = _shown(params) + (("vectors",) if params["vectors"] != "glove-6b-50d" else ())
+        self._config = ModelConfig(family="wwlk.v1", name=f"wwlk:{params['graphs']}", params=params,
+                                   children=(inner.config,), shown_params=shown)
+        self._graphs_memo: dict[str, LabelledGraph] = {}
+        self._vectors: dict[str, np.ndarray] = {}
+        self._weights: dict[str, float] = {}
+
+    def _graph(self, text: str) -> LabelledGraph:
+        if text not in self._graphs_memo:
+            self._graphs_memo[text] = penman_graph(text)
+        return self._graphs_memo[text]
+
+    def _weight(self, role: str) -> float:
+        if role not in self._weights:
+            self._weights[role] = edge_weight(role, self.seed)
+        return self._weights[role]
+
+    def _lookup(self, graphs: list[LabelledGraph]) -> None:
+        """Encode every label key not seen yet in one call; a zero vector means the key has none."""
+        keys = list(dict.fromkeys(k for g in graphs for label in g.labels for k in label_keys(label)
+                                  if k not in self._vectors and k.strip()))
+        if keys:
+            vecs = np.asarray(self.inner.encode(keys), dtype=np.float64)
+            for k, v in zip(keys, vecs):
+                self._vectors[k] = v
+        self._dim = next(iter(self._vectors.values())).shape[0] if self._vectors else \
+            int(np.asarray(self.inner.encode(["the"])).shape[1])
+
+    def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        ga, gb = self._graphs(texts_a, texts_b)
+        parsed = {g: self._graph(g) for g in dict.fromkeys(ga + gb) if g is not None}
+        self._lookup(list(parsed.values()))
+        known = {k: v for k, v in self._vectors.items() if np.any(v)}
+        emb: dict[str, np.ndarray] = {}
+        for text, g in parsed.items():
+            x0 = initial_vectors(g.labels, known, self._dim, self.seed)
+            emb[text] = wl_embeddings(g, x0, self._weight, self.iterations)
+        return np.array([-wasserstein_distance(emb[a], emb[b]) if a is not None and b is not None else np.nan
+                         for a, b in zip(ga, gb)])
 
 
 @register_model("amr-cn", 1, "AMR-CN: AMR role paths compared by word-vector cosine (Fodor et al. 2024)",
-                ("amr-cn:WORDVECTORS[,graphs=amr|dep][,amr=released|PATH][,missing=error|nan]"
-                 "[,tok=sts3k|clean|inner]",), extra="graphs")
-def _amr_cn(spec: Spec, builder: Any) -> AmrCnModel:
-    opts = dict(spec.options)
-    s = str(spec)
-    amr, missing = _common(spec, opts)
-    kind = pop_option(opts, "graphs", "amr", choices=("amr", "dep"), spec=s)
-    tok = pop_option(opts, "tok", "sts3k", choices=("sts3k", "clean", "montague", "inner"), spec=s)
-    reject_unknown(opts, s, ["graphs", "amr", "missing", "tok"])
-    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", tok))
-    return AmrCnModel(inner, _graph_source(kind, amr, builder.data_dir), missing)
+                ("amr-cn:WORDVECTORS",), extra="graphs", torch=True,
+                options=(Opt("graphs", "amr", choices=("amr", "dep")), *GRAPH_OPTIONS,
+                         Opt("tok", "sts3k", choices=TOK_CHOICES, help="tokenisation of static inner vectors")))
+def _amr_cn(spec: Spec, builder: Any, opts: Any) -> AmrCnModel:
+    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, str(spec)))
+    return AmrCnModel(inner, _graph_source(opts.graphs, opts.amr, builder.data_dir), opts.missing)
 
 
 @register_model("smatch", 1, "SMATCH F1 between AMR or dependency graphs (seeded hill climbing)",
-                ("smatch:amr|dep[,amr=released|PATH][,restarts=5][,seed=0][,missing=error|nan]",),
-                extra="graphs")
-def _smatch(spec: Spec, builder: Any) -> SmatchModel:
-    opts = dict(spec.options)
-    s = str(spec)
-    amr, missing = _common(spec, opts)
-    restarts = pop_option(opts, "restarts", 5, int, spec=s, low=1)
-    seed = pop_option(opts, "seed", 0, int, spec=s)
-    reject_unknown(opts, s, ["amr", "restarts", "seed", "missing"])
-    return SmatchModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), restarts, seed, missing)
+                ("smatch:amr|dep",), extra="graphs",
+                options=(*GRAPH_OPTIONS, Opt("restarts", 5, int, min=1), Opt("seed", 0, int, min=0)))
+def _smatch(spec: Spec, builder: Any, opts: Any) -> SmatchModel:
+    return SmatchModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.restarts, opts.seed,
+                       opts.missing)
 
 
 @register_model("wl", 1, "Weisfeiler-Leman subtree kernel between AMR or dependency graphs",
-                ("wl:amr|dep[,amr=released|PATH][,iterations=2][,senses=strip|keep][,missing=error|nan]",),
-                extra="graphs")
-def _wl(spec: Spec, builder: Any) -> WLModel:
-    opts = dict(spec.options)
-    s = str(spec)
-    amr, missing = _common(spec, opts)
-    iterations = pop_option(opts, "iterations", 2, int, spec=s, low=0)
-    senses = pop_option(opts, "senses", "strip", choices=("strip", "keep"), spec=s)
-    reject_unknown(opts, s, ["amr", "iterations", "senses", "missing"])
-    return WLModel(_graph_source(spec.arg or "amr", amr, builder.data_dir), iterations, senses == "strip", missing)
+                ("wl:amr|dep",), extra="graphs",
+                options=(*GRAPH_OPTIONS, Opt("iterations", 2, int, min=0), Opt("senses", "strip", choices=("strip", "keep"))))
+def _wl(spec: Spec, builder: Any, opts: Any) -> WLModel:
+    return WLModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.iterations,
+                   opts.senses == "strip", opts.missing)
+
+
+@register_model("wwlk", 1, "Wasserstein Weisfeiler-Leman kernel between AMR or dependency graphs (Opitz et al. "
+                "2021; score = -distance)", ("wwlk:amr|dep",), extra="graphs",
+                options=(*GRAPH_OPTIONS,
+                         Opt("vectors", "glove-6b-50d", help="spec of the word vectors for node labels"),
+                         Opt("iterations", 2, int, min=0), Opt("seed", 0, int, min=0)))
+def _wwlk(spec: Spec, builder: Any, opts: Any) -> WWLKModel:
+    return WWLKModel(builder(opts.vectors), _graph_source(spec.arg or "amr", opts.amr, builder.data_dir),
+                     opts.iterations, opts.seed, opts.missing)

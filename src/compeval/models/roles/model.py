@@ -13,7 +13,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import SpecError
-from ...specs import Spec, parse_spec, pop_option, reject_unknown
+from ...specs import Spec, parse_spec, quote_value
+from ..options import TORCH_OPTIONS, Opt
 from ..protocol import ModelConfig, can_encode
 from ..registry import expand_alias, register_model
 from ...linguistics.roles import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses,
@@ -150,14 +151,27 @@ class RoleModel:
         return scores
 
 
-def _inner_spec(arg: str, tok: str) -> str:
-    """Static word vectors get the STS3k tokenisation by default (stop words dropped, as the authors)."""
+TOK_CHOICES = ("sts3k", "clean", "montague", "inner")
+INNER_TORCH = tuple(o.name for o in TORCH_OPTIONS)  # device, dtype, batch, max_length: for the inner model
+
+
+def _inner_spec(arg: str, tok: str, opts: Any = None, where: str = "") -> str:
+    """Static word vectors get the STS3k tokenisation by default (stop words dropped, as the authors);
+    device/dtype/batch/max_length given to the composite go to a torch-backed inner model."""
+    from ..registry import resolve_family
+
     try:
         family = expand_alias(parse_spec(arg)).name
     except SpecError:
         family = ""
     if family == "static" and tok != "inner" and "tok=" not in arg:
-        return f"{arg},tok={tok}"
+        arg = f"{arg},tok={tok}"
+    forwarded = [k for k in INNER_TORCH if opts is not None and k in opts.given]
+    if forwarded:
+        if not family or not resolve_family(family).torch:
+            raise SpecError(f"{where}: {', '.join(forwarded)} apply to a torch-backed inner model (sbert:, hf:), "
+                            f"and {arg.split(',')[0]!r} is not one")
+        arg += "".join(f",{k}={quote_value(str(opts[k]))}" for k in forwarded)
     return arg
 
 
@@ -180,27 +194,21 @@ def build_parses(source: str, sentences: str | None, builder: Any, spec_text: st
 
 @register_model(
     "roles", 1, "hybrid role model (VerbNet-CN): 8 role vectors, weighted role cosines with alignment",
-    ("roles:WORDVECTORS[,parses=hand|gpt4|spacy|PATH][,sentences=PATH][,form=basic|norm]"
-     "[,weights=2/3/2/2/0.5/0.5/0.5/0.5][,align=true][,missing=error|nan][,tok=sts3k|clean|inner]",),
-    extra=("glove", "spacy"),
+    ("roles:WORDVECTORS",), extra=("glove", "spacy"), torch=True,
+    options=(Opt("parses", "hand", help="hand|gpt4|spacy|PATH"),
+             Opt("sentences", None, help="PATH of the sentences a parse file follows"),
+             Opt("form", "basic", choices=FORMS), Opt("weights", None, help="8 numbers joined by '/'"),
+             Opt("align", True, bool), Opt("missing", "error", choices=("error", "nan")),
+             Opt("tok", "sts3k", choices=TOK_CHOICES, help="tokenisation of static inner vectors")),
 )
-def _roles(spec: Spec, builder: Any) -> RoleModel:
+def _roles(spec: Spec, builder: Any, opts: Any) -> RoleModel:
     s = str(spec)
-    opts = dict(spec.options)
-    parses = pop_option(opts, "parses", "hand", spec=s)
-    sentences = pop_option(opts, "sentences", None, spec=s)
-    form = pop_option(opts, "form", "basic", choices=FORMS, spec=s)
-    weights_text = pop_option(opts, "weights", None, spec=s)
-    align = pop_option(opts, "align", True, bool, spec=s)
-    missing = pop_option(opts, "missing", "error", choices=("error", "nan"), spec=s)
-    tok = pop_option(opts, "tok", "sts3k", choices=("sts3k", "clean", "montague", "inner"), spec=s)
-    reject_unknown(opts, s, ["parses", "sentences", "form", "weights", "align", "missing", "tok"])
     weights = PAPER_WEIGHTS
-    if weights_text:
+    if opts.weights:
         try:
-            weights = tuple(float(x) for x in weights_text.split("/"))
+            weights = tuple(float(x) for x in opts.weights.split("/"))
         except ValueError:
-            raise SpecError(f"{s}: weights={weights_text!r} must be 8 numbers joined by '/'") from None
-    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", tok))
-    return RoleModel(inner, build_parses(parses, sentences, builder, s), parses, form=form, weights=weights,
-                     align=align, missing=missing)
+            raise SpecError(f"{s}: weights={opts.weights!r} must be 8 numbers joined by '/'") from None
+    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, s))
+    return RoleModel(inner, build_parses(opts.parses, opts.sentences, builder, s), opts.parses, form=opts.form,
+                     weights=weights, align=opts.align, missing=opts.missing)

@@ -9,14 +9,11 @@ one); the tagger an MLP per word.
 """
 from __future__ import annotations
 
-import copy
-import time
-from dataclasses import dataclass, field
-
 import numpy as np
 import torch
 from torch import nn
 
+from ...training.loop import TrainResult, length_batches, train  # noqa: F401  (the one trainer; re-exported)
 from .settings import ENCODERS, LAYERS, TrainConfig  # noqa: F401  (re-exported)
 
 
@@ -128,60 +125,3 @@ def pad(arrays: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
         x[i, : len(a)] = a
         m[i, : len(a)] = True
     return torch.from_numpy(x), torch.from_numpy(m)
-
-
-@dataclass
-class TrainResult:
-    model: nn.Module
-    best_val: float
-    best_epoch: int
-    epochs: int
-    seconds: float
-    history: list[float] = field(default_factory=list)
-
-
-def length_batches(lengths: torch.Tensor, batch_size: int, gen: torch.Generator) -> list[torch.Tensor]:
-    """Mini-batches of similar length (bucketing): items sorted by length with random tie-breaks, cut
-    into batches, batch order shuffled. With per-batch trimming this saves most of the padded work."""
-    noise = torch.rand(len(lengths), generator=gen)
-    order = torch.argsort(lengths.double() + noise.double())
-    batches = list(order.split(batch_size))
-    return [batches[i] for i in torch.randperm(len(batches), generator=gen).tolist()]
-
-
-def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg: TrainConfig,
-          seed: int, lengths: torch.Tensor | None = None) -> TrainResult:
-    """Adam on shuffled mini-batches; after each epoch ``val_score(model)``: a number or a tuple
-    compared in order, e.g. (accuracy, -validation loss), so that on a plateau of the metric (all
-    majority class in the first epochs) a falling loss still counts as gain instead of stopping
-    training at epoch 1 + patience. Stop after ``patience`` epochs without gain; keep the best
-    epoch's weights. ``best_val`` is the first element. With ``lengths`` (words per item), batches
-    group items of similar length; without, they are drawn uniformly."""
-    t0 = time.perf_counter()
-    gen = torch.Generator().manual_seed(seed)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    best, best_state, best_epoch, history = None, None, -1, []
-    n = len(y)
-    epoch = 0
-    for epoch in range(1, cfg.max_epochs + 1):
-        model.train()
-        batches = (length_batches(lengths, cfg.batch_size, gen) if lengths is not None
-                   else torch.randperm(n, generator=gen).split(cfg.batch_size))
-        for idx in batches:
-            opt.zero_grad()
-            loss = loss_fn(model(*(t[idx] if t is not None else None for t in train_inputs)), y[idx])
-            loss.backward()
-            opt.step()
-        model.eval()
-        with torch.no_grad():
-            score = val_score(model)
-        score = tuple(float(v) for v in score) if isinstance(score, tuple) else (float(score),)
-        history.append(score[0])
-        if best is None or score > best:
-            best, best_state, best_epoch = score, copy.deepcopy(model.state_dict()), epoch
-        elif epoch - best_epoch >= cfg.patience:
-            break
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
-    return TrainResult(model, best[0] if best else float("nan"), best_epoch, epoch, time.perf_counter() - t0, history)

@@ -53,6 +53,7 @@ class LexcompOptions(TaskOptions):
     max_epochs: int = Field(500, ge=1)
     patience: int = Field(20, ge=1)  # epochs without a better validation score before stopping
     batch_size: int = Field(32, ge=1)
+    lr: float = Field(1e-3, gt=0)  # Adam's learning rate
     hidden: int = Field(100, ge=1)
 
     @field_validator("encoders")
@@ -79,7 +80,7 @@ class LexcompTask(Task):
         self.encoders = _grid(o.encoders, settings.ENCODERS, "encoders")
         self.layers = _grid(o.layers, settings.LAYERS, "layers")
         self.train_cfg = settings.TrainConfig(max_epochs=o.max_epochs, patience=o.patience, batch_size=o.batch_size,
-                                              hidden=o.hidden)
+                                              lr=o.lr, hidden=o.hidden)
         self.splits: dict[str, list] | None = None
 
     @property
@@ -205,7 +206,10 @@ class SpanTask(LexcompTask):
             counts["token_cache"] = {"encoded": cache.encoded, "from_disk": cache.from_disk}
             cache.close()
         n_layers, dim = data["train"][0].shape[2:]
-        yt = {k: torch.from_numpy(v).long() for k, v in y.items()}
+        device = self.context.torch_device()  # validation and test data live on the training device
+        data = {k: v if k == "train" else tuple(t.to(device) if t is not None else None for t in v)
+                for k, v in data.items()}
+        yt = {k: torch.from_numpy(v).long().to(device) for k, v in y.items()}
         use_span = self.ablation != "context-phrase"
         runs = []
         for layer, encoder in _settings(self.layers, self.encoders, n_layers):
@@ -220,18 +224,20 @@ class SpanTask(LexcompTask):
                 return acc, -float(nn.functional.cross_entropy(logits, yt["val"]))
 
             res = nets.train(net, data["train"], yt["train"], nn.functional.cross_entropy, val_score,
-                             self.train_cfg, seed, lengths=data["train"][1].sum(1))
+                             self.train_cfg, seed, lengths=data["train"][1].sum(1), device=str(device),
+                             name=f"{self.name} {layer}+{encoder}")
             runs.append((layer, encoder, res))
             scores.append(Score(subset=f"{layer}+{encoder}", metric="val_accuracy", value=res.best_val,
                                 n=len(val), details={"best_epoch": res.best_epoch, "epochs": res.epochs,
                                                      "seconds": round(res.seconds, 1)}))
         layer, encoder, res = max(runs, key=lambda r: r[2].best_val)  # first wins ties: grid order
         with torch.no_grad():
-            pred = res.model(*data["test"]).argmax(-1).numpy()
+            pred = res.model(*data["test"]).argmax(-1).cpu().numpy()
         scores.append(self._acc_score("all", pred == y["test"], seed, layer=layer, encoder=encoder,
                                       val_accuracy=res.best_val, chosen_on="validation accuracy"))
         preds["model"] = pred
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
+        counts["trainer"] = {"name": "torch", "device": str(device), "dtype": "float32"}
         counts["chosen"] = f"{layer}+{encoder}"
         return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 
@@ -302,10 +308,12 @@ class TaggingTask(LexcompTask):
             ytr[r, : len(it.tags)] = torch.tensor([tag_id[t] for t in it.tags])
         n_layers, dim = data["train"][0].shape[2:]
         K = len(labels)
+        device = self.context.torch_device()  # validation and test data live on the training device
+        data = {k: v if k == "train" else tuple(t.to(device) for t in v) for k, v in data.items()}
 
         def decode(m, split):
             x, mask = data[split]
-            logp = torch.log_softmax(m(x, mask), -1).numpy()
+            logp = torch.log_softmax(m(x, mask), -1).cpu().numpy()
             return [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(sp[split])]
 
         def loss_fn(logits, y):  # logits cover the batch's longest sentence only (nets.trim)
@@ -313,13 +321,13 @@ class TaggingTask(LexcompTask):
             return nn.functional.cross_entropy(logits.reshape(-1, K), y.reshape(-1), ignore_index=-100)
 
         xv, mv = data["val"]
-        yv = torch.full(mv.shape, -100, dtype=torch.long)
+        yv = torch.full(mv.shape, -100, dtype=torch.long, device=device)
         for r, it in enumerate(val):
             yv[r, : len(it.tags)] = torch.tensor([tag_id.get(t, tag_id["O"]) for t in it.tags])
 
         def val_score(m):
             logits = m(xv, mv)
-            logp = torch.log_softmax(logits, -1).numpy()
+            logp = torch.log_softmax(logits, -1).cpu().numpy()
             pred = [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(val)]
             return bio.span_f1(gold["val"], pred), -float(loss_fn(logits, yv))
 
@@ -329,7 +337,7 @@ class TaggingTask(LexcompTask):
             net = nets.Tagger(layer, encoder, n_layers, dim, K, hidden=self.train_cfg.hidden,
                               dropout=self.train_cfg.dropout)
             res = nets.train(net, data["train"], ytr, loss_fn, val_score, self.train_cfg, seed,
-                             lengths=data["train"][1].sum(1))
+                             lengths=data["train"][1].sum(1), device=str(device), name=f"{self.name} {layer}+{encoder}")
             runs.append((layer, encoder, res))
             scores.append(Score(subset=f"{layer}+{encoder}", metric="val_span_f1", value=res.best_val, n=len(val),
                                 details={"best_epoch": res.best_epoch, "epochs": res.epochs,
@@ -341,6 +349,7 @@ class TaggingTask(LexcompTask):
                                      val_span_f1=res.best_val, chosen_on="validation span F1"))
         preds["model"] = [" ".join(t) for t in pred]
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
+        counts["trainer"] = {"name": "torch", "device": str(device), "dtype": "float32"}
         counts["chosen"] = f"{layer}+{encoder}"
         return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 

@@ -7,7 +7,7 @@ In ``neg``, TRUE means the probe verb is *not* negated (the negation sits on the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -111,7 +111,8 @@ class Ettinger2018Task(Task):
 
         problem = ProbeProblem(self.directory, split(train), split(test), extra={"sent_id": [i.sent_id for i in test]})
         return evaluate_problems(model, [problem], seed=seed, classifiers=self.classifiers, main="mlp",
-                                 settings=self.settings, probe_features=True, probe_vocab=self.vocab)
+                                 settings=replace(self.settings, device=self.context.torch_device()),
+                                 probe_features=True, probe_vocab=self.vocab)
 
 
 def _define(directory: str, n_probes: int, description: str) -> type:

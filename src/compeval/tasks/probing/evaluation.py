@@ -9,7 +9,7 @@ not independent), items for the 2018 files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,8 @@ from ...results.schema import Score
 from ..base import TaskOutput
 from ..options import TaskOptions, domain_check
 from ..scoring import embed
-from .classifiers import CLASSIFIERS, ClassifierSettings, fit_predict, gaussian_vectors, one_hots, random_one_hots
+from .classifiers import (CLASSIFIERS, ClassifierSettings, FitRequest, fit_many, gaussian_vectors, one_hots,
+                          random_one_hots)
 
 CONTROL_RANDOM_PROBE = "control-random-probe"
 CONTROL_GAUSSIAN = "control-gaussian"
@@ -61,8 +62,11 @@ class ClassifierOptions(TaskOptions):
     main_classifier: ClassVar[str] = "logreg"
 
     classifiers: str = "logreg+mlp"  # joined by '+'
-    mlp_max_iter: int = Field(200, ge=1)
+    mlp_max_iter: int = Field(700, ge=1)  # the 2018 paper's setting
     mlp_early_stopping: bool = False
+    mlp_tol: float = Field(1e-4, ge=0)  # scikit-learn's stopping rule: loss improvement that counts
+    mlp_n_iter_no_change: int = Field(10, ge=1)  # ... and epochs without it before stopping
+    trainer: Literal["torch", "sklearn"] = "torch"  # torch: batched heads on the run's device
 
     @field_validator("classifiers")
     @classmethod
@@ -73,7 +77,9 @@ class ClassifierOptions(TaskOptions):
         return parse_classifiers(self.classifiers, self.main_classifier)
 
     def settings(self) -> ClassifierSettings:
-        return ClassifierSettings(mlp_max_iter=self.mlp_max_iter, mlp_early_stopping=self.mlp_early_stopping)
+        return ClassifierSettings(mlp_max_iter=self.mlp_max_iter, mlp_early_stopping=self.mlp_early_stopping,
+                                  mlp_tol=self.mlp_tol, mlp_n_iter_no_change=self.mlp_n_iter_no_change,
+                                  trainer=self.trainer)
 
 
 def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: int, **details) -> Score:
@@ -108,7 +114,7 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
     subsets = [*classifiers, CONTROL_GAUSSIAN] + ([CONTROL_RANDOM_PROBE] if probe_features else [])
     correct: dict[str, list[np.ndarray]] = {s: [] for s in subsets}
     fitted: dict[str, dict] = {}
-    frames = []
+    frames, requests = [], []
     for k, prob in enumerate(problems):
         tr_sent, te_sent = sentence_features(prob.train), sentence_features(prob.test)
         tr_probe, te_probe = probe_block(prob.train), probe_block(prob.test)
@@ -125,15 +131,18 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
                 np.hstack([te_sent, random_one_hots(len(te_sent), width, len(probe_vocab), rng)]),
                 main,
             )
-        frame = pd.DataFrame({"choice": prob.choice, "text": prob.test.texts,
-                              "probes": [" ".join(p) for p in prob.test.probes],
-                              "label": prob.test.labels, "unit": prob.test.units, **prob.extra})
-        for subset, (x_tr, x_te, clf) in inputs.items():
-            pred, info = fit_predict(clf, x_tr, prob.train.labels, x_te, seed=seed + k, settings=settings)
-            correct[subset].append(pred == prob.test.labels)
-            fitted.setdefault(subset, {})[prob.choice] = {"classifier": clf, **info}
-            frame[f"pred_{subset}"] = pred
-        frames.append(frame)
+        frames.append(pd.DataFrame({"choice": prob.choice, "text": prob.test.texts,
+                                    "probes": [" ".join(p) for p in prob.test.probes],
+                                    "label": prob.test.labels, "unit": prob.test.units, **prob.extra}))
+        requests += [(k, subset, FitRequest(f"{subset}/{prob.choice}", clf, x_tr, prob.train.labels, x_te, seed + k))
+                     for subset, (x_tr, x_te, clf) in inputs.items()]
+    # every classifier of every problem in one call: the torch trainer batches the heads of one shape
+    results = fit_many([r for _, _, r in requests], settings)
+    for (k, subset, req), (pred, info) in zip(requests, results):
+        prob = problems[k]
+        correct[subset].append(pred == prob.test.labels)
+        fitted.setdefault(subset, {})[prob.choice] = {"classifier": req.classifier, **info}
+        frames[k][f"pred_{subset}"] = pred
 
     scores: list[Score] = []
     units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])
@@ -163,5 +172,9 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
         "classifier_seed": seed,
         "mlp_max_iter": settings.mlp_max_iter,
         "mlp_early_stopping": settings.mlp_early_stopping,
+        "mlp_tol": settings.mlp_tol,
+        "mlp_n_iter_no_change": settings.mlp_n_iter_no_change,
+        "trainer": {"name": settings.trainer, "device": settings.device,
+                    "dtype": "float32" if settings.trainer == "torch" else "as input (float32)"},
     }
     return TaskOutput(scores=scores, n_items=int(len(predictions)), predictions=predictions, counts=counts)

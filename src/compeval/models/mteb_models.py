@@ -1,0 +1,142 @@
+"""Models through MTEB (``mteb:NAME``): ``mteb.get_model`` loads them with their MTEB metadata (prompts,
+pooling, loader settings, revision), so a model registered in MTEB runs here exactly as MTEB runs it.
+
+MTEB v2 encoders take a DataLoader of ``{"text": [...]}`` batches plus the metadata of the task being
+run, from which they pick their prompt (task name, then task type, then query/document). compeval's
+tasks are not MTEB tasks, so the model is told it runs an MTEB task of the user's choice (default
+``STSBenchmark``, type STS: what compeval's similarity tasks are), and the prompt type (none by default,
+as MTEB's STS tasks). Everything that selects the model's output is part of its identity: the MTEB name
+and revision, the loader and its settings (prompts), the task and prompt type, and the mteb version.
+"""
+from __future__ import annotations
+
+import json
+import re
+from importlib import metadata
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import SpecError
+from .options import Opt
+from .protocol import ModelConfig, register_object_adapter
+from .registry import register_model
+
+PROMPT_TYPES = ("none", "query", "document")
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _loader_name(loader: Any) -> str:
+    if loader is None:
+        return "none"
+    target = getattr(loader, "func", loader)  # functools.partial
+    return f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', type(target).__name__)}"
+
+
+def stable(value: Any) -> Any:
+    """Loader settings as JSON that is the same in every process: functions and classes by their import
+    path, other objects by their text without memory addresses."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): stable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [stable(v) for v in value]
+        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
+    if callable(value):
+        return _loader_name(value)
+    return _ADDRESS.sub("", str(value))
+
+
+class MtebModel:
+    """An MTEB model; weights load on first use (``mteb.get_model``), metadata at once (no weights)."""
+
+    def __init__(self, name: str, revision: str | None = None, task: str = "STSBenchmark",
+                 prompt_type: str = "none", batch_size: int = 32, loaded: Any = None):
+        import mteb
+
+        if prompt_type not in PROMPT_TYPES:
+            raise SpecError(f"mteb:{name}: prompt_type={prompt_type!r}; choose one of {', '.join(PROMPT_TYPES)}")
+        meta = getattr(loaded, "mteb_model_meta", None)
+        if meta is None:
+            try:
+                meta = mteb.get_model_meta(name, revision)
+            except Exception as exc:  # mteb raises KeyError/ValueError with its own wording
+                raise SpecError(f"mteb:{name}: MTEB does not know this model or revision ({exc}); "
+                                "`mteb.get_model_metas()` lists them") from None
+        try:
+            task_meta = mteb.get_task(task).metadata
+        except Exception as exc:
+            raise SpecError(f"mteb:{name}: task={task!r} is not an MTEB task ({exc})") from None
+        self.name, self.revision, self.batch_size = name, meta.revision, batch_size
+        self.meta, self.task_metadata = meta, task_meta
+        self.prompt_type = None if prompt_type == "none" else prompt_type
+        self._model = loaded
+        params = {
+            "revision": meta.revision,
+            "loader": _loader_name(meta.loader),
+            "loader_kwargs": json.dumps(stable(meta.loader_kwargs or {}), sort_keys=True),
+            "similarity": meta.similarity_fn_name,
+            "task": f"{task_meta.name} ({task_meta.type})",
+            "prompt_type": prompt_type,
+            "mteb": metadata.version("mteb"),
+        }
+        shown = tuple(k for k, v in (("prompt_type", prompt_type != "none"),) if v)
+        self._config = ModelConfig(family="mteb.v1", name=meta.name or name, params=params, shown_params=shown)
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    def load(self) -> None:
+        """Load the weights now (the runner times this apart from encoding)."""
+        _ = self.model
+
+    @property
+    def model(self):
+        if self._model is None:
+            import mteb
+
+            self._model = mteb.get_model(self.name, self.revision)
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        from datasets import Dataset
+        from mteb.types import PromptType
+        from torch.utils.data import DataLoader
+
+        if not texts:
+            return np.zeros((0, 0), np.float32)
+        loader = DataLoader(Dataset.from_dict({"text": list(texts)}), batch_size=self.batch_size)
+        out = self.model.encode(loader, task_metadata=self.task_metadata, hf_split="test", hf_subset="default",
+                                prompt_type=PromptType(self.prompt_type) if self.prompt_type else None)
+        if hasattr(out, "detach"):
+            out = out.detach().float().cpu().numpy()
+        return np.asarray(out, dtype=np.float32)
+
+
+@register_object_adapter
+def from_mteb_object(obj: Any, task: str = "STSBenchmark", prompt_type: str = "none") -> MtebModel | None:
+    """An encoder ``mteb.get_model`` returned, handed over as a Python object (``as_model`` asks this);
+    None for any other object."""
+    meta = getattr(obj, "mteb_model_meta", None)
+    if meta is None or not callable(getattr(obj, "encode", None)):
+        return None
+    return MtebModel(meta.name or type(obj).__name__, meta.revision, task, prompt_type, loaded=obj)
+
+
+@register_model("mteb", 1, "a model through mteb.get_model, with its MTEB prompts, loader and revision",
+                ("mteb:NAME",), extra="mteb",
+                options=(Opt("revision", None, help="the model revision MTEB pins (default: its metadata's)"),
+                         Opt("task", "STSBenchmark", help="the MTEB task whose prompts the model is given"),
+                         Opt("prompt_type", "none", choices=PROMPT_TYPES, help="query or document prompts"),
+                         Opt("batch", 32, int, min=1, identity=False, aliases=("batch_size",),
+                             help="texts per batch (else the run's --batch-size)")))
+def _mteb(spec, builder, opts):
+    if not spec.arg:
+        raise SpecError(f"{spec}: give the MTEB model name, e.g. mteb:intfloat/multilingual-e5-small")
+    batch = opts.batch if "batch" in opts.given or not builder.batch_size else builder.batch_size
+    return MtebModel(spec.arg, revision=opts.revision, task=opts.task, prompt_type=opts.prompt_type,
+                     batch_size=batch)

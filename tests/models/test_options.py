@@ -1,0 +1,108 @@
+"""Options declared once per family: every family takes the common ones, torch families the torch ones;
+spec quoting round-trips; a bad model spec fails its own jobs only."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from compeval.errors import SpecError
+from compeval.models.options import COMMON, TORCH_OPTIONS
+from compeval.models.registry import FAMILIES, discover, list_models, load_model
+from compeval.results.store import model_folder
+from compeval.specs import Spec, parse_spec
+
+
+def _families():
+    discover()
+    return [versions[max(versions)] for versions in FAMILIES.values()]
+
+
+def test_every_family_declares_the_common_options_and_torch_ones_where_torch_backed():
+    fams = _families()
+    assert len(fams) >= 12
+    for fam in fams:
+        assert fam.options is not None, f"{fam.name} still parses options by hand"
+        assert {o.name for o in COMMON} <= set(fam.options), fam.name
+        if fam.torch:
+            assert {o.name for o in TORCH_OPTIONS} <= set(fam.options), fam.name
+    assert {f.name for f in fams if f.torch} >= {"sbert", "hf", "roles", "amr-cn"}
+
+
+def test_models_listing_is_derived_from_the_declarations():
+    rows = {r["name"]: r["spec"] for r in list_models()}
+    assert "[,pool=mean|cls|mean-nospecial|last]" in rows["hf.v1"]
+    assert "[,dtype=float32|float16|bfloat16]" in rows["sbert.v1"] and "[,batch=64]" in rows["sbert.v1"]
+    assert "[,norm=none|zscore|center]" in rows["random.v1"] and "[,name=NAME]" in rows["overlap.v1"]
+
+
+@pytest.mark.parametrize("spec", ["hashbag,norm=zscore", "random,dim=8,norm=zscore", "glove-6b-50d,norm=zscore"])
+def test_norm_is_accepted_by_families_that_never_listed_it(spec):
+    assert load_model(spec).config.params["norm"] == "zscore"
+
+
+def test_name_renames_any_family_and_enters_the_identity():
+    plain, named = load_model("hashbag,dim=8"), load_model("hashbag,dim=8,name=my-bag")
+    assert named.config.name == "my-bag" and named.config.id != plain.config.id
+    assert named.encode(["a b"]).tolist() == plain.encode(["a b"]).tolist()
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("hashbag,dim=0", "dim='0' must be at least 1"),
+    ("hashbag,dim=many", "dim='many' must be an integer"),
+    ("random,colour=red", r"unknown option\(s\) colour; allowed: norm, name, dim, seed"),
+    ("hashbag,norm=whiten", "norm='whiten' must be one of none, zscore"),
+    ("roles:glove-6b-50d,align=maybe", "align='maybe' must be true or false"),
+    ("roles:glove-6b-50d,dtype=bfloat16", "apply to a torch-backed inner model"),
+    ("mixed:hashbag+random,norm=zscore", "needs vectors"),
+])
+def test_option_errors_name_the_spec_and_the_fix(spec, message):
+    with pytest.raises(SpecError, match=message) as err:
+        load_model(spec)
+    assert str(err.value).startswith(spec) and "\n" not in str(err.value)
+
+
+def test_quoted_prompt_keeps_comma_and_trailing_space():
+    s = parse_spec('sbert:org/x,prompt="Given a claim, find: ",batch=8')
+    assert s.options == {"prompt": "Given a claim, find: ", "batch": "8"} and s.arg == "org/x"
+    assert parse_spec(str(s)) == s
+    assert parse_spec('m,prompt="a \\"b\\"\\nc"').options["prompt"] == 'a "b"\nc'
+    for bad in ['m,prompt="open', 'm,prompt="a"b', 'm,prompt=a"b"']:
+        with pytest.raises(SpecError):
+            parse_spec(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z_]{1,8}", fullmatch=True), st.text(max_size=20), max_size=4))
+def test_any_option_values_round_trip(options):
+    spec = Spec("m", "org/x", options)
+    assert parse_spec(str(spec)) == Spec("m", "org/x", {k: v.strip() if _plain(v) else v for k, v in options.items()})
+
+
+def _plain(v: str) -> bool:
+    """Values ``quote_value`` leaves bare (stripped on parse, like any unquoted value)."""
+    return not any(ch in v for ch in ',"\\\n\t') and v == v.strip()
+
+
+def test_bad_model_fails_its_jobs_only(tmp_path, data_dir):
+    """An unknown Hub repo and an unknown dtype: one line each, exit 1, no result for them; the good model runs."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
+           "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "1", "COMPEVAL_DATA_DIR": str(data_dir)}
+    out = tmp_path / "o"
+    r = subprocess.run([sys.executable, "-c", "from compeval.cli import main; main()", "run",
+                        "-m", "sbert:org/not-here", "-m", "hashbag", "-m", "hashbag,dtype=float8",
+                        "-t", "gs2011,bootstrap=100", "-o", str(out), "--no-cache"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "org/not-here is not in the Hugging Face cache" in r.stderr and "hf download org/not-here" in r.stderr
+    assert "unknown option(s) dtype" in r.stderr
+    written = sorted({p.relative_to(out).parts[0] for p in out.rglob("*.json")})
+    assert written == [model_folder(load_model("hashbag").config)], written
+    result = json.loads(next(out.rglob("*.json")).read_text())
+    assert result["model"]["name"] == "hashbag"

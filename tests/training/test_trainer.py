@@ -1,0 +1,204 @@
+"""The torch trainer against scikit-learn (same trajectory, same chosen C), batching, determinism, bad input."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
+from sklearn.model_selection import StratifiedKFold
+from sklearn.neural_network import MLPClassifier, MLPRegressor
+
+from compeval.errors import CompevalError, SpecError, TrainingError
+from compeval.training.device import torch_device
+from compeval.training.logreg import lbfgs, logreg_cv, standardise
+from compeval.training.mlp import MLPJob, fit_mlps
+from compeval.training.settings import AdamSettings
+
+
+def _problem(seed, n=300, p=12, noise=1.0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, p)).astype(np.float32)
+    w = rng.standard_normal(p)
+    y = x @ w + noise * rng.standard_normal(n) > 0
+    xt = rng.standard_normal((100, p)).astype(np.float32)
+    return x, y, xt
+
+
+def _quiet_fit(est, x, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(x, y)
+
+
+@pytest.mark.parametrize("early_stopping", [False, True])
+def test_mlp_classifier_follows_sklearn_trajectory(early_stopping):
+    """Same seed → same initial weights, split and shuffles as scikit-learn: the loss curves agree to float
+    rounding and the stopping rule ends both at the same epoch."""
+    x, y, xt = _problem(0)
+    ref = _quiet_fit(MLPClassifier(hidden_layer_sizes=(12,), max_iter=60, random_state=3,
+                                   early_stopping=early_stopping), x, y)
+    fit = fit_mlps([MLPJob("probe", x, y, xt, 3)], settings=AdamSettings(max_iter=60, early_stopping=early_stopping))[0]
+    assert fit.n_iter == ref.n_iter_
+    np.testing.assert_allclose(fit.loss_curve, ref.loss_curve_, rtol=1e-4)
+    assert (fit.predictions == ref.predict(xt)).mean() >= 0.99
+    if early_stopping:
+        assert fit.best_validation_score == pytest.approx(ref.best_validation_score_)
+
+
+def test_stopping_rule_stops_before_max_iter_like_sklearn():
+    x, y, xt = _problem(1, n=200, p=5, noise=0.0)
+    ref = _quiet_fit(MLPClassifier(hidden_layer_sizes=(5,), max_iter=700, random_state=0, tol=1e-2), x, y)
+    fit = fit_mlps([MLPJob("probe", x, y, xt, 0)], settings=AdamSettings(max_iter=700, tol=1e-2))[0]
+    assert ref.n_iter_ < 700
+    assert fit.n_iter == ref.n_iter_
+
+
+@pytest.mark.parametrize("hidden", [(), (10,), (6, 4)])
+def test_mlp_regressor_follows_sklearn(hidden):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((250, 8)).astype(np.float32)
+    y = np.tanh(x[:, 0]) + 0.5 * x[:, 1] + 0.1 * rng.standard_normal(250)
+    ref = _quiet_fit(MLPRegressor(hidden_layer_sizes=hidden, max_iter=30, random_state=7), x, y)
+    fit = fit_mlps([MLPJob("reg", x, y, x[:20], 7)], hidden=hidden, classify=False,
+                   settings=AdamSettings(max_iter=30))[0]
+    np.testing.assert_allclose(fit.loss_curve, ref.loss_curve_, rtol=1e-4)
+    np.testing.assert_allclose(fit.predictions, ref.predict(x[:20]), rtol=1e-3, atol=1e-4)
+
+
+def test_batched_heads_equal_heads_trained_alone_and_runs_repeat():
+    """A probe and its controls in one batched model give each head what it gets alone, bit for bit or
+    to float rounding, and two runs are identical (seeded, deterministic)."""
+    jobs = []
+    for k in range(3):
+        x, y, xt = _problem(10 + k)
+        jobs.append(MLPJob(f"head{k}", x, y, xt, k))
+    s = AdamSettings(max_iter=15)
+    together = fit_mlps(jobs, settings=s)
+    again = fit_mlps(jobs, settings=s)
+    for k, job in enumerate(jobs):
+        alone = fit_mlps([job], settings=s)[0]
+        assert together[k].n_iter == alone.n_iter
+        np.testing.assert_allclose(together[k].loss_curve, alone.loss_curve, rtol=1e-5)
+        assert (together[k].predictions == alone.predictions).mean() >= 0.99
+        assert together[k].loss_curve == again[k].loss_curve
+        assert (together[k].predictions == again[k].predictions).all()
+
+
+def test_diverging_head_is_reported_with_its_seed():
+    x, _, xt = _problem(3)
+    y = np.full(len(x), 1e25)  # squared loss beyond float32: inf
+    with pytest.raises(TrainingError, match=r"head 'blowup' \(seed 11\) diverged"):
+        fit_mlps([MLPJob("blowup", x, y, xt, 11)], classify=False, settings=AdamSettings(max_iter=5))
+
+
+def test_lbfgs_solves_a_batch_of_quadratics_to_their_minima():
+    """M independent quadratics ½(x−c)ᵀA(x−c) with very different conditioning; each column converges alone."""
+    rng = np.random.default_rng(0)
+    p, m = 6, 5
+    scales = torch.tensor([1e-2, 1e-1, 1.0, 10.0, 100.0])
+    A = torch.stack([torch.diag(torch.linspace(1, 20, p)) * s for s in scales])  # (m, p, p)
+    c = torch.as_tensor(rng.standard_normal((p, m)), dtype=torch.float32)
+
+    def fg(x, cols):
+        diff = x - c[:, cols]
+        ag = torch.einsum("mij,jm->im", A[cols], diff)
+        return 0.5 * (diff * ag).sum(0).double(), ag
+
+    x, n_iter, conv = lbfgs(fg, torch.zeros(p, m), tol=1e-5, max_iter=500)
+    assert conv.all() and (n_iter < 500).all()
+    np.testing.assert_allclose(x.numpy(), c.numpy(), atol=1e-3)
+
+
+def test_logreg_fixed_c_matches_sklearn_coefficients():
+    """One fold-free problem per C: our batched solution equals LogisticRegression's on standardised data."""
+    x, y, xt = _problem(4, n=400)
+    xs, = standardise(x)
+    cs = [0.01, 1.0, 100.0]
+    fit = logreg_cv(x, y, xt, Cs=cs, folds=[(np.arange(200), np.arange(200, 400))])
+    refs = [LogisticRegression(C=c, max_iter=2000).fit(xs, y) for c in cs]
+    ref_cv = np.array([(r.predict(xs[200:]) == y[200:]).mean() for r in
+                       [LogisticRegression(C=c, max_iter=2000).fit(xs[:200], y[:200]) for c in cs]])
+    np.testing.assert_allclose(fit.cv_accuracy[0], ref_cv, atol=1 / 200 + 1e-9)
+    best = refs[cs.index(fit.C)]
+    xts, = standardise(x, xt)[1:]
+    assert (best.predict(xts) == fit.predictions).mean() >= 0.99
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_logreg_cv_chooses_sklearns_c(seed):
+    x, y, xt = _problem(20 + seed, n=500, p=30, noise=3.0)
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=seed).split(x, y))
+    cs = np.logspace(-3, 3, 7)
+    xs, xts = standardise(x, xt)
+    ref = LogisticRegressionCV(Cs=list(cs), cv=folds, l1_ratios=(0.0,), scoring="accuracy", max_iter=2000,
+                               use_legacy_attributes=False).fit(xs, y)
+    fit = logreg_cv(x, y, xt, Cs=cs, folds=folds)
+    assert fit.C == pytest.approx(float(ref.C_))
+    assert (fit.predictions == ref.predict(xts)).mean() >= 0.99
+
+
+def test_bad_settings_and_devices_name_the_option():
+    with pytest.raises(SpecError, match="max_iter=0"):
+        AdamSettings(max_iter=0)
+    with pytest.raises(SpecError, match="lr=-0.1"):
+        AdamSettings(lr=-0.1)
+    with pytest.raises(CompevalError, match="--device 'tpu'") as exc:
+        torch_device("tpu")
+    assert "\n" not in str(exc.value)
+    if not torch.cuda.is_available():
+        with pytest.raises(CompevalError, match="--device cuda:0: no CUDA"):
+            torch_device("cuda:0")
+    assert torch_device("cpu").type == "cpu"
+    assert torch_device("auto").type in ("cpu", "cuda", "mps")
+
+
+def test_tasks_train_on_the_run_device():
+    """A task's trainer reads the run's device from its context (``--device``), not a task option."""
+    from compeval.context import RunContext
+    from compeval.tasks.registry import get_tasks
+
+    task = get_tasks("ettinger2018-sr")[0]
+    assert task.context.torch_device() in ("cpu", "cuda", "mps")
+    task.context = RunContext(device="cpu")
+    assert task.context.torch_device() == "cpu"
+    params = task.params
+    assert "device" not in params  # a run setting, never part of the task's identity
+    # the paper's settings are the defaults and are recorded
+    assert params["mlp_max_iter"] == 700 and params["mlp_n_iter_no_change"] == 10 and params["mlp_tol"] == 1e-4
+    assert params["trainer"] == "torch"
+
+
+@pytest.mark.parametrize("spec, option", [("ettinger2018-sr,mlp_max_iter=0", "option mlp_max_iter='0'"),
+                                          ("probe-has-x,mlp_max_iter=-5", "option mlp_max_iter='-5'"),
+                                          ("ettinger2018-sr,mlp_tol=-1", "option mlp_tol='-1'"),
+                                          ("ettinger2018-neg,trainer=keras", "option trainer='keras'"),
+                                          ("lexcomp-nc-literality,max_epochs=0", "option max_epochs='0'"),
+                                          ("lexcomp-vpc,lr=0", "option lr='0'"),
+                                          ("lexcomp-vpc,lr=-0.001", "option lr='-0.001'"),
+                                          ("sts3k-finetune,trainer=keras", "option trainer='keras'")])
+def test_task_options_out_of_range_are_one_line_errors(spec, option):
+    from compeval.tasks.registry import get_tasks
+
+    with pytest.raises(SpecError, match=option) as exc:
+        get_tasks(spec)
+    assert "\n" not in str(exc.value)
+
+
+def test_small_steps_run_on_one_thread_and_restore_the_setting():
+    from compeval.training.device import SMALL_STEP_FLOPS, threads_for
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with threads_for(SMALL_STEP_FLOPS / 10, torch.device("cpu")):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+        with threads_for(SMALL_STEP_FLOPS * 10, torch.device("cpu")):
+            assert torch.get_num_threads() == 2
+        with pytest.raises(RuntimeError):
+            with threads_for(1, torch.device("cpu")):
+                raise RuntimeError("a failing head")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

@@ -3,6 +3,7 @@ pairs coloured by pair type, and every STS set side by side (Fodor et al. 2024).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ...report.figures import PUBLISHED_COLOUR, new_figure, style_axes
 from ...report.loading import Entry
@@ -118,8 +119,21 @@ def _triplet(e: Entry, subset: str):
     return (None, None, None) if s is None else (s.value, s.ci_low, s.ci_high)
 
 
-def _scatter_figure(ctx: BuildContext, sts3k: list[Entry]):
+def _any_types(ctx: BuildContext):
+    """Pair types from any model's ``sts3k-types`` predictions: the types come from the pairs' parses (and a
+    fixed synonym model), not from the model scored, so one run colours every model's scatter."""
+    for e in ctx.index.firsts("sts3k-types"):
+        tp = e.predictions()
+        if tp is not None and {"item", "type"} <= set(tp.columns):
+            return tp[["item", "type"]].drop_duplicates("item")
+    return None
+
+
+def scatter_panels(ctx: BuildContext, sts3k: list[Entry]) -> list[tuple[Entry, pd.DataFrame, str]]:
+    """Per model: its adversarial pairs with the colour of each (pair type where any model ran
+    ``sts3k-types``, else negative/other) and what the colours mean."""
     panels = []
+    shared_types = _any_types(ctx)
     for e in sts3k:
         preds = e.predictions()
         if preds is None or not {"item", "score", "gold", "subsets"} <= set(preds.columns):
@@ -129,6 +143,8 @@ def _scatter_figure(ctx: BuildContext, sts3k: list[Entry]):
         frame = preds.loc[adv, ["item", "score", "gold", "subsets"]].copy()
         types = ctx.index.first(e.model, "sts3k-types")
         tp = types.predictions() if types is not None else None
+        if tp is None or not {"item", "type"} <= set(tp.columns):
+            tp = shared_types
         if tp is not None and {"item", "type"} <= set(tp.columns):
             frame = frame.merge(tp[["item", "type"]], on="item", how="left")
             frame["colour_by"] = frame["type"].where(frame["type"].isin(list(ADV_TYPES)), "other")
@@ -137,6 +153,11 @@ def _scatter_figure(ctx: BuildContext, sts3k: list[Entry]):
             frame["colour_by"] = np.where(frame["subsets"].str.contains("negative"), "negative", "other")
             legend_source = "subset (run sts3k-types for pair types)"
         panels.append((e, frame, legend_source))
+    return panels
+
+
+def _scatter_figure(ctx: BuildContext, sts3k: list[Entry]):
+    panels = scatter_panels(ctx, sts3k)
     if not panels:
         return None
     fig = new_figure(5.2 * len(panels), 4.6)

@@ -103,7 +103,8 @@ def ray_head(tmp_path):
 
 def _cli(out: Path, cache: Path, data_dir: Path, address: str) -> list[str]:
     args = [sys.executable, "-m", "compeval.cli", "run", "-o", str(out), "--cache-dir", str(cache),
-            "--data-dir", str(data_dir), "--executor", "ray", "--ray-address", address]
+            "--data-dir", str(data_dir), "--executor", "ray", "--ray-address", address,
+            "--verbose", "--no-report"]  # --verbose: a line per job (done / skipped), which this test reads
     for m in MODELS:
         args += ["-m", m]
     for t in GRID:

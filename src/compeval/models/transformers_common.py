@@ -89,7 +89,9 @@ class TorchSetup:
         return out
 
     def settings(self, resolved_device: str | None = None) -> dict[str, Any]:
-        return {"device": resolved_device or self.device, "batch": self.batch}
+        """Recorded beside each result: the device the model runs on (resolved now, so a result written by
+        a process that never loaded the weights, e.g. a Ray job stage reading cached vectors, says the same)."""
+        return {"device": resolved_device or resolve_device(self.device), "batch": self.batch}
 
 
 def needs_remote_code(directory: Path) -> str | None:

@@ -81,8 +81,9 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console) ->
         return
     if not rows:
         return
-    keep = {str(o.path) for o in present}
-    models = [m for m in index.models if any(e.model == m and str(e.path) in keep for e in index.entries)]
+    keep = {str(Path(o.path).resolve()) for o in present}
+    models = [m for m in index.models
+              if any(e.model == m and str(Path(e.path).resolve()) in keep for e in index.entries)]
     out.print(ranking_table(rows, models))
     out.print("[dim]★ best of the row · ↑ higher is better, ↓ lower · [95% interval] · a suite mean's interval "
               "treats its tasks as independent[/]", highlight=False)

@@ -7,6 +7,8 @@ tasks' main scores that share a metric and direction. Everything is read from th
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import math
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -56,8 +58,9 @@ def _mean(cells: list[tuple[float, float | None, float | None]]) -> tuple[float,
 
 def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[RankRow]:
     """Headline rows for every suite present (in report order); ``keep`` limits to these result files."""
-    paths = None if keep is None else {str(p) for p in keep}
-    entries = [e for e in index.entries if paths is None or str(e.path) in paths]
+    # Resolved on both sides: a run reports absolute paths, a folder given as ``results`` indexes relative ones.
+    paths = None if keep is None else {str(Path(p).resolve()) for p in keep}
+    entries = [e for e in index.entries if paths is None or str(Path(e.path).resolve()) in paths]
     models = [m for m in index.models if any(e.model == m for e in entries)]
     rows: list[RankRow] = []
     for suite in suite_order({e.suite for e in entries}):

@@ -104,10 +104,12 @@ def test_a_relative_output_folder_still_gets_its_ranking(tmp_path):
     """`make run` writes to `results` (relative): the ranking matches the run's results by resolved path."""
     r = subprocess.run([sys.executable, "-m", "compeval", "run", "-m", "hashbag", "-m", "random,dim=16",
                         "-t", TOY_TASKS[0], "-o", "results", "--no-report"], capture_output=True, text=True,
-                       cwd=tmp_path, env={**os.environ, "COLUMNS": "100", "COMPEVAL_CACHE_DIR": str(tmp_path / "c")})
+                       cwd=tmp_path, env={**os.environ, "COLUMNS": "50", "COMPEVAL_CACHE_DIR": str(tmp_path / "c")})
     assert r.returncode == 0, r.stderr
     rows = [line for line in r.stdout.splitlines() if line.startswith("invariance-relation auc")]
     assert len(rows) == 1 and rows[0].count("★") == 1, r.stdout
+    # piped into a log narrower than the table, a row stays one line with both models' cells
+    assert len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", rows[0])) == 2, r.stdout
 
 
 def test_ranking_marks_the_best_by_the_recorded_direction(tmp_path):

@@ -202,3 +202,49 @@ def test_small_steps_run_on_one_thread_and_restore_the_setting():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("classify", [True, False])
+@pytest.mark.parametrize("hidden", [(), (7,), (6, 4)])
+def test_hand_written_gradients_equal_autograd(classify, hidden):
+    """The trainer's backward pass, written out for speed, against torch's autograd on the same loss."""
+    from compeval.training.mlp import _forward, _init, _loss_and_grads, _point_loss
+
+    rng = np.random.default_rng(5)
+    heads, batch, p, alpha = 3, 20, 9, 0.3
+    units = [p, *hidden, 1]
+    inits = [_init(np.random.RandomState(k), units) for k in range(heads)]
+    params = [torch.as_tensor(np.stack([ini[i] for ini in inits]), dtype=torch.float64)
+              for i in range(len(units) * 2 - 2)]
+    xb = torch.as_tensor(rng.standard_normal((heads, batch, p)))
+    yb = torch.as_tensor((rng.random((heads, batch)) > 0.5) if classify else rng.standard_normal((heads, batch)),
+                         dtype=torch.float64)
+    grads = [torch.empty_like(q) for q in params]
+    loss = _loss_and_grads(params, xb, yb, classify, alpha, batch, grads)
+
+    leaves = [q.clone().requires_grad_(True) for q in params]
+    ref = _point_loss(_forward(leaves, xb), yb, classify).mean(1) + 0.5 * alpha * sum(
+        (leaves[2 * i] ** 2).sum((1, 2)) for i in range(len(leaves) // 2)) / batch
+    ref_grads = torch.autograd.grad(ref.sum(), leaves)
+    torch.testing.assert_close(loss, ref.detach())
+    for g, r in zip(grads, ref_grads):
+        torch.testing.assert_close(g, r)
+
+
+def test_logreg_problems_solved_together_equal_one_at_a_time():
+    """Several problems in one L-BFGS run (one column block each) give each problem's own solution."""
+    from compeval.training.logreg import LogRegProblem, logreg_cv_many
+
+    cs = np.logspace(-3, 3, 7)
+    problems = []
+    for seed in range(3):
+        x, y, xt = _problem(seed, n=240, p=10, noise=0.5 + seed)
+        folds = list(StratifiedKFold(4, shuffle=True, random_state=seed).split(x, y))
+        problems.append(LogRegProblem(x, y, xt, folds, f"problem {seed}"))
+    together = logreg_cv_many(problems, Cs=cs)
+    for prob, fit in zip(problems, together):
+        alone = logreg_cv(prob.x_train, prob.y_train, prob.x_test, Cs=cs, folds=prob.folds)
+        # equal up to float32 summation order: at most one held-out item per fold may flip
+        np.testing.assert_allclose(fit.cv_accuracy, alone.cv_accuracy, atol=1 / 60 + 1e-9)
+        assert fit.C == alone.C
+        assert (fit.predictions == alone.predictions).mean() >= 0.99

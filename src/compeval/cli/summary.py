@@ -36,6 +36,17 @@ def ranking_table(rows, models: list[str]) -> Table:
     return table
 
 
+def print_unwrapped(out: Console, renderable) -> None:
+    """A terminal wraps a table to its width; piped into a log (80 columns by default) the table is printed
+    at its natural width, one line per row, instead of folding every cell."""
+    if out.is_terminal:
+        out.print(renderable)
+        return
+    width = max(out.width, out.measure(renderable, options=out.options.update_width(10_000)).maximum)
+    # Console.print caps ``width`` at the console's own, hence a console as wide as the table
+    Console(file=out.file, width=width, color_system=None, highlight=False).print(renderable, crop=False)
+
+
 def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: Console, verbose: bool = False,
                report: bool = True) -> int:
     """Print the end of a run; return the exit status (1 when a job failed)."""
@@ -84,7 +95,7 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console) ->
     keep = {str(Path(o.path).resolve()) for o in present}
     models = [m for m in index.models
               if any(e.model == m and str(Path(e.path).resolve()) in keep for e in index.entries)]
-    out.print(ranking_table(rows, models))
+    print_unwrapped(out, ranking_table(rows, models))
     out.print("[dim]★ best of the row · ↑ higher is better, ↓ lower · [95% interval] · a suite mean's interval "
               "treats its tasks as independent[/]", highlight=False)
 

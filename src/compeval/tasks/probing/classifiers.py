@@ -83,7 +83,7 @@ def fit_many(requests: list[FitRequest], settings: ClassifierSettings) -> list[t
     if settings.trainer == "sklearn":
         return [fit_predict(r.classifier, r.x_train, r.y_train, r.x_test, seed=r.seed, settings=settings)
                 for r in requests]
-    from ...training.logreg import logreg_cv
+    from ...training.logreg import LogRegProblem, logreg_cv_many
     from ...training.mlp import MLPJob, fit_mlps
 
     out: list[tuple[np.ndarray, dict] | None] = [None] * len(requests)
@@ -93,13 +93,15 @@ def fit_many(requests: list[FitRequest], settings: ClassifierSettings) -> list[t
                     settings=settings.adam(), device=settings.device)
     for k, fit in zip(mlps, fits):
         out[k] = (fit.predictions.astype(bool), {"n_iter": fit.n_iter})
-    for k, r in enumerate(requests):
-        if r.classifier == "logreg":
-            y = np.asarray(r.y_train, dtype=bool)
-            folds = list(StratifiedKFold(settings.logreg_folds, shuffle=True, random_state=r.seed).split(r.x_train, y))
-            fit = logreg_cv(r.x_train, y, r.x_test, Cs=LOGREG_CS, folds=folds, max_iter=2000, device=settings.device,
-                            name=f"logistic regression {r.name!r} (seed {r.seed})")
-            out[k] = (fit.predictions.astype(bool), {"C": fit.C})
+    logregs = [k for k, r in enumerate(requests) if r.classifier == "logreg"]
+    problems = []
+    for k in logregs:
+        r = requests[k]
+        y = np.asarray(r.y_train, dtype=bool)
+        folds = list(StratifiedKFold(settings.logreg_folds, shuffle=True, random_state=r.seed).split(r.x_train, y))
+        problems.append(LogRegProblem(r.x_train, y, r.x_test, folds, f"logistic regression {r.name!r} (seed {r.seed})"))
+    for k, fit in zip(logregs, logreg_cv_many(problems, Cs=LOGREG_CS, max_iter=2000, device=settings.device)):
+        out[k] = (fit.predictions.astype(bool), {"C": fit.C})
     return out  # type: ignore[return-value]
 
 

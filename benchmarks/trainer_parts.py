@@ -1,0 +1,134 @@
+"""The probing heads timed apart: batched torch MLPs vs scikit-learn's ``MLPClassifier``, and batched
+L-BFGS cross-validated logistic regression vs ``LogisticRegressionCV``, on a task's real features.
+
+For each task the classifier requests are captured from a normal evaluation (the model's vectors, the
+probe one-hots, the controls), saved next to ``--features`` so later runs skip the encoding, and then
+fitted by each trainer in the same process. Printed per task: wall and CPU seconds per part and trainer,
+the speed-up, the chosen C of both logistic regressions and the test accuracies.
+
+    COMPEVAL_DATA_DIR=../shared/data python benchmarks/trainer_parts.py --model all-MiniLM-L6-v2 \\
+        --suite probing [--task ettinger2018-sr] [--parts mlp,logreg] [--features /tmp/parts]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import time
+from pathlib import Path
+
+import numpy as np
+
+from compeval.cache.cached import EmbeddingCache
+from compeval.data.registry import DataContext
+from compeval.models.registry import load_model
+from compeval.tasks.probing import classifiers as clf
+from compeval.tasks.registry import get_tasks
+
+
+class _Captured(Exception):
+    pass
+
+
+def capture(task_name: str, model_name: str, cache_dir: Path, seed: int) -> list:
+    """The ``FitRequest``s one evaluation of ``task_name`` would train (the evaluation stops there)."""
+    data = DataContext(os.environ.get("COMPEVAL_DATA_DIR"), download=False)
+    task = get_tasks(task_name)[0]
+    task.load(data)
+    model = load_model(model_name, cache=EmbeddingCache(cache_dir))
+    seen: list = []
+    original = clf.fit_many
+
+    def grab(requests, settings):
+        seen.extend(requests)
+        raise _Captured
+
+    import compeval.tasks.probing.evaluation as ev
+    ev.fit_many = grab
+    try:
+        task.evaluate(model, seed=seed)
+    except _Captured:
+        pass
+    finally:
+        ev.fit_many = original
+    return seen
+
+
+def _timed(fn):
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="all-MiniLM-L6-v2")
+    ap.add_argument("--suite", action="append", default=[])
+    ap.add_argument("--task", action="append", default=[])
+    ap.add_argument("--parts", default="mlp,logreg")
+    ap.add_argument("--trainers", default="sklearn,torch")
+    ap.add_argument("--features", default="/tmp/compeval-trainer-parts")
+    ap.add_argument("--mlp-max-iter", type=int, default=700)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    import torch
+
+    names = args.task or [t.name for s in (args.suite or ["probing"]) for t in get_tasks(s)]
+    store = Path(args.features)
+    store.mkdir(parents=True, exist_ok=True)
+    settings = clf.ClassifierSettings(mlp_max_iter=args.mlp_max_iter)
+    parts, trainers = args.parts.split(","), args.trainers.split(",")
+    print(f"model {args.model}; torch threads {torch.get_num_threads()}; load average {os.getloadavg()[0]:.1f}; "
+          f"mlp_max_iter {args.mlp_max_iter}", flush=True)
+    rows = []
+    for name in names:
+        path = store / f"{args.model}--{name}--{args.seed}.pkl"
+        if path.exists():
+            requests = pickle.loads(path.read_bytes())
+        else:
+            requests = capture(name, args.model, store / "cache", args.seed)
+            path.write_bytes(pickle.dumps(requests))
+        for part in parts:
+            reqs = [r for r in requests if r.classifier == part]
+            if not reqs:
+                continue
+            row = {"task": name, "part": part, "heads": len(reqs), "shape": reqs[0].x_train.shape}
+            for trainer in trainers:
+                s = clf.ClassifierSettings(mlp_max_iter=args.mlp_max_iter, trainer=trainer)
+                out, w, c = _timed(lambda: clf.fit_many(reqs, s))
+                row[trainer] = dict(wall=w, cpu=c, info=[i for _, i in out], pred=[p for p, _ in out])
+            rows.append(row)
+            line = f"{name:24s} {part:6s} heads {row['heads']} {row['shape']}"
+            for trainer in trainers:
+                line += f" | {trainer} {row[trainer]['wall']:7.1f}s wall {row[trainer]['cpu']:7.1f}s cpu"
+            if {"sklearn", "torch"} <= set(trainers):
+                line += f" | speed-up {row['sklearn']['wall'] / max(row['torch']['wall'], 1e-9):5.1f}×"
+                agree = np.mean([np.mean(a == b) for a, b in zip(row["sklearn"]["pred"], row["torch"]["pred"])])
+                line += f" | same predictions {agree:.3f}"
+                line += f" | sklearn {row['sklearn']['info']} torch {row['torch']['info']}"
+            print(line, flush=True)
+    if {"sklearn", "torch"} <= set(trainers):
+        print("\n| task | part | heads | sklearn s (wall/cpu) | torch s (wall/cpu) | speed-up (wall) | fitted sklearn | fitted torch |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['task']} | {r['part']} | {r['heads']} | {r['sklearn']['wall']:.1f}/{r['sklearn']['cpu']:.1f} | "
+                  f"{r['torch']['wall']:.1f}/{r['torch']['cpu']:.1f} | "
+                  f"{r['sklearn']['wall'] / max(r['torch']['wall'], 1e-9):.1f}× | "
+                  f"{[i.get('C', i.get('n_iter')) for i in r['sklearn']['info']]} | "
+                  f"{[i.get('C', i.get('n_iter')) for i in r['torch']['info']]} |")
+        for part in parts:
+            sel = [r for r in rows if r["part"] == part]
+            if sel:
+                sk = sum(r["sklearn"]["wall"] for r in sel)
+                to = sum(r["torch"]["wall"] for r in sel)
+                line = f"{part}: {len(sel)} tasks, sklearn {sk:.1f}s, torch {to:.1f}s, speed-up {sk / max(to, 1e-9):.1f}×"
+                if part == "logreg":
+                    same = sum(all(a["C"] == b["C"] for a, b in zip(r["sklearn"]["info"], r["torch"]["info"])) for r in sel)
+                    heads = sum(a["C"] == b["C"] for r in sel for a, b in zip(r["sklearn"]["info"], r["torch"]["info"]))
+                    total = sum(r["heads"] for r in sel)
+                    line += f"; same C on {same} of {len(sel)} tasks ({heads} of {total} heads)"
+                print(line)
+
+
+if __name__ == "__main__":
+    main()

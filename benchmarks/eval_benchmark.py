@@ -33,6 +33,11 @@ def _timed(fn):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
+def _ratio(evaluate: float, encode: float) -> str:
+    """evaluation / encoding; "–" when the task encodes nothing itself (its texts come from another task)."""
+    return f"{evaluate / encode:.2f}" if encode >= 0.05 else "–"
+
+
 def _accepts(task_cls, option: str) -> bool:
     return option in task_cls.Options.model_fields
 
@@ -89,13 +94,13 @@ def main() -> None:
                            fitted=out.counts.get("fitted"))
                 rows.append(row)
                 print(f"{name:24s} {trainer:7s} {device:5s} encode {enc_w:7.1f}s wall {enc_c:7.1f}s cpu | "
-                      f"evaluate {ev_w:7.1f}s wall {ev_c:7.1f}s cpu | ratio {ev_w / max(enc_w, 1e-9):6.2f} "
+                      f"evaluate {ev_w:7.1f}s wall {ev_c:7.1f}s cpu | ratio {_ratio(ev_w, enc_w):>6s} "
                       f"| main {main}", flush=True)
     print("\n| task | trainer | device | encode s | evaluate s (wall) | evaluate s (cpu) | eval/encode |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['task']} | {r['trainer']} | {r['device']} | {r['encode_wall']:.1f} | {r['eval_wall']:.1f} | "
-              f"{r['eval_cpu']:.1f} | {r['eval_wall'] / max(r['encode_wall'], 1e-9):.2f} |")
+              f"{r['eval_cpu']:.1f} | {_ratio(r['eval_wall'], r['encode_wall'])} |")
     print("\n| suite | trainer | device | encode s | evaluate s (wall) | eval/encode |")
     print("|---|---|---|---|---|---|")
     keys = sorted({(r["suite"], r["trainer"], r["device"]) for r in rows})
@@ -103,7 +108,7 @@ def main() -> None:
         sel = [r for r in rows if (r["suite"], r["trainer"], r["device"]) == (suite, trainer, device)]
         enc = float(np.sum([r["encode_wall"] for r in sel]))
         ev = float(np.sum([r["eval_wall"] for r in sel]))
-        print(f"| {suite} | {trainer} | {device} | {enc:.1f} | {ev:.1f} | {ev / max(enc, 1e-9):.2f} |")
+        print(f"| {suite} | {trainer} | {device} | {enc:.1f} | {ev:.1f} | {_ratio(ev, enc)} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=str)

@@ -141,11 +141,11 @@ def _default_tasks(data_dir: Optional[Path]) -> list[str]:
             chosen.append(name)
     if skipped:
         console.print(f"[dim]no local data for: {', '.join(skipped)} (name them with --task to download, "
-                      "or give --data-dir)[/]")
+                      "or give --data-dir)[/]", soft_wrap=True)
     if slow:
-        console.print(f"[dim]not in the default run (they train many models): {', '.join(slow)}[/]")
+        console.print(f"[dim]not in the default run (they train many models): {', '.join(slow)}[/]", soft_wrap=True)
     if unmet:
-        console.print(f"[dim]skipped: {'; '.join(unmet)}[/]")
+        console.print(f"[dim]skipped: {'; '.join(unmet)}[/]", soft_wrap=True)
     return chosen
 
 

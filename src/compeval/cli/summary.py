@@ -97,7 +97,7 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console) ->
               if any(e.model == m and str(Path(e.path).resolve()) in keep for e in index.entries)]
     print_unwrapped(out, ranking_table(rows, models))
     out.print("[dim]★ best of the row · ↑ higher is better, ↓ lower · [95% interval] · a suite mean's interval "
-              "treats its tasks as independent[/]", highlight=False)
+              "treats its tasks as independent[/]", highlight=False, soft_wrap=True)
 
 
 def _full_table(done, output_dir: Path, out: Console) -> None:

@@ -10,8 +10,9 @@
   often stays flat for the first epochs while the loss still falls, and the network then stops
   untrained (sr: 0.533).
 ``trainer=torch`` (default) fits them with ``compeval.training``: a probe and its controls as one
-batched model, cross-validated logistic regression as one batched L-BFGS problem (folds × C), on the
-run's device. ``trainer=sklearn`` runs scikit-learn's estimators one after another (same settings).
+batched model, a task's cross-validated logistic regressions as one batched L-BFGS run (problems ×
+folds × C), on the run's device. ``trainer=sklearn`` runs scikit-learn's estimators one after another
+(same settings).
 Controls: the probe one-hots replaced by one-hots of random probe-vocabulary words, and the sentence
 vectors replaced by standard Gaussian vectors (one fixed vector per distinct sentence).
 """

@@ -404,3 +404,25 @@ def test_numeric_model_options_are_range_checked(spec, message):
 def test_model_folder_is_the_configuration_id():
     config = load_model("hashbag").config
     assert model_folder(config) == config.id and model_folder({"id": config.id}) == config.id
+
+
+def test_a_result_from_before_a_new_default_option_is_recomputed_not_reused(tmp_path):
+    """Results written before a task gained an option (here modifiers' ``word_tokenisation``, whose default
+    changed what word-vector models encode) lack it in their recorded options: a rerun must not reuse them
+    as if they held today's default, but recompute them with a warning naming the difference."""
+    out = tmp_path / "out"
+    task = "modifiers-test3,n_resamples=50"
+    with warnings.catch_warnings():
+        first = run(["hashbag"], [task], out, cache_dir=None)
+    assert first.outcomes[0].status == "done"
+    (path,) = out.glob("*/modifiers-test3*.json")
+    data = json.loads(path.read_text())
+    assert data["task"]["params"]["word_tokenisation"] == "authors"
+    old = dict(data, task=dict(data["task"], params={k: v for k, v in data["task"]["params"].items()
+                                                      if k != "word_tokenisation"}))
+    path.write_text(json.dumps(dict(old, checksum=content_checksum(old))))  # as the previous version wrote it
+    with warnings.catch_warnings():
+        again = run(["hashbag"], [task], out, cache_dir=None)
+    assert again.outcomes[0].status == "done"
+    assert any("other options" in w for w in again.warnings), again.warnings
+    assert json.loads(path.read_text())["task"]["params"]["word_tokenisation"] == "authors"

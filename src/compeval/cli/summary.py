@@ -14,12 +14,11 @@ from ..errors import CompevalError
 from ..runner.jobs import RunSummary
 from ..runner.progress import first_line
 
-ARROWS = {1: "↑", -1: "↓", 0: ""}
-
 
 def ranking_table(rows, models: list[str]) -> Table:
     """Headlines down, models across (a model's name is one column however many suites ran)."""
     from ..report.ranking import fmt_cell
+    from ..report.tables import with_arrow
 
     table = Table(show_lines=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("headline", no_wrap=True)
@@ -31,7 +30,7 @@ def ranking_table(rows, models: list[str]) -> Table:
         for m in models:
             text = escape(fmt_cell(row.cells.get(m)))
             cells.append(f"[bold green]{text} ★[/]" if m == best else text + "  ")
-        label = f"{escape(row.label)} {ARROWS[row.direction]}" + (f" [dim]({row.note})[/]" if row.note else "")
+        label = with_arrow(escape(row.label), row.direction) + (f" [dim]({row.note})[/]" if row.note else "")
         table.add_row(label, *cells)
     return table
 
@@ -82,7 +81,7 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
 
 def _print_ranking(present, output_dir: Path, out: Console, console: Console) -> None:
     from ..report.loading import ResultsIndex
-    from ..report.ranking import ranking
+    from ..report.ranking import ranked_models, ranking
 
     try:
         index = ResultsIndex(output_dir)
@@ -92,10 +91,7 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console) ->
         return
     if not rows:
         return
-    keep = {str(Path(o.path).resolve()) for o in present}
-    models = [m for m in index.models
-              if any(e.model == m and str(Path(e.path).resolve()) in keep for e in index.entries)]
-    print_unwrapped(out, ranking_table(rows, models))
+    print_unwrapped(out, ranking_table(rows, ranked_models(index, rows)))
     out.print("[dim]★ best of the row · ↑ higher is better, ↓ lower · [95% interval] · a suite mean's interval "
               "treats its tasks as independent[/]", highlight=False, soft_wrap=True)
 
@@ -137,15 +133,16 @@ def leaderboard_table(directory: Path, include_published: bool = True) -> Table:
     the best published figure of each row with how many were published (all of them: csv, json, markdown)."""
     from ..report.loading import ResultsIndex
     from ..report.ranking import fmt_cell
-    from ..report.tables import best_rows, leaderboard_columns, leaderboard_frame
+    from ..report.tables import (PUBLISHED_SUFFIX, best_rows, is_published, leaderboard_columns,
+                                 leaderboard_directions, leaderboard_frame, with_arrow)
 
     index = ResultsIndex(directory)
     frame = leaderboard_frame(index, include_published=include_published, overall=True)
     cols = leaderboard_columns(index)
-    directions = {(c.suite, c.label): c.direction for c in cols} | {("overall", "mean rank"): -1}
+    directions = leaderboard_directions(cols)
     best = best_rows(frame, directions)
-    models = [m for m in frame.index if not str(m).endswith("[published]")]
-    published = [m for m in frame.index if str(m).endswith("[published]")]
+    models = [m for m in frame.index if not is_published(m)]
+    published = [m for m in frame.index if is_published(m)]
     table = Table(title="leaderboard · 95% intervals · bold: best computed model", header_style="bold",
                   box=None, pad_edge=False)
     table.add_column("column", no_wrap=True)
@@ -153,27 +150,27 @@ def leaderboard_table(directory: Path, include_published: bool = True) -> Table:
         table.add_column(escape(str(m)), no_wrap=True)
     if published:
         table.add_column("best published (of n)", overflow="fold")
+    def get(model, s, t, stat):
+        v = frame.loc[model, (s, t, stat)] if (s, t, stat) in frame.columns else float("nan")
+        return None if v != v else float(v)
+
     suite = None
     for s, t in dict.fromkeys((s, t) for s, t, _ in frame.columns):
         if s != suite:
             suite = s
             table.add_row(f"[bold]{escape(s)}[/]")
-        def get(model, stat):
-            v = frame.loc[model, (s, t, stat)] if (s, t, stat) in frame.columns else float("nan")
-            return None if v != v else float(v)
-
         cells = []
         for m in models:
-            v = get(m, "value")
-            text = "–" if v is None else escape(fmt_cell((v, get(m, "ci_low"), get(m, "ci_high"))))
+            v = get(m, s, t, "value")
+            text = "–" if v is None else escape(fmt_cell((v, get(m, s, t, "ci_low"), get(m, s, t, "ci_high"))))
             cells.append(f"[bold green]{text}[/]" if best.get((s, t)) == m and v is not None else text)
         if published:
             sign = directions.get((s, t), 0)
-            pub = {m: get(m, "value") for m in published if get(m, "value") is not None}
+            pub = {m: pv for m in published if (pv := get(m, s, t, "value")) is not None}
             if pub and sign:
                 top = max(pub, key=lambda m: sign * pub[m])
-                cells.append(f"{pub[top]:.3f} {escape(top.removesuffix(' [published]'))} ({len(pub)})")
+                cells.append(f"{pub[top]:.3f} {escape(top.removesuffix(PUBLISHED_SUFFIX))} ({len(pub)})")
             else:
                 cells.append("")
-        table.add_row(f"  {escape(t)} {ARROWS[directions.get((s, t), 0)]}", *cells)
+        table.add_row("  " + with_arrow(escape(t), directions.get((s, t), 0)), *cells)
     return table

@@ -7,6 +7,7 @@ d², see ``compose``).
 """
 from __future__ import annotations
 
+import gzip
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -56,20 +57,12 @@ def load_vectors(source: str) -> WordVectors:
             f"word vectors {source!r}: no such file, and not a packaged name ({', '.join(PACKAGED)})"
         )
     digest = sha256_file(path)
-    if path.suffix == ".gz":  # compressed text (Numberbatch is released as .txt.gz)
-        import gzip
-
-        with gzip.open(path, "rb") as f:
-            head = f.read(4096)
-        first = head.split(b"\n", 1)[0].split()
-        is_header = len(first) == 2 and all(x.isdigit() for x in first)
-        words, matrix = _read_text(path, skip_header=is_header)
-        return WordVectors(words, matrix, path.name, digest)
-    with open(path, "rb") as f:
+    compressed = path.suffix == ".gz"  # compressed text (Numberbatch is released as .txt.gz)
+    with (gzip.open if compressed else open)(path, "rb") as f:
         head = f.read(4096)
     first = head.split(b"\n", 1)[0].split()
     is_header = len(first) == 2 and all(x.isdigit() for x in first)
-    if is_header and _looks_binary(head):
+    if is_header and not compressed and _looks_binary(head):
         words, matrix = _read_word2vec_binary(path)
     else:
         words, matrix = _read_text(path, skip_header=is_header)
@@ -110,8 +103,6 @@ def _read_text(path: Path, skip_header: bool) -> tuple[list[str], np.ndarray]:
     """word2vec/GloVe text. ConceptNet Numberbatch's multilingual files name terms ``/c/<lang>/<term>``:
     English terms are kept under their bare term (``/c/en/black_cat`` → ``black_cat``), other languages
     skipped; the English-only release (bare terms) reads as it is. ``.gz`` files are read compressed."""
-    import gzip
-
     from ..errors import MalformedDataError
 
     words, rows, dim = [], [], None

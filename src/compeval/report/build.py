@@ -112,10 +112,9 @@ def build_report(
     umask = os.umask(0)
     os.umask(umask)
     output.chmod(0o666 & ~umask)  # a report is for sharing: the temporary file's 0600 is too strict
-    extra = [f for f in (headline_fig, paired_fig) if f is not None]
-    figures = [f.id for f in extra[:1] if f is headline_fig] + [f.id for s in sections for f in s.figures] \
-        + ([paired_fig.id] if paired_fig else [])
-    files = [p for f in extra for p in f.files] + [p for s in sections for f in s.figures for p in f.files]
+    rendered = [f for f in (headline_fig, *(f for s in sections for f in s.figures), paired_fig) if f is not None]
+    figures = [f.id for f in rendered]  # in page order
+    files = [p for f in rendered for p in f.files]
     return ReportInfo(path=output, size_bytes=output.stat().st_size, seconds=time.perf_counter() - started,
                       sections=["leaderboard", *[s.id for s in sections], "paired", "provenance"], figures=figures,
                       paired=sum(1 for c in comparisons if c.result), figure_files=files, warnings=notes)

@@ -7,16 +7,16 @@ tasks' main scores that share a metric and direction. Everything is read from th
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
 from .loading import Entry, ResultsIndex
 from .sections import Headline, section, suite_order, task_order
+from .tables import with_arrow
 
 Z95 = 1.959963984540054
 
@@ -120,6 +120,11 @@ def _summaries(suite: str, entries: list[Entry], models: list[str]) -> list[Rank
     return rows
 
 
+def ranked_models(index: ResultsIndex, rows: list[RankRow]) -> list[str]:
+    """The models with a cell in any row, in the index's order: the ranking's columns."""
+    return [m for m in index.models if any(m in r.cells for r in rows)]
+
+
 def fmt_cell(cell: tuple[float, float | None, float | None] | None, digits: int = 3) -> str:
     if cell is None:
         return "–"
@@ -136,10 +141,9 @@ def ranking_frame(results_dir, keep: Iterable[str] | None = None):
 
     index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)
     rows = ranking(index, keep)
-    models = [m for m in index.models if any(m in r.cells for r in rows)]
-    arrows = {1: " ↑", -1: " ↓"}
+    models = ranked_models(index, rows)
     frame = pd.DataFrame([[fmt_cell(r.cells.get(m)) for m in models] + [r.best() or ""] for r in rows],
                          columns=[*models, "best"],
-                         index=[r.label + arrows.get(r.direction, "") for r in rows])
+                         index=[with_arrow(r.label, r.direction) for r in rows])
     frame.index.name = "headline"
     return frame

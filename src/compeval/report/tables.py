@@ -99,7 +99,7 @@ def leaderboard_frame(results_dir: Path | str | ResultsIndex, include_published:
     if include_published:
         for c in cols:
             for p in index.published(c.task_name, c.subset, c.metric):
-                label = f"{p.model} [published]"
+                label = p.model + PUBLISHED_SUFFIX
                 data[(c.suite, c.label, "value")][label] = p.value
                 if label not in rows:
                     rows.append(label)
@@ -109,10 +109,23 @@ def leaderboard_frame(results_dir: Path | str | ResultsIndex, include_published:
     return frame
 
 
+PUBLISHED_SUFFIX = " [published]"
+
+
+def is_published(label) -> bool:
+    """A leaderboard row transcribed from a paper (``"<model> [published]"``), not computed here."""
+    return str(label).endswith(PUBLISHED_SUFFIX)
+
+
+def leaderboard_directions(cols: list[Column]) -> dict[tuple[str, str], int]:
+    """(suite, column) → +1 higher is better, −1 lower; the overall mean rank is lower-is-better."""
+    return {(c.suite, c.label): c.direction for c in cols} | {("overall", "mean rank"): -1}
+
+
 def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int]) -> dict[tuple[str, str], str]:
     """(suite, column) → the computed model (not a published row) with the best value."""
     best = {}
-    computed = [m for m in frame.index if not str(m).endswith("[published]")]
+    computed = [m for m in frame.index if not is_published(m)]
     for key, sign in directions.items():
         if sign == 0 or (*key, "value") not in frame.columns:
             continue
@@ -145,11 +158,11 @@ def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_pub
     index = ResultsIndex(results_dir)
     frame = leaderboard_frame(index, include_published=include_published, overall=True)
     cols = leaderboard_columns(index)
-    directions = {(c.suite, c.label): c.direction for c in cols} | {("overall", "mean rank"): -1}
+    directions = leaderboard_directions(cols)
     if fmt == "csv":
         flat = frame.copy()
         flat.columns = [f"{s}/{t}" if s == "overall" else f"{s}/{t}/{stat}" for s, t, stat in flat.columns]
-        flat.insert(0, "published", [str(m).endswith("[published]") for m in flat.index])
+        flat.insert(0, "published", [is_published(m) for m in flat.index])
         return flat.to_csv()
     if fmt == "json":
         return json.dumps(leaderboard_records(frame, cols), indent=1) + "\n"
@@ -166,7 +179,7 @@ def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_pub
         cells[(suite, task)] = [bold(t) if m == mark and t else t for m, t in zip(frame.index, texts)]
     cells.columns = pd.MultiIndex.from_tuples(cells.columns, names=["suite", "task"])
     if fmt == "markdown":
-        header = ["model"] + [f"{t} ({s})" + _arrow(directions.get((s, t), -1 if s == "overall" else 0))
+        header = ["model"] + [with_arrow(f"{t} ({s})", directions.get((s, t), 0))
                               for s, t in cells.columns]
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for model, row in cells.iterrows():
@@ -178,8 +191,12 @@ def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_pub
     return re.sub(r"BOLD\\\{(.*?)\\\}", r"\\textbf{\1}", tex)
 
 
-def _arrow(direction: int) -> str:
-    return {1: " ↑", -1: " ↓"}.get(direction, "")
+ARROWS = {1: "↑", -1: "↓", 0: ""}
+
+
+def with_arrow(text: str, direction: int) -> str:
+    """``text ↑`` (higher is better), ``text ↓`` (lower), or the text alone."""
+    return f"{text} {ARROWS[direction]}" if direction else text
 
 
 def leaderboard_records(frame: pd.DataFrame, cols: list[Column]) -> list[dict]:
@@ -189,7 +206,7 @@ def leaderboard_records(frame: pd.DataFrame, cols: list[Column]) -> list[dict]:
 
     out = []
     for model in frame.index:
-        published = str(model).endswith("[published]")
+        published = is_published(model)
         for c in cols:
             v = num(frame.loc[model, (c.suite, c.label, "value")])
             if v is None:

@@ -8,6 +8,7 @@ Everything here is usable from Python without the CLI: ``run(["glove-6b-50d"], [
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -173,32 +174,28 @@ def run(
     started = time.perf_counter()
     if progress is None:
         progress = reporter is not None or interactive()
-    if reporter is None and progress:
-        with RichReporter() as drawn:
-            return run(models, tasks, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache_dir,
-                       seed=seed, download=download, reporter=drawn, executor=executor, device=device,
-                       batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
-                       allow_modified_data=allow_modified_data)
-    reporter = reporter or Reporter()
-    executor = make_executor(executor)
-    ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
-                       overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
-                       progress=progress, allow_modified_data=allow_modified_data)
-    if executor.name == "local" and ctx.device != "auto":
-        resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
-    check_writable(ctx.output_dir)
-    the_plan = plan(models, tasks, ctx)
-    for message in the_plan.warnings:
-        warn = getattr(reporter, "warning", None)
-        if callable(warn):
-            warn(message)
-    try:
-        executor.check(the_plan)
-        for outcome in the_plan.skipped + the_plan.failed:
-            reporter.job_done(outcome)
-        report = executor.execute(the_plan, ctx, reporter) if the_plan.jobs else None
-    finally:
-        the_plan.cache.close()
+    drawn = RichReporter() if reporter is None and progress else None  # the bars live for the run
+    reporter = drawn or reporter or Reporter()
+    with drawn if drawn is not None else nullcontext():
+        executor = make_executor(executor)
+        ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
+                           overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
+                           progress=progress, allow_modified_data=allow_modified_data)
+        if executor.name == "local" and ctx.device != "auto":
+            resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
+        check_writable(ctx.output_dir)
+        the_plan = plan(models, tasks, ctx)
+        for message in the_plan.warnings:
+            warn = getattr(reporter, "warning", None)
+            if callable(warn):
+                warn(message)
+        try:
+            executor.check(the_plan)
+            for outcome in the_plan.skipped + the_plan.failed:
+                reporter.job_done(outcome)
+            report = executor.execute(the_plan, ctx, reporter) if the_plan.jobs else None
+        finally:
+            the_plan.cache.close()
     summary = RunSummary(outcomes=list(the_plan.skipped) + list(the_plan.failed), executor=executor.name,
                          load_seconds=the_plan.load_seconds, warnings=list(the_plan.warnings))
     if report is not None:

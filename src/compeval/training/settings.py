@@ -20,6 +20,12 @@ def check_trainer(value: str, option: str = "trainer") -> str:
     return value
 
 
+def trainer_record(device, trainer: str = "torch") -> dict:
+    """What a result records of the trainer that fitted its heads (``counts["trainer"]``)."""
+    return {"name": trainer, "device": str(device),
+            "dtype": "float32" if trainer == "torch" else "as input (float32)"}
+
+
 @dataclass(frozen=True)
 class AdamSettings:
     """scikit-learn's MLP defaults (solver adam) and its stopping rule: stop once the training loss

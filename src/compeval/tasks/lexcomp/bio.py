@@ -22,11 +22,12 @@ def spans(tags) -> set[tuple[int, int, str]]:
     return out
 
 
-def span_counts(gold: list, pred: list) -> np.ndarray:
-    """(n, 3) per-sentence [true positives, predicted spans, gold spans], for F1 and its bootstrap."""
+def span_counts(gold: list, pred: list, read=spans) -> np.ndarray:
+    """(n, 3) per-sentence [true positives, predicted spans, gold spans], for F1 and its bootstrap;
+    ``read`` turns a tag sequence into its set of spans (``spans``, or another scorer's reading)."""
     rows = []
     for g, p in zip(gold, pred):
-        gs, ps = spans(g), spans(p)
+        gs, ps = read(g), read(p)
         rows.append((len(gs & ps), len(ps), len(gs)))
     return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 

@@ -96,11 +96,7 @@ def allennlp_spans(tags) -> set[tuple[str, int, int]]:
 
 def allennlp_span_counts(gold: list, pred: list) -> np.ndarray:
     """(n, 3) per-sentence [true positives, predicted spans, gold spans] under ``allennlp_spans``."""
-    rows = []
-    for g, p in zip(gold, pred):
-        gs, ps = allennlp_spans(g), allennlp_spans(p)
-        rows.append((len(gs & ps), len(ps), len(gs)))
-    return np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+    return bio.span_counts(gold, pred, read=allennlp_spans)
 
 
 def fit_word_tags(train: list[TagItem]) -> dict:

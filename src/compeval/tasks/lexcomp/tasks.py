@@ -19,6 +19,7 @@ from ...errors import MissingDataError, SpecError
 from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample_indices
 from ...models.protocol import token_encoder
 from ...results.schema import Score
+from ...training.settings import trainer_record
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import TaskOptions, domain_check, path_text
 from ..registry import register_task
@@ -237,7 +238,7 @@ class SpanTask(LexcompTask):
                                       val_accuracy=res.best_val, chosen_on="validation accuracy"))
         preds["model"] = pred
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
-        counts["trainer"] = {"name": "torch", "device": str(device), "dtype": "float32"}
+        counts["trainer"] = trainer_record(device)
         counts["chosen"] = f"{layer}+{encoder}"
         return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 
@@ -349,7 +350,7 @@ class TaggingTask(LexcompTask):
                                      val_span_f1=res.best_val, chosen_on="validation span F1"))
         preds["model"] = [" ".join(t) for t in pred]
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
-        counts["trainer"] = {"name": "torch", "device": str(device), "dtype": "float32"}
+        counts["trainer"] = trainer_record(device)
         counts["chosen"] = f"{layer}+{encoder}"
         return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
 

@@ -18,6 +18,7 @@ from pydantic import Field, field_validator
 from ...errors import SpecError
 from ...metrics.bootstrap import DEFAULT_RESAMPLES, mean_ci
 from ...results.schema import Score
+from ...training.settings import trainer_record
 from ..base import TaskOutput
 from ..options import TaskOptions, domain_check
 from ..scoring import embed
@@ -174,7 +175,6 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
         "mlp_early_stopping": settings.mlp_early_stopping,
         "mlp_tol": settings.mlp_tol,
         "mlp_n_iter_no_change": settings.mlp_n_iter_no_change,
-        "trainer": {"name": settings.trainer, "device": settings.device,
-                    "dtype": "float32" if settings.trainer == "torch" else "as input (float32)"},
+        "trainer": trainer_record(settings.device, settings.trainer),
     }
     return TaskOutput(scores=scores, n_items=int(len(predictions)), predictions=predictions, counts=counts)

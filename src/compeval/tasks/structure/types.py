@@ -65,14 +65,8 @@ PREPOSITIONS = frozenset("of for with to in on at from about into onto over unde
 def head(text: str | None, stop: Iterable[str] = DEFAULT_STOP) -> tuple[str, ...]:
     """Head stem of a phrase: the last content word before its first inner preposition
     ("the history of the castle" → histor; "to the crowded site" → sit)."""
-    if not text:
-        return ()
-    words = _WORD.findall(text.lower())
-    while words and words[0] in PREPOSITIONS:
-        words = words[1:]
-    cut = next((i for i, w in enumerate(words) if i > 0 and w in PREPOSITIONS), len(words))
-    content = [w for w in words[:cut] if w not in stop] or [w for w in words if w not in stop]
-    return (stem(content[-1]),) if content else ()
+    word = _raw_head(text, stop)
+    return (stem(word),) if word else ()
 
 
 def slots(parse: Mapping[str, str | None], stop: Iterable[str] = DEFAULT_STOP) -> dict[str, tuple[str, ...]]:
@@ -107,7 +101,7 @@ Similarity = Callable[[str, str], float]
 
 
 def _raw_head(text: str | None, stop: Iterable[str]) -> str | None:
-    """The head word of a phrase, unstemmed (for a word-vector look-up)."""
+    """The head word of a phrase, unstemmed (``head`` stems it; a word-vector look-up takes it as it is)."""
     if not text:
         return None
     words = _WORD.findall(text.lower())

@@ -5,7 +5,9 @@ For each task: its unique texts are encoded once with an in-memory cache (``enco
 then the task is evaluated from memory once per trainer (``trainer=sklearn`` and ``trainer=torch`` in the
 same process, same vectors, same seed) and per device. Wall seconds and process CPU seconds are printed
 (CPU seconds are the fairer figure when other jobs share the cores). Tasks without a ``trainer`` option
-are evaluated once. Ratios evaluation/encoding are given per task and per suite.
+are evaluated once. Ratios evaluation/encoding are given per task and per suite. scikit-learn fits its
+logistic regressions at its own default tolerance (``logreg_tol=1e-4``, the path before the torch
+trainer) unless ``--option logreg_tol=…`` says otherwise; torch at the task's default.
 
     COMPEVAL_DATA_DIR=../shared/data python benchmarks/eval_benchmark.py --suite probing \\
         [--model all-MiniLM-L6-v2] [--trainers sklearn,torch] [--devices cpu,cuda] [--option mlp_max_iter=700] \\
@@ -25,6 +27,10 @@ from compeval.context import RunContext
 from compeval.data.registry import DataContext
 from compeval.models.registry import load_model
 from compeval.tasks.registry import get_tasks
+
+
+#: LogisticRegressionCV's own default: the scikit-learn path as it ran before the torch trainer.
+SKLEARN_LOGREG_TOL = "logreg_tol=0.0001"
 
 
 def _timed(fn):
@@ -82,7 +88,9 @@ def main() -> None:
         trainers = args.trainers.split(",") if _accepts(cls, "trainer") else ["-"]
         for device in devices:
             for trainer in trainers:
-                spec = ",".join([name, *opts] + ([f"trainer={trainer}"] if trainer != "-" else []))
+                baseline = ([SKLEARN_LOGREG_TOL] if trainer == "sklearn" and _accepts(cls, "logreg_tol")
+                            and not any(o.startswith("logreg_tol=") for o in opts) else [])
+                spec = ",".join([name, *opts, *baseline] + ([f"trainer={trainer}"] if trainer != "-" else []))
                 t = get_tasks(spec)[0]
                 t.load(data)
                 t.context = RunContext(device=device)

@@ -6,8 +6,12 @@ probe one-hots, the controls), saved next to ``--features`` so later runs skip t
 fitted by each trainer in the same process. Printed per task: wall and CPU seconds per part and trainer,
 the speed-up, the chosen C of both logistic regressions and the test accuracies.
 
+scikit-learn runs at its own default tolerance (``--sklearn-tol 1e-4``, the path before the torch
+trainer); torch at the task's default ``logreg_tol``. ``--reference-tol 1e-10`` adds scikit-learn solved
+to that tolerance (its minimum), untimed, and counts the heads whose C each trainer shares with it.
+
     COMPEVAL_DATA_DIR=../shared/data python benchmarks/trainer_parts.py --model all-MiniLM-L6-v2 \\
-        --suite probing [--task ettinger2018-sr] [--parts mlp,logreg] [--features /tmp/parts]
+        --suite probing [--task ettinger2018-sr] [--parts mlp,logreg] [--features /tmp/parts] [--reference-tol 1e-10]
 """
 from __future__ import annotations
 
@@ -70,6 +74,9 @@ def main() -> None:
     ap.add_argument("--features", default="/tmp/compeval-trainer-parts")
     ap.add_argument("--mlp-max-iter", type=int, default=700)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sklearn-tol", type=float, default=1e-4, help="LogisticRegressionCV's tol (its default)")
+    ap.add_argument("--reference-tol", type=float, default=None,
+                    help="also fit scikit-learn's logistic regressions to this tolerance and compare C with it")
     args = ap.parse_args()
     import torch
 
@@ -94,9 +101,13 @@ def main() -> None:
                 continue
             row = {"task": name, "part": part, "heads": len(reqs), "shape": reqs[0].x_train.shape}
             for trainer in trainers:
-                s = clf.ClassifierSettings(mlp_max_iter=args.mlp_max_iter, trainer=trainer)
+                extra = dict(logreg_tol=args.sklearn_tol, logreg_max_iter=2000) if trainer == "sklearn" else {}
+                s = clf.ClassifierSettings(mlp_max_iter=args.mlp_max_iter, trainer=trainer, **extra)
                 out, w, c = _timed(lambda: clf.fit_many(reqs, s))
                 row[trainer] = dict(wall=w, cpu=c, info=[i for _, i in out], pred=[p for p, _ in out])
+            if part == "logreg" and args.reference_tol:
+                s = clf.ClassifierSettings(trainer="sklearn", logreg_tol=args.reference_tol, logreg_max_iter=100_000)
+                row["reference"] = dict(info=[i for _, i in clf.fit_many(reqs, s)])
             rows.append(row)
             line = f"{name:24s} {part:6s} heads {row['heads']} {row['shape']}"
             for trainer in trainers:
@@ -106,6 +117,8 @@ def main() -> None:
                 agree = np.mean([np.mean(a == b) for a, b in zip(row["sklearn"]["pred"], row["torch"]["pred"])])
                 line += f" | same predictions {agree:.3f}"
                 line += f" | sklearn {row['sklearn']['info']} torch {row['torch']['info']}"
+            if "reference" in row:
+                line += f" | reference (tol {args.reference_tol:g}) {row['reference']['info']}"
             print(line, flush=True)
     if {"sklearn", "torch"} <= set(trainers):
         print("\n| task | part | heads | sklearn s (wall/cpu) | torch s (wall/cpu) | speed-up (wall) | fitted sklearn | fitted torch |")
@@ -127,6 +140,14 @@ def main() -> None:
                     heads = sum(a["C"] == b["C"] for r in sel for a, b in zip(r["sklearn"]["info"], r["torch"]["info"]))
                     total = sum(r["heads"] for r in sel)
                     line += f"; same C on {same} of {len(sel)} tasks ({heads} of {total} heads)"
+                    if all("reference" in r for r in sel):
+                        for trainer in ("sklearn", "torch"):
+                            same = sum(all(a["C"] == b["C"] for a, b in zip(r[trainer]["info"], r["reference"]["info"]))
+                                       for r in sel)
+                            heads = sum(a["C"] == b["C"] for r in sel
+                                        for a, b in zip(r[trainer]["info"], r["reference"]["info"]))
+                            line += (f"; {trainer} has the C of scikit-learn at tol {args.reference_tol:g} on "
+                                     f"{same} of {len(sel)} tasks ({heads} of {total} heads)")
                 print(line)
 
 

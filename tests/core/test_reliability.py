@@ -426,3 +426,22 @@ def test_a_result_from_before_a_new_default_option_is_recomputed_not_reused(tmp_
     assert again.outcomes[0].status == "done"
     assert any("other options" in w for w in again.warnings), again.warnings
     assert json.loads(path.read_text())["task"]["params"]["word_tokenisation"] == "authors"
+
+
+def test_a_result_from_an_older_task_version_is_recomputed_not_reused(tmp_path):
+    """A task's version changes when the same options would now compute something else: a result written
+    by an older version of the task is recomputed, with a warning naming both versions."""
+    out = tmp_path / "out"
+    task = "modifiers-test3,n_resamples=50"
+    with warnings.catch_warnings():
+        run(["hashbag"], [task], out, cache_dir=None)
+    (path,) = out.glob("*/modifiers-test3*.json")
+    data = json.loads(path.read_text())
+    current = data["task"]["version"]
+    old = dict(data, task=dict(data["task"], version=current + "-old"))
+    path.write_text(json.dumps(dict(old, checksum=content_checksum(old))))
+    with warnings.catch_warnings():
+        again = run(["hashbag"], [task], out, cache_dir=None)
+    assert again.outcomes[0].status == "done"
+    assert any(f"version {current}-old of task modifiers-test3" in w for w in again.warnings), again.warnings
+    assert json.loads(path.read_text())["task"]["version"] == current

@@ -92,22 +92,87 @@ def test_diverging_head_is_reported_with_its_seed():
         fit_mlps([MLPJob("blowup", x, y, xt, 11)], classify=False, settings=AdamSettings(max_iter=5))
 
 
+def test_logreg_on_nan_features_is_a_training_error_naming_the_problem():
+    x, y, xt = _problem(7)
+    x[3, 2] = np.nan
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(x, y))
+    with pytest.raises(TrainingError, match="logistic regression 'logreg/x': its features contain NaN"):
+        logreg_cv(x, y, xt, Cs=[1.0], folds=folds, name="logistic regression 'logreg/x'")
+
+
 def test_lbfgs_solves_a_batch_of_quadratics_to_their_minima():
-    """M independent quadratics ½(x−c)ᵀA(x−c) with very different conditioning; each column converges alone."""
+    """M independent quadratics ½(x−c)ᵀA(x−c) with very different conditioning; each row converges alone."""
     rng = np.random.default_rng(0)
     p, m = 6, 5
-    scales = torch.tensor([1e-2, 1e-1, 1.0, 10.0, 100.0])
-    A = torch.stack([torch.diag(torch.linspace(1, 20, p)) * s for s in scales])  # (m, p, p)
-    c = torch.as_tensor(rng.standard_normal((p, m)), dtype=torch.float32)
+    scales = torch.tensor([1e-2, 1e-1, 1.0, 10.0, 100.0], dtype=torch.float64)
+    A = torch.stack([torch.diag(torch.linspace(1, 20, p, dtype=torch.float64)) * s for s in scales])  # (m, p, p)
+    c = torch.as_tensor(rng.standard_normal((m, p)))
 
-    def fg(x, cols):
-        diff = x - c[:, cols]
-        ag = torch.einsum("mij,jm->im", A[cols], diff)
-        return 0.5 * (diff * ag).sum(0).double(), ag
+    def fg(x, rows):
+        diff = x - c[rows]
+        ag = torch.einsum("mij,mj->mi", A[rows], diff)
+        return 0.5 * (diff * ag).sum(1), ag, ag.norm(dim=1)
 
-    x, n_iter, conv = lbfgs(fg, torch.zeros(p, m), tol=1e-5, max_iter=500)
+    x, n_iter, conv = lbfgs(fg, torch.zeros(m, p, dtype=torch.float64), tol=1e-8, max_iter=500)
     assert conv.all() and (n_iter < 500).all()
-    np.testing.assert_allclose(x.numpy(), c.numpy(), atol=1e-3)
+    np.testing.assert_allclose(x.numpy(), c.numpy(), atol=1e-6)
+
+
+def _exact_logreg(x, y, C):
+    """The minimiser of scikit-learn's objective to a gradient of 1e-10 (scipy, float64): the reference."""
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
+    X = np.hstack([x, np.ones((len(x), 1))])
+    yf = y.astype(float)
+    n, lam = len(x), 1.0 / (C * len(x))
+
+    def fg(w):
+        z = X @ w
+        pen = np.append(w[:-1], 0.0)
+        return (np.logaddexp(0, z) - yf * z).mean() + 0.5 * lam * pen @ pen, X.T @ (expit(z) - yf) / n + lam * pen
+
+    res = minimize(fg, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
+                   options=dict(maxiter=100_000, gtol=1e-10, ftol=0, maxls=50))
+    return res.x, res.fun
+
+
+@pytest.mark.parametrize("C", [1e-3, 1.0, 1e3])
+def test_logreg_reaches_the_minimum_where_plain_lbfgs_stops_short(C):
+    """Nearly separable data (n ≈ 2p, correlated features) at weak regularisation: scikit-learn's solver,
+    stopped by its rule, ends above the minimum; ours is at the minimum (loss and weights)."""
+    rng = np.random.default_rng(5)
+    n, p = 160, 60
+    mix = rng.standard_normal((p, p)) * np.linspace(0.05, 3, p)  # correlated, badly scaled features
+    x = (rng.standard_normal((n, p)) @ mix).astype(np.float32)
+    y = x[:, 0] + x[:, 1] + 2 * rng.standard_normal(n) > 0
+    xs, = standardise(x)
+    w_ref, f_ref = _exact_logreg(xs, y, C)
+    fit = logreg_cv(x, y, x[:5], Cs=[C], folds=[(np.arange(n), np.arange(n))], tol=1e-8)
+    z_ref = np.hstack([xs, np.ones((n, 1))]) @ w_ref
+    assert (fit.predictions == (z_ref[:5] > 0)).all()
+    assert fit.cv_accuracy[0, 0] == pytest.approx(((z_ref > 0) == y).mean())
+    sk = LogisticRegression(C=C, max_iter=2000).fit(xs, y)
+    if C >= 1e3:  # the point of solving to the minimum: scikit-learn stops measurably short of it here
+        z = xs @ sk.coef_[0] + sk.intercept_[0]
+        f_sk = (np.logaddexp(0, z) - y * z).mean() + 0.5 / (C * n) * sk.coef_[0] @ sk.coef_[0]
+        assert f_sk > f_ref + 1e-4
+
+
+def test_preconditioning_cuts_the_iterations_on_correlated_features():
+    """The same problems with the rotation and scaling switched off (identity preconditioner) need several
+    times the L-BFGS iterations to reach the same minimum."""
+    rng = np.random.default_rng(6)
+    n, p = 400, 40
+    x = (rng.standard_normal((n, p)) @ (rng.standard_normal((p, p)) * np.linspace(0.1, 3, p))).astype(np.float32)
+    y = x[:, 0] - x[:, 3] + rng.standard_normal(n) > 0
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(x, y))
+    cs = np.logspace(-3, 3, 7)
+    with_pre = logreg_cv(x, y, x, Cs=cs, folds=folds, tol=1e-6)
+    without = logreg_cv(x, y, x, Cs=cs, folds=folds, tol=1e-6, precondition=False)
+    assert with_pre.n_iter.sum() * 3 < without.n_iter.sum()
+    np.testing.assert_array_equal(with_pre.cv_accuracy, without.cv_accuracy)
+    assert with_pre.C == without.C and (with_pre.predictions == without.predictions).all()
 
 
 def test_logreg_fixed_c_matches_sklearn_coefficients():
@@ -171,6 +236,7 @@ def test_tasks_train_on_the_run_device():
 
 @pytest.mark.parametrize("spec, option", [("ettinger2018-sr,mlp_max_iter=0", "option mlp_max_iter='0'"),
                                           ("probe-has-x,mlp_max_iter=-5", "option mlp_max_iter='-5'"),
+                                          ("probe-has-x,logreg_tol=0", "option logreg_tol='0'"),
                                           ("ettinger2018-sr,mlp_tol=-1", "option mlp_tol='-1'"),
                                           ("ettinger2018-neg,trainer=keras", "option trainer='keras'"),
                                           ("lexcomp-nc-literality,max_epochs=0", "option max_epochs='0'"),

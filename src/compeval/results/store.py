@@ -136,7 +136,8 @@ class ResultStore:
         """Why the result at ``path`` cannot stand for the planned job, or None when it can.
 
         Checks: the file exists, parses and validates; its model id is ``model_id`` (or, without one, the
-        id its folder is named after); its task name and parameters are ``task``'s; its predictions file
+        id its folder is named after); its task name, parameters and version are ``task``'s (a task's
+        version changes when the same options would now compute something else); its predictions file
         exists and has the SHA-256 the result recorded. ``"missing"`` when there is no file."""
         path = Path(path)
         if not path.is_file():
@@ -160,6 +161,9 @@ class ResultStore:
                                main_subset="")
             if result.task.name != planned.name or _json_params(result.task.params) != _json_params(planned.params):
                 return f"it holds task {result.task.name} with other options {result.task.params}"
+            if result.task.version != task.metadata.version:
+                return (f"it was computed by version {result.task.version} of task {result.task.name}; "
+                        f"this compeval has version {task.metadata.version}")
         if result.predictions_file:
             pred = path.with_name(result.predictions_file)
             if not pred.is_file():

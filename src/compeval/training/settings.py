@@ -26,6 +26,18 @@ def trainer_record(device, trainer: str = "torch") -> dict:
             "dtype": "float32" if trainer == "torch" else "as input (float32)"}
 
 
+def logreg_solver_record(trainer: str, device) -> dict:
+    """How the probing logistic regressions were solved (their stopping rule differs between trainers)."""
+    if trainer == "torch":
+        from .logreg import solver_dtype
+        from .device import torch_device
+
+        return {"solver": "L-BFGS, preconditioned", "dtype": str(solver_dtype(torch_device(device))).split(".")[-1],
+                "stop": "Euclidean norm of the gradient ≤ logreg_tol"}
+    return {"solver": "scikit-learn lbfgs", "dtype": "float64",
+            "stop": "largest gradient entry ≤ logreg_tol"}
+
+
 @dataclass(frozen=True)
 class AdamSettings:
     """scikit-learn's MLP defaults (solver adam) and its stopping rule: stop once the training loss

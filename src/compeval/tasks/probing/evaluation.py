@@ -18,7 +18,7 @@ from pydantic import Field, field_validator
 from ...errors import SpecError
 from ...metrics.bootstrap import DEFAULT_RESAMPLES, mean_ci
 from ...results.schema import Score
-from ...training.settings import trainer_record
+from ...training.settings import logreg_solver_record, trainer_record
 from ..base import TaskOutput
 from ..options import TaskOptions, domain_check
 from ..scoring import embed
@@ -67,6 +67,7 @@ class ClassifierOptions(TaskOptions):
     mlp_early_stopping: bool = False
     mlp_tol: float = Field(1e-4, ge=0)  # scikit-learn's stopping rule: loss improvement that counts
     mlp_n_iter_no_change: int = Field(10, ge=1)  # ... and epochs without it before stopping
+    logreg_tol: float = Field(1e-6, gt=0)  # a logistic regression is fitted until ‖gradient‖ ≤ this
     trainer: Literal["torch", "sklearn"] = "torch"  # torch: batched heads on the run's device
 
     @field_validator("classifiers")
@@ -80,7 +81,7 @@ class ClassifierOptions(TaskOptions):
     def settings(self) -> ClassifierSettings:
         return ClassifierSettings(mlp_max_iter=self.mlp_max_iter, mlp_early_stopping=self.mlp_early_stopping,
                                   mlp_tol=self.mlp_tol, mlp_n_iter_no_change=self.mlp_n_iter_no_change,
-                                  trainer=self.trainer)
+                                  logreg_tol=self.logreg_tol, trainer=self.trainer)
 
 
 def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: int, **details) -> Score:
@@ -175,6 +176,8 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
         "mlp_early_stopping": settings.mlp_early_stopping,
         "mlp_tol": settings.mlp_tol,
         "mlp_n_iter_no_change": settings.mlp_n_iter_no_change,
-        "trainer": trainer_record(settings.device, settings.trainer),
+        "logreg_tol": settings.logreg_tol,
+        "trainer": {**trainer_record(settings.device, settings.trainer),
+                    "logreg": logreg_solver_record(settings.trainer, settings.device)},
     }
     return TaskOutput(scores=scores, n_items=int(len(predictions)), predictions=predictions, counts=counts)

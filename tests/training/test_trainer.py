@@ -159,6 +159,32 @@ def test_logreg_reaches_the_minimum_where_plain_lbfgs_stops_short(C):
         assert f_sk > f_ref + 1e-4
 
 
+def test_the_chosen_c_does_not_depend_on_the_thread_count(monkeypatch):
+    """Fewer rows than features, random labels (a Gaussian control at 200 items): the minimum is shallow at
+    large C, so a solver stopped early lands where rounding took it. With 1e-6 as the default tolerance
+    the thread count changed the folds' accuracies on seeds 0 and 3; the minimum does not depend on it."""
+    import compeval.training.device as device
+
+    monkeypatch.setattr(device, "SMALL_STEP_FLOPS", 0)  # let the second thread work on these small problems
+    cs = np.logspace(-3, 3, 7)
+    before = torch.get_num_threads()
+    try:
+        for seed in range(4):
+            rng = np.random.default_rng(seed)
+            x = rng.standard_normal((200, 384)).astype(np.float32)
+            y = rng.random(200) < 0.5
+            xt = rng.standard_normal((100, 384)).astype(np.float32)
+            folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(x, y))
+            fits = []
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+                fits.append(logreg_cv(x, y, xt, Cs=cs, folds=folds))
+            np.testing.assert_array_equal(fits[0].cv_accuracy, fits[1].cv_accuracy)
+            assert fits[0].C == fits[1].C and (fits[0].predictions == fits[1].predictions).all()
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_preconditioning_cuts_the_iterations_on_correlated_features():
     """The same problems with the rotation and scaling switched off (identity preconditioner) need several
     times the L-BFGS iterations to reach the same minimum."""

@@ -10,9 +10,12 @@ Solved to the minimum, not to where a solver happens to stop. At C ≥ 10 on 1,0
 stopped by scikit-learn's rule (largest gradient entry ≤ 1e-4) ends measurably above the minimum (mean
 log loss 0.0129 against 0.0102 on a ``probe-agent-of-verb`` fold, scipy), and which C wins then depends
 on where it stopped: scikit-learn at its default and at tol 1e-10 choose different C on 7 of the 26
-heads of MiniLM's generated probes. So a model stops when the Euclidean norm of its gradient is ≤ ``tol`` (1e-6; the norm
+heads of MiniLM's generated probes. So a model stops when the Euclidean norm of its gradient is ≤ ``tol`` (1e-8; the norm
 bounds every entry, so scikit-learn's rule holds too), in float64 (float32 on MPS, which has none), and
-the solver is preconditioned to get there in ≤ 150 iterations:
+the solver is preconditioned to get there in ≤ 150 iterations. 1e-8, not 1e-6: with fewer training rows
+than features and weak regularisation the minimum is shallow, and at 1e-6 the chosen C still depended
+on rounding (the thread count changed it on 5 of 12 random 200 × 384 problems; at 1e-8 on none, for
+about 20% more time):
 
 1. Each problem's standardised features are rotated once onto the eigenvectors of their covariance
    ``Σ = XᵀX / n``, and every model starts in coordinates scaled by ``(Σ/4 + λ)^(-1/2)``: the Hessian of
@@ -29,7 +32,7 @@ its transpose (measured: 520 µs against 80–150 µs), and the last models to c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -177,7 +180,7 @@ class LogRegProblem:
     name: str = "logistic regression"
 
 
-def logreg_cv(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, Cs, folds, tol: float = 1e-6,
+def logreg_cv(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, Cs, folds, tol: float = 1e-8,
               max_iter: int = 2000, device: str = "cpu", name: str = "logistic regression",
               precondition: bool = True) -> LogRegCVFit:
     """One problem (see ``logreg_cv_many``)."""
@@ -190,7 +193,7 @@ def solver_dtype(device: torch.device) -> torch.dtype:
     return torch.float32 if device.type == "mps" else torch.float64
 
 
-def logreg_cv_many(problems: list[LogRegProblem], *, Cs, tol: float = 1e-6, max_iter: int = 2000,
+def logreg_cv_many(problems: list[LogRegProblem], *, Cs, tol: float = 1e-8, max_iter: int = 2000,
                    device: str = "cpu", precondition: bool = True) -> list[LogRegCVFit]:
     """Every problem's folds × C values and refits as rows of one L-BFGS run (problems of the same width
     share it; each keeps its own design matrix), so the solver's per-iteration work is paid once for all
@@ -220,32 +223,73 @@ class _Design:
     scale: torch.Tensor  # (models, p + 1): the preconditioner, per model
     lam: torch.Tensor  # (models, 1): the penalty ½·lam·‖w‖², lam = 1 / (C · rows)
     start: int  # its first model's row in the solver
+    #: Where a model's minimum lies: per fold with fewer training rows than features, its models, an
+    #: orthonormal basis (p, r) of the fold's centred rows and their mean; and the directions no row has.
+    spans: list = field(default_factory=list)
+    empty: torch.Tensor | None = None  # (p,) bool
 
 
 def _design(prob: LogRegProblem, Cs: np.ndarray, start: int, dev: torch.device, dtype: torch.dtype,
             precondition: bool) -> _Design:
+    """Rotation, scaling and fold rows of one problem. The linear algebra runs in torch on the CPU in
+    float64, under the solver's thread setting, so a job gives the same numbers wherever it runs."""
     xtr, xte = standardise(prob.x_train, prob.x_test)
     if not (np.isfinite(xtr).all() and np.isfinite(xte).all()):
         raise TrainingError(f"{prob.name}: its features contain NaN or infinite values")
-    n = len(xtr)
-    eig, vecs = np.linalg.eigh(xtr.T @ xtr / n)
-    rotated = [np.hstack([a @ vecs, np.ones((len(a), 1))]) for a in (xtr, xte)]
+    n, p = xtr.shape
+    train, test = torch.from_numpy(xtr), torch.from_numpy(xte)
+    eig, vecs = torch.linalg.eigh(train.T @ train / n)
+    empty = eig <= eig.max().clamp(min=1e-300) * p * 1e-12  # no training row has these directions
+    if precondition:
+        train, test = train @ vecs, test @ vecs
+    else:
+        eig, empty = torch.zeros_like(eig), torch.zeros_like(empty)  # plain L-BFGS stays in the rows' span
     n_cs = len(Cs)
-    rows = np.zeros(((len(prob.folds) + 1) * n_cs, n))
-    for k, (train_rows, _) in enumerate([*prob.folds, (np.arange(n), None)]):
-        rows[k * n_cs:(k + 1) * n_cs, np.asarray(train_rows)] = 1.0
+    all_folds = [*(np.asarray(f[0]) for f in prob.folds), np.arange(n)]
+    rows = np.zeros((len(all_folds) * n_cs, n))
+    spans = []
+    for k, train_rows in enumerate(all_folds):
+        rows[k * n_cs:(k + 1) * n_cs, train_rows] = 1.0
+        if len(train_rows) <= p:  # fewer rows than features: the minimum lies in their span
+            sub = train[train_rows]
+            mean = sub.mean(0)
+            _, sv, vh = torch.linalg.svd(sub - mean, full_matrices=False)
+            rank = int((sv > sv.max().clamp(min=1e-300) * max(sub.shape) * 1e-15).sum())
+            spans.append((torch.arange(k * n_cs, (k + 1) * n_cs), vh[:rank].T.contiguous(), mean))
     count = rows.sum(1, keepdims=True)
-    lam = 1.0 / (np.tile(Cs, len(prob.folds) + 1)[:, None] * count)
-    curvature = np.append(START_CURVATURE * np.clip(eig, 0.0, None), START_CURVATURE)  # intercept: unpenalised
-    scale = 1.0 / np.sqrt(curvature[None, :] + np.hstack([np.broadcast_to(lam, (len(lam), len(eig))),
+    lam = 1.0 / (np.tile(Cs, len(all_folds))[:, None] * count)
+    curvature = np.append(START_CURVATURE * eig.clamp(min=0.0).numpy(), START_CURVATURE)  # intercept: unpenalised
+    scale = 1.0 / np.sqrt(curvature[None, :] + np.hstack([np.broadcast_to(lam, (len(lam), p)),
                                                          np.zeros((len(lam), 1))]))
     if not precondition:
-        rotated, scale = [np.hstack([a, np.ones((len(a), 1))]) for a in (xtr, xte)], np.ones_like(scale)
+        scale = np.ones_like(scale)
     t = dict(device=dev, dtype=dtype)
-    return _Design(x=torch.as_tensor(rotated[0], **t), test=torch.as_tensor(rotated[1], **t),
+    ones = torch.ones(1, dtype=torch.float64)
+    return _Design(x=torch.cat([train, ones.expand(n, 1)], 1).to(**t),
+                   test=torch.cat([test, ones.expand(len(test), 1)], 1).to(**t),
                    y=torch.as_tensor(np.asarray(prob.y_train, dtype=np.float64)[None, :], **t),
                    weights=torch.as_tensor(rows / count, **t), scale=torch.as_tensor(scale, **t),
-                   lam=torch.as_tensor(lam, **t), start=start)
+                   lam=torch.as_tensor(lam, **t), start=start,
+                   spans=[(m.to(dev), b.to(**t), c.to(**t)) for m, b, c in spans],
+                   empty=empty.to(dev) if bool(empty.any()) else None)
+
+
+def _into_span(designs: list[_Design], u: torch.Tensor) -> None:
+    """Move each model's weights (rows of ``u``, in place) to where its minimum lies, keeping its training
+    predictions: a direction none of its training rows vary along changes their scores by a constant,
+    which the intercept takes over, and the penalty only shrinks it. The preconditioner mixes such
+    directions in, and at large C their penalty (λ = 1 / (C · n)) is too weak to remove them before
+    the gradient is small, yet they move held-out scores: with fewer rows than features a fold's C
+    depended on the thread count (a Gaussian control at 200 items: C = 1000 with one, 0.1 with two)."""
+    for d in designs:
+        block = u[d.start:d.start + len(d.lam)]
+        if d.empty is not None:
+            block[:, :-1][:, d.empty] = 0.0
+        for models, basis, mean in d.spans:
+            w = block[models, :-1]
+            kept = (w @ basis) @ basis.T
+            block[models, -1] += (w - kept) @ mean
+            block[models, :-1] = kept
 
 
 class _Objective:
@@ -348,6 +392,7 @@ def _solve(designs: list[_Design], tol: float, max_iter: int, precondition: bool
         v, it, converged = lbfgs(objective, torch.zeros(len(rows), p1, dtype=u.dtype, device=u.device),
                                  tol=tol, max_iter=steps, name=name)
         u[torch.as_tensor(rows, device=u.device)] = objective.weights(v)
+        _into_span(designs, u)
         n_iter[rows] += it
         rows = rows[~converged & (it == steps)]  # a row that stalled has reached machine precision
         if len(rows):
@@ -361,26 +406,27 @@ def _solve_group(problems: list[LogRegProblem], Cs: np.ndarray, tol: float, max_
                  dev: torch.device, precondition: bool) -> list[LogRegCVFit]:
     n_cs = len(Cs)
     dtype = solver_dtype(dev)
-    designs, start = [], 0
-    for prob in problems:
-        designs.append(_design(prob, Cs, start, dev, dtype, precondition))
-        start += len(designs[-1].lam)
-    flops = 4.0 * sum(d.x.shape[0] * d.x.shape[1] * len(d.lam) for d in designs)
+    flops = 4.0 * sum(np.shape(p.x_train)[0] * (np.shape(p.x_train)[1] + 1) * (len(p.folds) + 1) * n_cs
+                      for p in problems)
     names = ", ".join(p.name for p in problems[:3]) + (" …" if len(problems) > 3 else "")
     with threads_for(flops, dev):
+        designs, start = [], 0
+        for prob in problems:
+            designs.append(_design(prob, Cs, start, dev, dtype, precondition))
+            start += len(designs[-1].lam)
         weights, n_iter = _solve(designs, tol, max_iter, precondition, names)
-    fits = []
-    for prob, d in zip(problems, designs):
-        n_folds = len(prob.folds)
-        u = weights[d.start:d.start + len(d.lam)]
-        z = (F.linear(u, d.x) > 0).cpu().numpy()  # (models, n)
-        yb = np.asarray(prob.y_train, dtype=bool)
-        acc = np.zeros((n_folds, n_cs))
-        for k, (_, held) in enumerate(prob.folds):
-            held = np.asarray(held)
-            acc[k] = (z[k * n_cs:(k + 1) * n_cs, held] == yb[None, held]).mean(1)
-        best = int(np.argmax(acc.sum(0)))  # first maximum: scikit-learn's tie rule
-        pred = (d.test @ u[n_folds * n_cs + best] > 0).cpu().numpy() if len(d.test) else np.zeros(0, dtype=bool)
-        fits.append(LogRegCVFit(predictions=pred, C=float(Cs[best]), cv_accuracy=acc,
-                                n_iter=n_iter[d.start:d.start + len(d.lam)].reshape(n_folds + 1, n_cs)))
-    return fits
+        fits = []
+        for prob, d in zip(problems, designs):
+            n_folds = len(prob.folds)
+            u = weights[d.start:d.start + len(d.lam)]
+            z = (F.linear(u, d.x) > 0).cpu().numpy()  # (models, n)
+            yb = np.asarray(prob.y_train, dtype=bool)
+            acc = np.zeros((n_folds, n_cs))
+            for k, (_, held) in enumerate(prob.folds):
+                held = np.asarray(held)
+                acc[k] = (z[k * n_cs:(k + 1) * n_cs, held] == yb[None, held]).mean(1)
+            best = int(np.argmax(acc.sum(0)))  # first maximum: scikit-learn's tie rule
+            pred = (d.test @ u[n_folds * n_cs + best] > 0).cpu().numpy() if len(d.test) else np.zeros(0, dtype=bool)
+            fits.append(LogRegCVFit(predictions=pred, C=float(Cs[best]), cv_accuracy=acc,
+                                    n_iter=n_iter[d.start:d.start + len(d.lam)].reshape(n_folds + 1, n_cs)))
+        return fits

@@ -67,7 +67,7 @@ class ClassifierOptions(TaskOptions):
     mlp_early_stopping: bool = False
     mlp_tol: float = Field(1e-4, ge=0)  # scikit-learn's stopping rule: loss improvement that counts
     mlp_n_iter_no_change: int = Field(10, ge=1)  # ... and epochs without it before stopping
-    logreg_tol: float = Field(1e-6, gt=0)  # a logistic regression is fitted until ‖gradient‖ ≤ this
+    logreg_tol: float = Field(1e-8, gt=0)  # a logistic regression is fitted until ‖gradient‖ ≤ this
     trainer: Literal["torch", "sklearn"] = "torch"  # torch: batched heads on the run's device
 
     @field_validator("classifiers")

@@ -8,7 +8,8 @@ the speed-up, the chosen C of both logistic regressions and the test accuracies.
 
 scikit-learn runs at its own default tolerance (``--sklearn-tol 1e-4``, the path before the torch
 trainer); torch at the task's default ``logreg_tol``. ``--reference-tol 1e-10`` adds scikit-learn solved
-to that tolerance (its minimum), untimed, and counts the heads whose C each trainer shares with it.
+to that tolerance (its minimum), timed after the others, and counts the heads whose C each trainer
+shares with it.
 
     COMPEVAL_DATA_DIR=../shared/data python benchmarks/trainer_parts.py --model all-MiniLM-L6-v2 \\
         --suite probing [--task ettinger2018-sr] [--parts mlp,logreg] [--features /tmp/parts] [--reference-tol 1e-10]
@@ -107,7 +108,8 @@ def main() -> None:
                 row[trainer] = dict(wall=w, cpu=c, info=[i for _, i in out], pred=[p for p, _ in out])
             if part == "logreg" and args.reference_tol:
                 s = clf.ClassifierSettings(trainer="sklearn", logreg_tol=args.reference_tol, logreg_max_iter=100_000)
-                row["reference"] = dict(info=[i for _, i in clf.fit_many(reqs, s)])
+                out, w, c = _timed(lambda: clf.fit_many(reqs, s))
+                row["reference"] = dict(wall=w, cpu=c, info=[i for _, i in out])
             rows.append(row)
             line = f"{name:24s} {part:6s} heads {row['heads']} {row['shape']}"
             for trainer in trainers:
@@ -118,7 +120,8 @@ def main() -> None:
                 line += f" | same predictions {agree:.3f}"
                 line += f" | sklearn {row['sklearn']['info']} torch {row['torch']['info']}"
             if "reference" in row:
-                line += f" | reference (tol {args.reference_tol:g}) {row['reference']['info']}"
+                line += (f" | reference (tol {args.reference_tol:g}) {row['reference']['wall']:.1f}s wall "
+                         f"{row['reference']['info']}")
             print(line, flush=True)
     if {"sklearn", "torch"} <= set(trainers):
         print("\n| task | part | heads | sklearn s (wall/cpu) | torch s (wall/cpu) | speed-up (wall) | fitted sklearn | fitted torch |")
@@ -141,6 +144,8 @@ def main() -> None:
                     total = sum(r["heads"] for r in sel)
                     line += f"; same C on {same} of {len(sel)} tasks ({heads} of {total} heads)"
                     if all("reference" in r for r in sel):
+                        ref = sum(r["reference"]["wall"] for r in sel)
+                        line += f"; scikit-learn at tol {args.reference_tol:g} {ref:.1f}s ({ref / max(to, 1e-9):.1f}× torch)"
                         for trainer in ("sklearn", "torch"):
                             same = sum(all(a["C"] == b["C"] for a, b in zip(r[trainer]["info"], r["reference"]["info"]))
                                        for r in sel)

@@ -159,6 +159,22 @@ def test_logreg_reaches_the_minimum_where_plain_lbfgs_stops_short(C):
         assert f_sk > f_ref + 1e-4
 
 
+def test_with_fewer_rows_than_features_held_out_scores_are_the_minimums():
+    """60 training rows, 150 correlated features, C = 1000: every fold's minimum lies in the span of its own
+    rows. Its held-out scores (and so the CV accuracy) are those of scipy's minimum at gradient 1e-10."""
+    rng = np.random.default_rng(8)
+    n, p = 60, 150
+    x = (rng.standard_normal((n, p)) @ (rng.standard_normal((p, p)) * np.linspace(0.05, 3, p))).astype(np.float32)
+    y = x[:, 0] + x[:, 1] + rng.standard_normal(n) > 0
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(x, y))
+    xs, = standardise(x)
+    fit = logreg_cv(x, y, x[:1], Cs=[1e3], folds=folds)
+    for k, (train_rows, held) in enumerate(folds):
+        w, _ = _exact_logreg(xs[train_rows], y[train_rows], 1e3)
+        z = np.hstack([xs[held], np.ones((len(held), 1))]) @ w
+        assert fit.cv_accuracy[k, 0] == pytest.approx(((z > 0) == y[held]).mean()), k
+
+
 def test_the_chosen_c_does_not_depend_on_the_thread_count(monkeypatch):
     """Fewer rows than features, random labels (a Gaussian control at 200 items): the minimum is shallow at
     large C, so a solver stopped early lands where rounding took it. With 1e-6 as the default tolerance

@@ -276,11 +276,14 @@ def _design(prob: LogRegProblem, Cs: np.ndarray, start: int, dev: torch.device, 
 
 def _into_span(designs: list[_Design], u: torch.Tensor) -> None:
     """Move each model's weights (rows of ``u``, in place) to where its minimum lies, keeping its training
-    predictions: a direction none of its training rows vary along changes their scores by a constant,
-    which the intercept takes over, and the penalty only shrinks it. The preconditioner mixes such
-    directions in, and at large C their penalty (λ = 1 / (C · n)) is too weak to remove them before
-    the gradient is small, yet they move held-out scores: with fewer rows than features a fold's C
-    depended on the thread count (a Gaussian control at 200 items: C = 1000 with one, 0.1 with two)."""
+    scores. Along a direction none of its training rows vary in, the scores change by a constant (the
+    intercept takes it over) and only the penalty acts, so the minimum has no component there. The
+    preconditioner mixes such directions in, and at large C their penalty (λ = 1 / (C · n)) is too weak
+    to remove them before the gradient is small; yet they move held-out scores. They exist only for
+    folds with fewer rows than features, and for directions no training row has. Measured on ten random
+    60 × 150 problems: components up to 0.8 at the end of a phase; at tol 1e-6 removing them changed one
+    problem's results, at 1e-8 none (the Hessian-fitted phases remove them too). Kept: it costs one small
+    SVD per such fold, and a model that converges in the first phase keeps none."""
     for d in designs:
         block = u[d.start:d.start + len(d.lam)]
         if d.empty is not None:

@@ -26,11 +26,8 @@ from compeval.cache.cached import EmbeddingCache
 from compeval.context import RunContext
 from compeval.data.registry import DataContext
 from compeval.models.registry import load_model
+from compeval.tasks.probing.classifiers import SKLEARN_DEFAULT_LOGREG
 from compeval.tasks.registry import get_tasks
-
-
-#: LogisticRegressionCV's own default: the scikit-learn path as it ran before the torch trainer.
-SKLEARN_LOGREG_TOL = "logreg_tol=0.0001"
 
 
 def _timed(fn):
@@ -88,7 +85,8 @@ def main() -> None:
         trainers = args.trainers.split(",") if _accepts(cls, "trainer") else ["-"]
         for device in devices:
             for trainer in trainers:
-                baseline = ([SKLEARN_LOGREG_TOL] if trainer == "sklearn" and _accepts(cls, "logreg_tol")
+                baseline = ([f"logreg_tol={SKLEARN_DEFAULT_LOGREG['logreg_tol']}"]
+                            if trainer == "sklearn" and _accepts(cls, "logreg_tol")
                             and not any(o.startswith("logreg_tol=") for o in opts) else [])
                 spec = ",".join([name, *opts, *baseline] + ([f"trainer={trainer}"] if trainer != "-" else []))
                 t = get_tasks(spec)[0]

@@ -59,6 +59,13 @@ def capture(task_name: str, model_name: str, cache_dir: Path, seed: int) -> list
     return seen
 
 
+def _same_c(rows: list, a: str, b: str) -> str:
+    """On how many tasks (and heads) fitters ``a`` and ``b`` chose the same C."""
+    pairs = [[x["C"] == y["C"] for x, y in zip(r[a]["info"], r[b]["info"])] for r in rows]
+    return (f"{sum(all(p) for p in pairs)} of {len(rows)} tasks "
+            f"({sum(map(sum, pairs))} of {sum(r['heads'] for r in rows)} heads)")
+
+
 def _timed(fn):
     w, c = time.perf_counter(), time.process_time()
     out = fn()
@@ -75,7 +82,8 @@ def main() -> None:
     ap.add_argument("--features", default="/tmp/compeval-trainer-parts")
     ap.add_argument("--mlp-max-iter", type=int, default=700)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--sklearn-tol", type=float, default=1e-4, help="LogisticRegressionCV's tol (its default)")
+    ap.add_argument("--sklearn-tol", type=float, default=clf.SKLEARN_DEFAULT_LOGREG["logreg_tol"],
+                    help="LogisticRegressionCV's tol (default: its own)")
     ap.add_argument("--reference-tol", type=float, default=None,
                     help="also fit scikit-learn's logistic regressions to this tolerance and compare C with it")
     args = ap.parse_args()
@@ -102,7 +110,8 @@ def main() -> None:
                 continue
             row = {"task": name, "part": part, "heads": len(reqs), "shape": reqs[0].x_train.shape}
             for trainer in trainers:
-                extra = dict(logreg_tol=args.sklearn_tol, logreg_max_iter=2000) if trainer == "sklearn" else {}
+                extra = ({**clf.SKLEARN_DEFAULT_LOGREG, "logreg_tol": args.sklearn_tol} if trainer == "sklearn"
+                         else {})
                 s = clf.ClassifierSettings(mlp_max_iter=args.mlp_max_iter, trainer=trainer, **extra)
                 out, w, c = _timed(lambda: clf.fit_many(reqs, s))
                 row[trainer] = dict(wall=w, cpu=c, info=[i for _, i in out], pred=[p for p, _ in out])
@@ -139,20 +148,13 @@ def main() -> None:
                 to = sum(r["torch"]["wall"] for r in sel)
                 line = f"{part}: {len(sel)} tasks, sklearn {sk:.1f}s, torch {to:.1f}s, speed-up {sk / max(to, 1e-9):.1f}×"
                 if part == "logreg":
-                    same = sum(all(a["C"] == b["C"] for a, b in zip(r["sklearn"]["info"], r["torch"]["info"])) for r in sel)
-                    heads = sum(a["C"] == b["C"] for r in sel for a, b in zip(r["sklearn"]["info"], r["torch"]["info"]))
-                    total = sum(r["heads"] for r in sel)
-                    line += f"; same C on {same} of {len(sel)} tasks ({heads} of {total} heads)"
+                    line += f"; same C on {_same_c(sel, 'sklearn', 'torch')}"
                     if all("reference" in r for r in sel):
                         ref = sum(r["reference"]["wall"] for r in sel)
                         line += f"; scikit-learn at tol {args.reference_tol:g} {ref:.1f}s ({ref / max(to, 1e-9):.1f}× torch)"
                         for trainer in ("sklearn", "torch"):
-                            same = sum(all(a["C"] == b["C"] for a, b in zip(r[trainer]["info"], r["reference"]["info"]))
-                                       for r in sel)
-                            heads = sum(a["C"] == b["C"] for r in sel
-                                        for a, b in zip(r[trainer]["info"], r["reference"]["info"]))
                             line += (f"; {trainer} has the C of scikit-learn at tol {args.reference_tol:g} on "
-                                     f"{same} of {len(sel)} tasks ({heads} of {total} heads)")
+                                     f"{_same_c(sel, trainer, 'reference')}")
                 print(line)
 
 

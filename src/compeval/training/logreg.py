@@ -228,6 +228,11 @@ class _Design:
     spans: list = field(default_factory=list)
     empty: torch.Tensor | None = None  # (p,) bool
 
+    @property
+    def stop(self) -> int:
+        """One past its last model's row in the solver."""
+        return self.start + len(self.lam)
+
 
 def _design(prob: LogRegProblem, Cs: np.ndarray, start: int, dev: torch.device, dtype: torch.dtype,
             precondition: bool) -> _Design:
@@ -285,7 +290,7 @@ def _into_span(designs: list[_Design], u: torch.Tensor) -> None:
     problem's results, at 1e-8 none (the Hessian-fitted phases remove them too). Kept: it costs one small
     SVD per such fold, and a model that converges in the first phase keeps none."""
     for d in designs:
-        block = u[d.start:d.start + len(d.lam)]
+        block = u[d.start:d.stop]
         if d.empty is not None:
             block[:, :-1][:, d.empty] = 0.0
         for models, basis, mean in d.spans:
@@ -304,7 +309,7 @@ class _Objective:
     def __init__(self, designs: list[_Design], rows: np.ndarray, offset: torch.Tensor,
                  scale: torch.Tensor | None = None, dense: torch.Tensor | None = None):
         self.designs, self.rows, self.offset, self.scale, self.dense = designs, rows, offset, scale, dense
-        self.starts = np.array([d.start for d in designs] + [designs[-1].start + len(designs[-1].lam)])
+        self.starts = np.array([d.start for d in designs] + [designs[-1].stop])
         self._cached: tuple[bytes, list] | None = None
 
     def weights(self, v: torch.Tensor, local: slice | torch.Tensor = slice(None)) -> torch.Tensor:
@@ -382,7 +387,7 @@ def _solve(designs: list[_Design], tol: float, max_iter: int, precondition: bool
     """(weights in the rotated basis, iterations) of every solver row: a first phase in the diagonal
     coordinates, then phases re-fitted to the current curvature until every row converges or stalls."""
     first = designs[0]
-    m, p1 = designs[-1].start + len(designs[-1].lam), first.x.shape[1]
+    m, p1 = designs[-1].stop, first.x.shape[1]
     u = torch.zeros(m, p1, dtype=first.x.dtype, device=first.x.device)
     n_iter = np.zeros(m, dtype=np.int64)
     scale = torch.cat([d.scale for d in designs])
@@ -390,6 +395,9 @@ def _solve(designs: list[_Design], tol: float, max_iter: int, precondition: bool
     objective = _Objective(designs, rows, u.clone(), scale=scale)
     phase = FIRST_PHASE_ITERATIONS
     while len(rows) and n_iter[rows].max() < max_iter:
+        if phase == PHASE_ITERATIONS:  # a later phase: coordinates fitted to the curvature where the rows are
+            at = u[torch.as_tensor(rows, device=u.device)]
+            objective = _Objective(designs, rows, at, dense=_curvature_transforms(designs, rows, at))
         budget = max_iter - int(n_iter[rows].max())
         steps = min(phase, budget) if precondition else budget
         v, it, converged = lbfgs(objective, torch.zeros(len(rows), p1, dtype=u.dtype, device=u.device),
@@ -398,9 +406,6 @@ def _solve(designs: list[_Design], tol: float, max_iter: int, precondition: bool
         _into_span(designs, u)
         n_iter[rows] += it
         rows = rows[~converged & (it == steps)]  # a row that stalled has reached machine precision
-        if len(rows):
-            at = u[torch.as_tensor(rows, device=u.device)]
-            objective = _Objective(designs, rows, at, dense=_curvature_transforms(designs, rows, at))
         phase = PHASE_ITERATIONS
     return u, n_iter
 
@@ -416,12 +421,12 @@ def _solve_group(problems: list[LogRegProblem], Cs: np.ndarray, tol: float, max_
         designs, start = [], 0
         for prob in problems:
             designs.append(_design(prob, Cs, start, dev, dtype, precondition))
-            start += len(designs[-1].lam)
+            start = designs[-1].stop
         weights, n_iter = _solve(designs, tol, max_iter, precondition, names)
         fits = []
         for prob, d in zip(problems, designs):
             n_folds = len(prob.folds)
-            u = weights[d.start:d.start + len(d.lam)]
+            u = weights[d.start:d.stop]
             z = (F.linear(u, d.x) > 0).cpu().numpy()  # (models, n)
             yb = np.asarray(prob.y_train, dtype=bool)
             acc = np.zeros((n_folds, n_cs))
@@ -431,5 +436,5 @@ def _solve_group(problems: list[LogRegProblem], Cs: np.ndarray, tol: float, max_
             best = int(np.argmax(acc.sum(0)))  # first maximum: scikit-learn's tie rule
             pred = (d.test @ u[n_folds * n_cs + best] > 0).cpu().numpy() if len(d.test) else np.zeros(0, dtype=bool)
             fits.append(LogRegCVFit(predictions=pred, C=float(Cs[best]), cv_accuracy=acc,
-                                    n_iter=n_iter[d.start:d.start + len(d.lam)].reshape(n_folds + 1, n_cs)))
+                                    n_iter=n_iter[d.start:d.stop].reshape(n_folds + 1, n_cs)))
         return fits

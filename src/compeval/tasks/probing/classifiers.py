@@ -37,6 +37,9 @@ from ...errors import SpecError
 
 CLASSIFIERS = ("logreg", "mlp")
 LOGREG_CS = tuple(np.logspace(-3, 3, 7))
+#: ``LogisticRegressionCV``'s own tolerance and the iteration cap this project gave it before the torch
+#: trainer: the path the benchmarks compare against.
+SKLEARN_DEFAULT_LOGREG = {"logreg_tol": 1e-4, "logreg_max_iter": 2000}
 
 
 @dataclass(frozen=True)

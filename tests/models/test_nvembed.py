@@ -67,6 +67,7 @@ def test_instruction_option_sets_the_card_prefix_and_the_identity(hub_cache, rep
     assert claim.config.params["prompt"] == "Instruct: Given a claim, find documents that refute the claim\nQuery: "
     assert len({default.config.id, claim.config.id, plain.config.id}) == 3
     assert "instruction" in claim.config.display and default.config.display == REPO
+    assert load_model("nvembed").config.id == default.config.id  # the family's default repo
     texts = TEXTS[:3]
     assert cosines(plain.encode(texts), reference(replica, "", texts)).min() >= 0.9999
     assert cosines(claim.encode(texts), reference(replica, claim.config.params["prompt"], texts)).min() >= 0.9999

@@ -40,10 +40,10 @@ from .registry import register_model
 from .transformers_common import HUB_OPTIONS, TorchSetup, quiet, resolve, torch_dtype
 
 DEFAULT_REPO = "nvidia/NV-Embed-v2"
-DEFAULT_TASK = "Retrieve semantically similar text."  # the repo's instruction for STS tasks
+DEFAULT_TASK = "Retrieve semantically similar text."  # the NV-Embed paper's instruction for STS tasks
 DEFAULT_MAX_LENGTH = 32768  # the card's example (Mistral's context)
 DEFAULT_BATCH = 8
-# configuration_nvembed.LatentAttentionConfig's defaults: the published config.json names only the type.
+# configuration_nvembed.LatentAttentionConfig's defaults, for what config.json's latent_attention_config leaves out.
 LATENT_DEFAULTS = {"num_latents_value": 512, "num_cross_heads": 8, "output_normalize": True,
                    "hidden_dim": 4096, "latent_dim": 4096, "cross_dim_head": 4096}
 # The published recipe (configuration_nvembed.NVEmbedConfig): other values are refused, not approximated.
@@ -149,9 +149,10 @@ def _load_weights(net: Any, files: list[Path], dtype: Any, device: str, name: st
         parts = [f"{label}: {_listed(keys)}" for label, keys in
                  (("missing", missing), ("unexpected", unexpected), ("wrong shape", misshapen)) if keys]
         raise SpecError(f"{where}: {name}'s weights do not fit NV-Embed ({'; '.join(parts)}); "
-                        "the nvembed family loads only a complete NV-Embed checkpoint, never random weights")
+                        "the nvembed family loads only a complete NV-Embed checkpoint, never random weights: fetch the repo "
+                        "again or point at a complete copy")
     for f in files:
-        part = {k: v.to(dtype) for k, v in load_file(str(f), device=device).items()}
+        part = {k: v.to(device=device, dtype=dtype) for k, v in load_file(str(f)).items()}
         net.load_state_dict(part, strict=False, assign=True)
     # The rotary frequencies are computed, not stored: build them on the device.
     with torch.device(device):
@@ -342,6 +343,8 @@ class NVEmbedModel:
                              help='task text, sent as "Instruct: TASK\\nQuery: " before each text; "" for none'),
                          Opt("batch", DEFAULT_BATCH, int, min=1, identity=False, help="texts per forward pass",
                              aliases=("batch_size",)),
+                         Opt("max_length", None, int, min=1,
+                             help=f"truncate inputs to N tokens (default {DEFAULT_MAX_LENGTH}, the card's)"),
                          *(o for o in HUB_OPTIONS if o.name == "revision")))
 def _nvembed(spec, builder, opts):
     where = str(spec)

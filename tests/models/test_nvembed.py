@@ -112,6 +112,16 @@ def test_a_checkpoint_of_another_architecture_is_refused(hub_cache, replica, tmp
         load_model(f"nvembed:{left}")
 
 
+def test_a_tokenizer_that_adds_no_bos_is_refused(hub_cache, replica, tmp_path):
+    folder = tmp_path / "no-bos"
+    shutil.copytree(replica, folder)
+    tok = json.loads((folder / "tokenizer.json").read_text())
+    (folder / "tokenizer.json").write_text(json.dumps({**tok, "post_processor": None}))
+    put_in_hub_cache(hub_cache, REPO, folder)
+    with pytest.raises(SpecError, match="does not start texts with BOS"):
+        load_model(f"nvembed:{REPO}").load()
+
+
 def test_a_text_with_nothing_left_to_pool_is_an_error_not_nan(hub_cache, replica):
     put_in_hub_cache(hub_cache, REPO, replica)
     with pytest.raises(InputTextError, match="no token to pool"):

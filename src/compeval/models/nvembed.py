@@ -294,6 +294,11 @@ class NVEmbedModel:
                 raise SpecError(f"{self.where}: {self.weights.name}'s tokenizer has no EOS token, which the card "
                                 "appends to every text")
             tokenizer.pad_token, tokenizer.padding_side = tokenizer.eos_token, "right"  # the card's add_pad_token
+            first = tokenizer("a")["input_ids"][0]
+            if tokenizer.bos_token_id is None or first != tokenizer.bos_token_id:
+                raise SpecError(f"{self.where}: {self.weights.name}'s tokenizer does not start texts with BOS "
+                                f"(first id {first}), as the card's Mistral tokenizer does; check its tokenizer.json "
+                                "post-processor")
             tokenizer.truncation_side = "right"
             net = _network(self.config_json, torch_dtype(self.setup.dtype))
             _load_weights(net, self.files, torch_dtype(self.setup.dtype), device, self.weights.name, self.where)

@@ -501,7 +501,7 @@ def _mix_weights(raw: str | None, where: str) -> tuple[float, ...] | None:
                              help="all = every layer to token tasks; 0 = char CNN, 1-2 = biLSTM; mix = weighted"),
                          Opt("mix", None, help="ScalarMix weights w0/w1/w2 for layer=mix (softmax; default equal)"),
                          Opt("sha256", None, pattern=r"[0-9a-f]{64}", identity=False,
-                             help="SHA-256 the downloaded weights must have (a 64-hex-digit hash)")))
+                             help="a 64-hex-digit SHA-256 that the downloaded weights must have")))
 def _elmo(spec, builder, opts):
     from ..paths import default_cache_dir
     from .transformers_common import TorchSetup

@@ -117,3 +117,47 @@ def test_token_vectors_follow_the_runs_cache_folder(tmp_path):
     assert (tmp_path / "c" / "lexcomp_tokens" / f"{model.config.id}.sqlite").is_file()
     task.context = RunContext(cache_dir=None)
     assert task._token_cache(model).conn is None
+
+class ForeignTokens:
+    """A user's plain Python object (no ModelConfig): ``encode`` plus ToyTokens' ``encode_tokens``."""
+
+    def __init__(self, shift: float = 0.0):
+        self.shift = shift
+
+    def encode(self, texts):
+        return np.array([[len(t), t.count(" "), 1.0] for t in texts], dtype=np.float32)
+
+    def encode_tokens(self, sentences):
+        return [v + self.shift for v in ToyTokens().encode_tokens(sentences)]
+
+
+class DeclaredTokens(ToyTokens):
+    """A protocol object (it declares a config) that encodes and gives token vectors."""
+
+    def encode(self, texts):
+        return np.ones((len(texts), 3), dtype=np.float32)
+
+
+def test_python_objects_with_encode_tokens_run_lexcomp(ctx, tmp_path):
+    import inspect
+
+    from compeval.cache import EmbeddingCache
+    from compeval.errors import ModelCapabilityError
+    from compeval.models.protocol import TokenEncoder, as_model, token_encoder
+
+    for obj in (ForeignTokens(), DeclaredTokens()):
+        model = as_model(obj)
+        # declared on the wrapper's class: runtime protocols look members up statically from Python 3.12
+        assert callable(inspect.getattr_static(model, "encode_tokens"))
+        assert isinstance(model, TokenEncoder)
+    wrapped = EmbeddingCache(tmp_path / "cache").wrap(as_model(ForeignTokens()))
+    assert isinstance(token_encoder(wrapped), TokenEncoder)
+    (task,) = get_tasks("lexcomp-nc-literality,encoders=none,layers=top,max_epochs=60,patience=10,batch_size=8")
+    task.load(ctx)
+    assert _score(task.evaluate(wrapped, seed=0), "all").value == 1.0  # as ToyTokens itself scores
+    # token vectors are part of the identity (the token cache is keyed by it); encode alone is not enough
+    assert as_model(ForeignTokens(0.0)).config.id != as_model(ForeignTokens(1.0)).config.id
+    plain = as_model(type("EncodeOnly", (), {"encode": ForeignTokens.encode})())
+    assert not isinstance(plain, TokenEncoder)
+    with pytest.raises(ModelCapabilityError, match="gives no token-level vectors"):
+        token_encoder(plain)

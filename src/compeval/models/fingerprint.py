@@ -117,6 +117,27 @@ def pairs_fingerprint(score_pairs: Callable[[list[str], list[str]], Any],
     return h.hexdigest()
 
 
+def tokens_fingerprint(encode_tokens: Callable[[list[list[str]]], Any],
+                       texts: Sequence[str] = PROBE_TEXTS[:-1]) -> str:
+    """SHA-256 of ``encode_tokens`` on the probe texts split at spaces (one ``(n_words, n_layers, dim)`` or
+    ``(n_words, dim)`` array per sentence), for objects that give word-level vectors."""
+    sentences = [t.split() for t in texts]
+    try:
+        out = list(encode_tokens(sentences))
+    except Exception as exc:
+        raise FingerprintError(f"encode_tokens() failed on the probe sentences ({type(exc).__name__}: {exc})") from exc
+    h = hashlib.sha256(f"probe.v{PROBE_VERSION}:tokens".encode())
+    if len(out) != len(sentences):
+        raise FingerprintError(f"encode_tokens() returned {len(out)} arrays for {len(sentences)} probe sentences")
+    for words, vec in zip(sentences, out):
+        arr = _to_numpy(vec)
+        if arr.ndim not in (2, 3) or arr.shape[0] != len(words):
+            raise FingerprintError(f"encode_tokens() returned shape {arr.shape} for a sentence of {len(words)} "
+                                   "words; expected (n_words, n_layers, dim) or (n_words, dim)")
+        _hash_array(h, arr.astype(np.float32, copy=False))
+    return h.hexdigest()
+
+
 def _to_numpy(out: Any) -> np.ndarray:
     if hasattr(out, "detach"):  # a torch tensor
         out = out.detach().float().cpu().numpy()

@@ -290,17 +290,19 @@ class ForeignEncoder:
 
     def __init__(self, obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None):
         from ..errors import ModelCapabilityError
-        from .fingerprint import FingerprintError, class_identity, combined, vectors_fingerprint
+        from .fingerprint import FingerprintError, class_identity, combined, tokens_fingerprint, vectors_fingerprint
 
         if not callable(getattr(obj, "encode", None)):
             raise ModelCapabilityError(f"{type(obj).__name__} has no encode(texts) method")
         self._obj = obj
         try:
-            vectors = vectors_fingerprint(self.encode)
+            identity = {**class_identity(type(obj)), "vectors": vectors_fingerprint(self.encode)[:16]}
+            if isinstance(self, TokenEncoder):  # token vectors are cached by this id too
+                identity["tokens"] = tokens_fingerprint(self.encode_tokens)[:16]
         except FingerprintError as exc:
             raise ModelCapabilityError(f"cannot identify the {type(obj).__name__} object by its output: {exc}; "
-                                       "fix its encode() or give it a ModelConfig `config` (the protocol)") from None
-        identity = {**class_identity(type(obj)), "vectors": vectors[:16], **(params or {})}
+                                       "fix it or give it a ModelConfig `config` (the protocol)") from None
+        identity.update(params or {})
         identity["fp"] = combined({"name": name, **identity})
         self._config = ModelConfig(family="python.v2", name=name or type(obj).__name__, params=identity,
                                    shown_params=("fp",))
@@ -316,6 +318,14 @@ class ForeignEncoder:
         return np.asarray(out, dtype=np.float32)
 
 
+class ForeignTokenEncoder(ForeignEncoder):
+    """A foreign object that also gives word-level vectors (``encode_tokens``), kept for token tasks."""
+
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+        return [np.asarray(v.detach().float().cpu().numpy() if isinstance(v, _Tensor) else v, dtype=np.float32)
+                for v in self._obj.encode_tokens(sentences)]
+
+
 class IdentifiedModel:
     """A user's own protocol object (it declares a ``config``) with its content fingerprint added to that
     config, so two instances declaring the same config but computing different things stay apart."""
@@ -324,7 +334,7 @@ class IdentifiedModel:
         import warnings
 
         from .fingerprint import (FingerprintError, class_identity, combined, pairs_fingerprint,
-                                  vectors_fingerprint)
+                                  tokens_fingerprint, vectors_fingerprint)
 
         self.model = model
         declared: ModelConfig = model.config
@@ -334,6 +344,8 @@ class IdentifiedModel:
                 extra["vectors"] = vectors_fingerprint(model.encode)[:16]
             else:
                 extra["pairs"] = pairs_fingerprint(model.score_pairs)[:16]
+            if _has_tokens(model):  # token vectors are cached by this id too
+                extra["tokens"] = tokens_fingerprint(model.encode_tokens)[:16]
         except FingerprintError as exc:  # e.g. a graph scorer without graphs for the probe texts
             from ..errors import CompevalWarning
 
@@ -369,6 +381,19 @@ class IdentifiedModel:
         return getattr(self.model, name)
 
 
+class IdentifiedTokenModel(IdentifiedModel):
+    """``IdentifiedModel`` of an object with ``encode_tokens``: declared on the class, since capability
+    checks (``isinstance`` of a runtime protocol) do not see members reached through ``__getattr__``
+    from Python 3.12 on."""
+
+    def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
+        return self.model.encode_tokens(sentences)
+
+
+def _has_tokens(obj: Any) -> bool:
+    return callable(getattr(obj, "encode_tokens", None))
+
+
 def _built_by_compeval(obj: Any) -> bool:
     """Models built from spec strings carry configs compeval derived (weights hashes, options): trusted."""
     return type(obj).__module__.split(".")[0] == "compeval"
@@ -387,12 +412,13 @@ def register_object_adapter(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
 def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None) -> Any:
     """A compeval model as is; a user's protocol object with its fingerprint added to its config; an object
     a registered adapter knows (an MTEB encoder) through it; any other object with ``encode`` wrapped and
-    identified by its output (``ForeignEncoder``)."""
+    identified by its output (``ForeignEncoder``). Each wrapper keeps ``encode_tokens`` where the object has
+    it, so word-level tasks (lexcomp) run on it."""
     if isinstance(getattr(obj, "config", None), ModelConfig) and (can_encode(obj) or can_score_pairs(obj)):
-        return obj if _built_by_compeval(obj) else IdentifiedModel(obj)
+        return obj if _built_by_compeval(obj) else (IdentifiedTokenModel if _has_tokens(obj) else IdentifiedModel)(obj)
     plugins.discover("compeval.models")  # the model modules register their adapters on import
     for adapt in OBJECT_ADAPTERS:
         adapted = adapt(obj)
         if adapted is not None:
-            return IdentifiedModel(adapted)
-    return ForeignEncoder(obj, name=name, params=params)
+            return (IdentifiedTokenModel if _has_tokens(adapted) else IdentifiedModel)(adapted)
+    return (ForeignTokenEncoder if _has_tokens(obj) else ForeignEncoder)(obj, name=name, params=params)

@@ -105,7 +105,7 @@ class HFModel:
         if n_layers is not None and not 0 <= resolved <= n_layers:
             raise SpecError(f"{where}: {weights.name} has layers 0..{n_layers} (0 = input embeddings); got "
                             f"layer={layer}; give a layer in that range (or a negative one, counting from the end)")
-        self.where = where
+        self.where, self.recipe = where, recipe
         self.directory, self.weights, self.setup = directory, weights, setup
         self.layer, self.pooling, self.prompt = resolved, pooling, prompt
         self.batch_size, self.max_length = setup.batch, setup.max_length or max_length
@@ -119,12 +119,14 @@ class HFModel:
         asked = asked_special_tokens(directory)
         if asked:  # what the tokenizer is made to add (checked when it loads)
             params["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
-        if recipe:
-            params["recipe"] = recipe
         params.update(setup.identity())
         shown = ("layer", "pooling") + tuple(k for k in ("dtype", "prompt") if k in params)
         self._config = ModelConfig(family="hf.v1", name=weights.name, params=params, shown_params=shown,
-                                   location=str(directory), settings=setup.settings())
+                                   location=str(directory), settings=self._settings())
+
+    def _settings(self, device: str | None = None) -> dict[str, Any]:
+        """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
+        return {**self.setup.settings(device), **({"recipe": self.recipe} if self.recipe else {})}
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -152,7 +154,7 @@ class HFModel:
                                  dtype=torch_dtype(self.setup.dtype), trust_remote_code=remote)
             model = model.to(device).eval()
             self._loaded = (torch, tokenizer, model)
-            self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
+            self._config = self._config.model_copy(update={"settings": self._settings(device)})
         return self._loaded
 
     @property

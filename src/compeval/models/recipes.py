@@ -17,7 +17,9 @@ instruction template gives the prompt. A model matched by nothing, without ``mod
 documented default (``hf``, mean over all tokens), and its result records ``recipe=assumed``.
 
 The recipe key is the ``recipe=`` option of ``hf``/``sbert`` (``nvembed`` for NV-Embed-v2): its values are
-defaults that options given in the spec override, and it is recorded in the model's params.
+defaults that options given in the spec override. What it sets (pooling, prompt) is in the model's params,
+so ``ORG/NAME`` and the spelled-out ``hf:ORG/NAME,pool=…,prompt=…`` share an id; the recipe's name is
+recorded beside the result, in ``model.settings.recipe`` (``assumed`` when nothing was known).
 """
 from __future__ import annotations
 
@@ -118,13 +120,22 @@ RECIPES: dict[str, Recipe] = {r.key: r for r in (
 )}
 """The recipe table (docs/models.md shows it); ``st`` and ``assumed`` are found from the repo's files."""
 
-TEST_NAMES = {"st": "test_sentence_transformers_repos_run_their_own_pipeline",
-              "e5": "test_e5_gets_the_query_prefix", "stella": "test_stella_uses_its_s2s_prompt",
-              "gte-qwen2": "test_gte_qwen2_last_token_on_eos_with_instruction",
-              "e5-mistral": "test_e5_mistral_matches_its_card", "nv-embed": "test_nv_embed_dispatches_to_its_family",
-              "dpr": "test_dpr_encoders_load_into_their_own_class", "specter": "test_cls_recipes_match_their_cards",
-              "defsent-cls": "test_cls_recipes_match_their_cards", "ernie": "test_ernie_mean_over_all_tokens",
-              "gpt": "test_gpt_decoders_under_their_head_classes", "assumed": "test_unknown_repo_runs_the_assumed_default"}
+TEST_NAMES = {"st": "test_bare_repo_id_matches_its_card[sentence-transformers/all-MiniLM-L6-v2]",
+              "e5": "test_bare_repo_id_matches_its_card[intfloat/e5-base-v2]",
+              "stella": "test_bare_repo_id_matches_its_card[NovaSearch/stella_en_1.5B_v5]",
+              "gte-qwen2": "test_bare_repo_id_matches_its_card[Alibaba-NLP/gte-Qwen2-1.5B-instruct]",
+              "e5-mistral": "test_e5_mistral_records_eos_last_token_and_instruction",
+              "nv-embed": "test_nv_embed_goes_to_its_own_family",
+              "dpr": "test_bare_repo_id_matches_its_card[facebook/dpr-ctx_encoder-single-nq-base]",
+              "specter": "test_bare_repo_id_matches_its_card[allenai/specter]",
+              "defsent-cls": "test_bare_repo_id_matches_its_card[cl-nagoya/defsent-bert-base-uncased-cls]",
+              "defsent-mean": "test_bare_repo_id_matches_its_card[cl-nagoya/defsent-bert-base-uncased-mean]",
+              "defsent-max": "test_bare_repo_id_matches_its_card[cl-nagoya/defsent-bert-base-uncased-max]",
+              "ernie": "test_bare_repo_id_matches_its_card[nghuyong/ernie-2.0-base-en]",
+              "gpt": "test_bare_repo_id_matches_its_card[openai-community/gpt2]",
+              "mteb": "test_bare_repo_id_matches_its_card[Linq-AI-Research/Linq-Embed-Mistral]",
+              "assumed": "test_unknown_repo_runs_the_assumed_default_and_says_so"}
+"""Where tests/models/test_recipes.py checks each recipe against its card (the recipe table's last column)."""
 
 
 def recipe_choices() -> tuple[str, ...]:
@@ -155,9 +166,16 @@ def mteb_prompt(repo: str) -> str | None:
     except Exception:  # mteb's own KeyError/ValueError for unknown models
         return None
     template = kwargs.get("instruction_template")
-    if isinstance(template, str) and "{instruction}" in template:
-        return template.format(instruction=STS_INSTRUCTION)
-    return None
+    try:
+        if callable(template):  # mteb's templates take (instruction, prompt_type)
+            prompt = template(STS_INSTRUCTION, None)
+        elif isinstance(template, str) and "{instruction}" in template:
+            prompt = template.format(instruction=STS_INSTRUCTION)
+        else:
+            return None
+    except Exception:  # a template that needs more than the instruction: no recipe from it
+        return None
+    return prompt if isinstance(prompt, str) and prompt else None
 
 
 def choose(repo: str | None, directory: Path) -> tuple[Recipe, dict[str, str]]:
@@ -248,7 +266,7 @@ def special_tokens(tokenizer: Any, directory: Path, where: str) -> dict[str, boo
     return {"bos": has_bos, "eos": has_eos}
 
 
-RECIPE_OPTION = Opt("recipe", None, choices=recipe_choices,
+RECIPE_OPTION = Opt("recipe", None, choices=recipe_choices, identity=False,
                     help="a published recipe (docs/models.md): its settings are defaults the spec's own options "
                          "override; a bare ORG/NAME gets its own")
 

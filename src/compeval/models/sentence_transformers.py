@@ -33,7 +33,7 @@ class SentenceTransformerModel:
                  prompt_name: str | None = None, revision: str | None = None, setup: TorchSetup | None = None,
                  where: str | None = None, recipe: str | None = None):
         where = where or f"sbert:{path_or_name}"
-        self.where = where
+        self.where, self.recipe = where, recipe
         setup = setup or TorchSetup(device=device, batch=batch_size)
         weights = resolve(path_or_name, revision)
         directory = weights.directory
@@ -58,8 +58,6 @@ class SentenceTransformerModel:
         asked = asked_special_tokens(directory)
         if asked:  # what the tokenizer is made to add (checked when it loads)
             params["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
-        if recipe:
-            params["recipe"] = recipe
         if weights.commit:
             params["revision"] = weights.commit
         params.update(setup.identity())
@@ -67,7 +65,11 @@ class SentenceTransformerModel:
         if setup.max_length:
             shown += ("max_seq_length",)
         self._config = ModelConfig(family="sbert.v1", name=weights.name, params=params, shown_params=shown,
-                                   location=str(directory), settings=setup.settings())
+                                   location=str(directory), settings=self._settings())
+
+    def _settings(self, device: str | None = None) -> dict[str, Any]:
+        """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
+        return {**self.setup.settings(device), **({"recipe": self.recipe} if self.recipe else {})}
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -96,7 +98,7 @@ class SentenceTransformerModel:
                 if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral, GPT-2) often have none
                     tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
             self._model = model
-            self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
+            self._config = self._config.model_copy(update={"settings": self._settings(device)})
         return self._model
 
     def close(self) -> None:

@@ -206,8 +206,8 @@ class HFModel:
                          RECIPE_OPTION, *HUB_OPTIONS))
 def _hf(spec, builder, opts):
     where = str(spec)
-    setup = TorchSetup.from_options(opts, builder, where)
     opts = with_recipe(opts, "hf", where, spec.arg)
+    setup = TorchSetup.from_options(opts, builder, where)
     return HFModel(spec.arg or "all-MiniLM-L6-v2", layer=opts.layer, pooling=opts.pool,
                    max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=opts.prompt,
                    where=where, recipe=opts.recipe)

@@ -84,7 +84,7 @@ RECIPES: dict[str, Recipe] = {r.key: r for r in (
            "last token (the appended </s>)", "STS instruction before every text, pooled",
            "BOS and EOS (add_bos_token, add_eos_token)", "card normalises (cosine unchanged)", "MistralModel",
            "e5-mistral card: last_token_pool, tokenizer adds </s>, 'Instruct: {task}\\nQuery: {text}'",
-           {"pool": "last", "prompt": INSTRUCT_QUERY.format(instruction=STS_INSTRUCTION)},
+           {"pool": "last", "prompt": INSTRUCT_QUERY.format(instruction=STS_INSTRUCTION), "max_length": "4096"},
            ("intfloat/e5-mistral-7b-instruct", "Salesforce/SFR-Embedding-Mistral")),
     Recipe("nv-embed", "nvembed", r"nvidia/NV-Embed-v2", "latent attention over the text tokens",
            "card instruction, left out of pooling", "EOS added", "card normalises", "NV-Embed (nvembed family)",

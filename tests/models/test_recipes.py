@@ -190,10 +190,19 @@ def test_recipe_option_names_its_family():
         load_model("sbert:all-MiniLM-L6-v2,recipe=e5-mistral")
 
 
-def test_every_recipe_has_a_test_here():
+def test_every_recipe_has_a_test_here_and_a_row_in_the_docs():
+    from pathlib import Path
+
     names = {n.split("[")[0] for n in TEST_NAMES.values()}
     assert set(TEST_NAMES) == set(RECIPES)
     assert all(n in globals() for n in names), names - set(globals())
+    params = {n.split("[")[1].rstrip("]") for n in TEST_NAMES.values() if "[" in n}
+    assert params <= set(ALL), params - set(ALL)
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "models.md").read_text()
+    for key, recipe in RECIPES.items():
+        row = next((line for line in docs.splitlines() if line.startswith(f"| `{key}` |")), None)
+        assert row is not None, key
+        assert recipe.pooling.replace("|", "\\|") in row and TEST_NAMES[key] in row
 
 
 def test_table_agrees_with_mteb_where_mteb_knows_the_model():

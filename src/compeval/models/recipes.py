@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ RECIPES: dict[str, Recipe] = {r.key: r for r in (
            "modules.json present: the repo's own sentence-transformers pipeline",
            seeds=("sentence-transformers/all-MiniLM-L6-v2", "sentence-transformers/all-mpnet-base-v2",
                   "sentence-transformers/LaBSE", "BAAI/bge-*-en-v1.5", "thenlper/gte-*")),
-    Recipe("e5", "sbert", r"intfloat/(multilingual-)?e5-(small|base|large)(-v2|-instruct)?", "mean (repo modules)",
+    Recipe("e5", "sbert", r"intfloat/(multilingual-)?e5-(small|base|large)(-v2)?", "mean (repo modules)",
            '"query: " before every text (card: symmetric tasks use the query prefix)', _TOK, "Normalize module",
            "BertModel / XLMRobertaModel", "E5 card: 'Use query: prefix for symmetric tasks such as semantic "
            "similarity'", {"prompt": "query: "}, ("intfloat/e5-base-v2",)),
@@ -154,6 +155,7 @@ def by_name(repo: str) -> Recipe | None:
     return next((r for r in RECIPES.values() if r.matches(repo)), None)
 
 
+@lru_cache(maxsize=256)
 def mteb_prompt(repo: str) -> str | None:
     """The STS prompt mteb's ``ModelMeta`` gives ``repo`` (its instruction template filled with the STS
     instruction), or None when mteb is absent, does not know the model, or gives it no template."""

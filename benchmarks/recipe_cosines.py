@@ -7,8 +7,8 @@ checkout, e.g. before and after a change:
 
 Each system runs twice: as its bare repo id (the recipe compeval picks), and with the card's recipe
 spelled out as hf:/sbert: options (what a user who knows the card would write; these specs mean the
-same to every checkout). Prints one row per system and spec: the minimum cosine over a mixed-length batch and the largest difference between
-the unit vectors, or the one-line error.
+same to every checkout). Prints one row per system and spec: the minimum cosine over a mixed-length
+batch and the largest difference between the unit vectors, or the one-line error.
 """
 from __future__ import annotations
 

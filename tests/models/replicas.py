@@ -208,7 +208,8 @@ def _qwen2(folder: Path, seed: int, extra_tokenizer: dict) -> None:
 
 def stella(folder: Path) -> None:
     _qwen2(folder, 9, {})
-    modules = ST_MODULES + [{"idx": 2, "name": "2", "path": "2_Dense_1024", "type": "sentence_transformers.models.Dense"}]
+    dense = {"idx": 2, "name": "2", "path": "2_Dense_1024", "type": "sentence_transformers.models.Dense"}
+    modules = ST_MODULES + [dense]
     _st_files(folder, modules, {**MEAN_POOLING, "pooling_mode_weightedmean_tokens": False,
                                 "pooling_mode_lasttoken": False, "include_prompt": True}, 512,
               {"s2p_query": "Instruct: Given a web search query, retrieve relevant passages that answer the query.\n"
@@ -245,7 +246,8 @@ def llama_tokenizer(folder: Path, tokenizer_config: dict) -> int:
     vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
     for ch in "▁abcdefghijklmnopqrstuvwxyzIQR:.\n":
         vocab.setdefault(ch, len(vocab))
-    merges = [("▁", "t"), ("h", "e"), ("▁t", "he"), ("▁", "d"), ("o", "g"), ("▁d", "og"), ("▁", "c"), ("a", "t"),
+    merges = [("▁", "t"), ("h", "e"), ("▁t", "he"), ("▁", "d"), ("o", "g"), ("▁d", "og"), ("▁", "c"),
+              ("a", "t"),
               ("▁c", "at"), ("▁", "a"), ("▁", "r"), ("e", "d"), ("▁r", "ed")]
     for a, b in merges:
         vocab.setdefault(a + b, len(vocab))

@@ -76,7 +76,8 @@ def test_e5_mistral_records_eos_last_token_and_instruction(hub_replicas):
     # spelled out, it is the same model (the recipe sets options; it is not itself identity)
     from compeval.specs import quote_value
 
-    same = load_model(f"hf:intfloat/e5-mistral-7b-instruct,pool=last,max_length=4096,prompt={quote_value(STS_PROMPT)}")
+    spelled = f"hf:intfloat/e5-mistral-7b-instruct,pool=last,max_length=4096,prompt={quote_value(STS_PROMPT)}"
+    same = load_model(spelled)
     assert same.config.id == c.id
     # the tokenizer adds <s> and </s> although tokenizer.json's post-processor has only <s>
     from transformers import AutoTokenizer

@@ -154,12 +154,11 @@ def bare_spec(spec: Spec) -> Spec:
     """A bare ``ORG/NAME`` (or folder path) with its published recipe (``models/recipes.py``): the family
     that runs it (``sbert:`` for a repo with ``modules.json``, ``hf:`` else, ``nvembed:`` for NV-Embed-v2)
     and ``recipe=`` naming the recipe, whose settings the spec's own options override."""
-    from .recipes import choose, nvembed_family
+    from .recipes import choose
 
     weights = resolve(spec.name, spec.options.get("revision") or None)
     recipe, _ = choose(weights.repo, weights.directory)
     options = dict(spec.options)
-    if recipe.family == "nvembed":
-        return Spec(nvembed_family(str(spec)), spec.name, options)
-    options.setdefault("recipe", recipe.key)
+    if recipe.family in ("hf", "sbert"):  # families with the recipe= option
+        options.setdefault("recipe", recipe.key)
     return Spec(recipe.family, spec.name, options)

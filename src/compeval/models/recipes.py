@@ -93,13 +93,15 @@ RECIPES: dict[str, Recipe] = {r.key: r for r in (
     Recipe("dpr", "hf", r"facebook/dpr-(ctx|question)_encoder-(single|multiset)-nq-base", "CLS of the last layer "
            "(pooler_output, no projection)", "none", "[CLS] … [SEP]", "none (dot product; cosine here)",
            "DPRContextEncoder / DPRQuestionEncoder (config.json architectures)", "DPR card: pooler_output",
-           {"pool": "cls"}, ("facebook/dpr-question_encoder-single-nq-base", "facebook/dpr-ctx_encoder-single-nq-base")),
+           {"pool": "cls"},
+           ("facebook/dpr-question_encoder-single-nq-base", "facebook/dpr-ctx_encoder-single-nq-base")),
     Recipe("specter", "hf", r"allenai/specter", "CLS of the last layer", "none", "[CLS] … [SEP]", "none",
            "BertModel", "SPECTER card: last_hidden_state[:, 0, :]", {"pool": "cls"}, ("allenai/specter",)),
     Recipe("defsent-cls", "hf", r"cl-nagoya/defsent-.*-cls", "CLS of the last layer", "none", "[CLS] … [SEP]", "none",
            "the encoder under BertForMaskedLM / RobertaForMaskedLM", "DefSent code: pooling named by the repo suffix",
            {"pool": "cls"}, ("cl-nagoya/defsent-bert-base-uncased-cls",)),
-    Recipe("defsent-mean", "hf", r"cl-nagoya/defsent-.*-mean", "mean over all tokens", "none", "[CLS] … [SEP]", "none",
+    Recipe("defsent-mean", "hf", r"cl-nagoya/defsent-.*-mean", "mean over all tokens", "none", "[CLS] … [SEP]",
+           "none",
            "the encoder under BertForMaskedLM / RobertaForMaskedLM", "DefSent code: pooling named by the repo suffix",
            {"pool": "mean"}),
     Recipe("defsent-max", "hf", r"cl-nagoya/defsent-.*-max", "max over all tokens", "none", "[CLS] … [SEP]", "none",
@@ -202,22 +204,11 @@ def recipe_options(recipe: Recipe, repo: str | None) -> dict[str, str]:
     return {"pool": "last", "prompt": prompt}
 
 
-def nvembed_family(spec_text: str):
-    """NV-Embed-v2's own family, looked up by name so that it is used as soon as it is registered."""
-    from .registry import FAMILIES, discover
-
-    discover()
-    if "nvembed" not in FAMILIES:
-        raise SpecError(f"{spec_text}: NV-Embed-v2 runs in the nvembed family (spec nvembed:nvidia/NV-Embed-v2), "
-                        "which this installation does not have")
-    return "nvembed"
-
-
-def describe(recipe: Recipe, options: dict[str, Any]) -> str:
-    """One line for the result: the recipe key and the options it set."""
-    shown = ",".join(f"{k}={json.dumps(v) if isinstance(v, str) and not v.isidentifier() else v}"
-                     for k, v in sorted(options.items()))
-    return recipe.key + (f" ({shown})" if shown else "")
+def missing_family(spec_text: str, family: str) -> str:
+    """The line for a bare id whose recipe names a family this installation does not register (the
+    registry looks the family up by name, so it is used as soon as it is installed)."""
+    return (f"{spec_text}: its recipe runs in the {family} family (spec {family}:{spec_text.split(',')[0]}), "
+            "which this installation does not have")
 
 
 # --- special tokens ------------------------------------------------------------------------------------

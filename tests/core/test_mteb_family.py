@@ -49,7 +49,8 @@ def fake_mteb(monkeypatch):
     real = pytest.importorskip("mteb")  # the fake replaces it; PromptType and datasets stay real
     metas = {("org/model", None): FakeMeta("org/model", "abc123", {"model_prompts": {"STS": "sts: "}}),
              ("org/model", "old"): FakeMeta("org/model", "old", {"model_prompts": {"STS": "similar: "}}),
-             ("org/plain", None): FakeMeta("org/plain", "def456")}
+             ("org/plain", None): FakeMeta("org/plain", "def456"),
+             ("org/remote", None): FakeMeta("org/remote", "c" * 40, {"trust_remote_code": True})}
     calls: list = []
     fake = types.ModuleType("mteb")
 
@@ -146,3 +147,21 @@ def test_without_mteb_installed_the_hint_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "mteb", None)  # import mteb → ImportError
     with pytest.raises(SpecError, match=r"pip install 'compeval\[mteb\]'"):
         load_model("mteb:org/model")
+
+
+def test_remote_code_needs_the_opt_in_and_a_missing_pinned_commit_is_one_line(fake_mteb, tmp_path, monkeypatch):
+    from compeval.models import hub
+
+    with pytest.raises(SpecError, match=r"mteb:org/remote: .*trust_remote_code=true") as err:
+        load_model("mteb:org/remote")
+    assert "\n" not in str(err.value)
+    model = load_model("mteb:org/remote,trust_remote_code=true")
+    assert model.config.params["trust_remote_code"] is True
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    hub._snapshot.cache_clear()
+    with pytest.raises(SpecError, match=f"org/remote at revision '{'c' * 40}' is not in the Hugging Face cache.*"
+                                        f"hf download org/remote --revision {'c' * 40}") as err:
+        model.encode(["x"])
+    assert "\n" not in str(err.value)
+    hub._snapshot.cache_clear()

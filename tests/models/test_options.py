@@ -36,7 +36,7 @@ def test_every_family_declares_the_common_options_and_torch_ones_where_torch_bac
 
 def test_models_listing_is_derived_from_the_declarations():
     rows = {r["name"]: r["spec"] for r in list_models()}
-    assert "[,pool=mean|cls|mean-nospecial|last]" in rows["hf.v1"]
+    assert "[,pool=mean|cls|mean-nospecial|max|last]" in rows["hf.v1"]
     assert "[,dtype=float32|float16|bfloat16]" in rows["sbert.v1"] and "[,batch=64]" in rows["sbert.v1"]
     assert "[,norm=none|zscore|center]" in rows["random.v1"] and "[,name=NAME]" in rows["overlap.v1"]
 

@@ -1,9 +1,16 @@
 """Plain Hugging Face transformers with a chosen layer and pooling.
 
 layer 0 = input embeddings … L = last layer (negative counts from the end); pooling ``cls``, ``mean``
-(all tokens, special ones included, as the STS3k authors did), ``mean-nospecial`` or ``last`` (the
-last non-padding token, as decoder-only LLM embedders such as e5-mistral pool; right for left and
-right padding alike). ``prompt`` is prepended to every text (instruction-tuned embedders).
+(all tokens, special ones included, as the STS3k authors did), ``mean-nospecial``, ``max`` (DefSent's
+max variant) or ``last`` (the last non-padding token, as decoder-only LLM embedders such as e5-mistral
+pool; right for left and right padding alike). ``prompt`` is prepended to every text (instruction-tuned
+embedders).
+
+The checkpoint is loaded into the class its ``config.json`` ``architectures`` names when that class is an
+encoder (``DPRContextEncoder``, ``MistralModel``…); a head class (``GPT2LMHeadModel``,
+``BertForMaskedLM``) gives its base model. Weights the class expects but the checkpoint lacks, or weights
+of the encoder the class has no place for, are an error naming the keys: never random weights. The
+tokenizer adds BOS/EOS as ``tokenizer_config.json`` asks (``recipes.special_tokens``).
 """
 from __future__ import annotations
 
@@ -17,18 +24,55 @@ from ..context import resolve_device
 from ..errors import SpecError
 from .options import Opt
 from .protocol import ModelConfig
+from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
 from .registry import register_model
 from .tokens import hidden_state_tokens
 from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
 
-POOLINGS = ("cls", "mean", "mean-nospecial", "last")
+POOLINGS = ("cls", "mean", "mean-nospecial", "max", "last")
+UNUSED_WEIGHTS = ("pooler.",)  # modules whose output never reaches hidden_states: absent is harmless
 
 
 def _n_layers(config: dict) -> int | None:
     for c in (config, config.get("text_config") or {}):
-        if isinstance(c.get("num_hidden_layers"), int):
-            return c["num_hidden_layers"]
+        for key in ("num_hidden_layers", "n_layer"):  # n_layer: GPT-1/GPT-2 style configs
+            if isinstance(c.get(key), int):
+                return c[key]
     return None
+
+
+def _is_encoder_class(arch: str) -> bool:
+    """``BertModel``, ``MistralModel``, ``DPRContextEncoder``: a class whose output is hidden states, not a
+    task head (``…LMHeadModel``, ``…ForMaskedLM``, ``…ForCausalLM``)."""
+    return (arch.endswith("Model") and not arch.endswith("LMHeadModel")) or arch.endswith("Encoder")
+
+
+def load_checked(directory: Any, config: dict, where: str, **kwargs: Any) -> Any:
+    """The model of ``directory`` with every weight from its checkpoint (see the module docstring)."""
+    import transformers
+    from transformers import AutoModel
+
+    arch = next(iter(config.get("architectures") or []), None)
+    cls = getattr(transformers, arch, None) if isinstance(arch, str) else None
+    own = cls is not None and _is_encoder_class(arch) and not config.get("auto_map")
+    loader = cls if own else AutoModel
+    model, info = loader.from_pretrained(str(directory), output_loading_info=True, **kwargs)
+    missing = sorted(k for k in info.get("missing_keys", ()) if not k.startswith(UNUSED_WEIGHTS))
+    unexpected = sorted(info.get("unexpected_keys", ()))
+    if arch and not own:  # a head class's checkpoint: the head's weights have no place in the base model
+        inner = {name for name, _ in model.named_children()}
+        unexpected = [k for k in unexpected if k.split(".")[0] in inner]
+    mismatched = sorted(str(k[0] if isinstance(k, tuple) else k) for k in info.get("mismatched_keys", ()))
+    if missing or unexpected or mismatched:
+        def few(keys):
+            return ", ".join(keys[:4]) + (f" … ({len(keys)} in all)" if len(keys) > 4 else "")
+
+        parts = [f"{label} {few(keys)}" for label, keys in
+                 (("missing", missing), ("unexpected", unexpected), ("wrong shape", mismatched)) if keys]
+        raise SpecError(f"{where}: the checkpoint does not fit {type(model).__name__} ({'; '.join(parts)}), so "
+                        f"those weights would be random; check config.json architectures ({arch or 'none'}) "
+                        "against the weights file")
+    return model
 
 
 def last_token(hidden: Any, mask: Any) -> Any:
@@ -44,7 +88,7 @@ def last_token(hidden: Any, mask: Any) -> Any:
 class HFModel:
     def __init__(self, path_or_name: str, layer: int = -1, pooling: str = "mean", batch_size: int = 32,
                  max_length: int = 512, *, revision: str | None = None, setup: TorchSetup | None = None,
-                 prompt: str = "", where: str | None = None):
+                 prompt: str = "", where: str | None = None, recipe: str | None = None):
         if pooling not in POOLINGS:
             raise SpecError(f"pooling {pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
         where = where or f"hf:{path_or_name}"
@@ -55,10 +99,13 @@ class HFModel:
         if not config_file.is_file():
             raise SpecError(f"{directory} has no config.json: not a Hugging Face model directory")
         check_remote_code(weights, setup, where)
-        n_layers = _n_layers(json.loads(config_file.read_text()))
+        self.hf_config = json.loads(config_file.read_text())
+        n_layers = _n_layers(self.hf_config)
         resolved = layer if layer >= 0 or n_layers is None else n_layers + 1 + layer
         if n_layers is not None and not 0 <= resolved <= n_layers:
-            raise SpecError(f"{weights.name} has layers 0..{n_layers} (0 = input embeddings); got layer={layer}")
+            raise SpecError(f"{where}: {weights.name} has layers 0..{n_layers} (0 = input embeddings); got "
+                            f"layer={layer}; give a layer in that range (or a negative one, counting from the end)")
+        self.where, self.recipe = where, recipe
         self.directory, self.weights, self.setup = directory, weights, setup
         self.layer, self.pooling, self.prompt = resolved, pooling, prompt
         self.batch_size, self.max_length = setup.batch, setup.max_length or max_length
@@ -69,10 +116,17 @@ class HFModel:
             params["revision"] = weights.commit
         if prompt:
             params["prompt"] = prompt
+        asked = asked_special_tokens(directory)
+        if asked:  # what the tokenizer is made to add (checked when it loads)
+            params["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
         params.update(setup.identity())
         shown = ("layer", "pooling") + tuple(k for k in ("dtype", "prompt") if k in params)
         self._config = ModelConfig(family="hf.v1", name=weights.name, params=params, shown_params=shown,
-                                   location=str(directory), settings=setup.settings())
+                                   location=str(directory), settings=self._settings())
+
+    def _settings(self, device: str | None = None) -> dict[str, Any]:
+        """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
+        return {**self.setup.settings(device), **({"recipe": self.recipe} if self.recipe else {})}
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -88,18 +142,19 @@ class HFModel:
         if self._loaded is None:
             quiet()
             import torch
-            from transformers import AutoModel, AutoTokenizer
+            from transformers import AutoTokenizer
 
             device = self.device
             remote = self.setup.trust_remote_code
             tokenizer = AutoTokenizer.from_pretrained(str(self.directory), trust_remote_code=remote)
+            special_tokens(tokenizer, self.directory, self.where)
             if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral) often have none
                 tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
-            model = AutoModel.from_pretrained(str(self.directory), output_hidden_states=True,
-                                              dtype=torch_dtype(self.setup.dtype), trust_remote_code=remote)
+            model = load_checked(self.directory, self.hf_config, self.where, output_hidden_states=True,
+                                 dtype=torch_dtype(self.setup.dtype), trust_remote_code=remote)
             model = model.to(device).eval()
             self._loaded = (torch, tokenizer, model)
-            self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
+            self._config = self._config.model_copy(update={"settings": self._settings(device)})
         return self._loaded
 
     @property
@@ -121,6 +176,8 @@ class HFModel:
                 mask = enc["attention_mask"]
                 if self.pooling == "cls":
                     pooled = hidden[:, 0]
+                elif self.pooling == "max":
+                    pooled = hidden.masked_fill(mask.unsqueeze(-1) == 0, float("-inf")).max(dim=1).values
                 elif self.pooling == "last":
                     pooled = last_token(hidden, mask)
                 else:
@@ -146,10 +203,12 @@ class HFModel:
                 options=(Opt("layer", -1, int, help="0 = input embeddings, negative counts from the end"),
                          Opt("pool", "mean", choices=POOLINGS, help="how token states become one vector"),
                          Opt("prompt", "", help='text prepended to every input; quote it: prompt="query: "'),
-                         *HUB_OPTIONS))
+                         RECIPE_OPTION, *HUB_OPTIONS))
 def _hf(spec, builder, opts):
     where = str(spec)
+    opts = with_recipe(opts, "hf", where, spec.arg)
     setup = TorchSetup.from_options(opts, builder, where)
     return HFModel(spec.arg or "all-MiniLM-L6-v2", layer=opts.layer, pooling=opts.pool,
                    max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=opts.prompt,
-                   where=where)
+                   where=where, recipe=opts.recipe)
+

@@ -151,6 +151,14 @@ def content_digest(path: Path) -> str:
 
 
 def bare_spec(spec: Spec) -> Spec:
-    """A bare ``ORG/NAME`` (or folder path): ``sbert:`` when the model has ``modules.json``, else ``hf:``."""
+    """A bare ``ORG/NAME`` (or folder path) with its published recipe (``models/recipes.py``): the family
+    that runs it (``sbert:`` for a repo with ``modules.json``, ``hf:`` else, ``nvembed:`` for NV-Embed-v2)
+    and ``recipe=`` naming the recipe, whose settings the spec's own options override."""
+    from .recipes import choose
+
     weights = resolve(spec.name, spec.options.get("revision") or None)
-    return Spec("sbert" if weights.is_sentence_transformer else "hf", spec.name, dict(spec.options))
+    recipe, _ = choose(weights.repo, weights.directory)
+    options = dict(spec.options)
+    if recipe.family in ("hf", "sbert"):  # families with the recipe= option
+        options.setdefault("recipe", recipe.key)
+    return Spec(recipe.family, spec.name, options)

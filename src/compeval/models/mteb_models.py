@@ -7,6 +7,11 @@ tasks are not MTEB tasks, so the model is told it runs an MTEB task of the user'
 ``STSBenchmark``, type STS: what compeval's similarity tasks are), and the prompt type (none by default,
 as MTEB's STS tasks). Everything that selects the model's output is part of its identity: the MTEB name
 and revision, the loader and its settings (prompts), the task and prompt type, and the mteb version.
+
+A model whose MTEB loader runs the repository's own code (``trust_remote_code`` in its loader settings)
+needs ``,trust_remote_code=true``, as ``hf:``/``sbert:`` do. Before mteb loads a model whose metadata
+pins a Hub commit, that snapshot is resolved through ``models/hub.py``, so a commit missing from the
+cache offline is compeval's one line naming the ``hf download`` command, not a connection error.
 """
 from __future__ import annotations
 
@@ -54,7 +59,8 @@ class MtebModel:
     """An MTEB model; weights load on first use (``mteb.get_model``), metadata at once (no weights)."""
 
     def __init__(self, name: str, revision: str | None = None, task: str = "STSBenchmark",
-                 prompt_type: str = "none", batch_size: int = 32, loaded: Any = None):
+                 prompt_type: str = "none", batch_size: int = 32, loaded: Any = None,
+                 trust_remote_code: bool = False):
         import mteb
 
         if prompt_type not in PROMPT_TYPES:
@@ -70,6 +76,9 @@ class MtebModel:
             task_meta = mteb.get_task(task).metadata
         except Exception as exc:
             raise SpecError(f"mteb:{name}: task={task!r} is not an MTEB task ({exc})") from None
+        if (meta.loader_kwargs or {}).get("trust_remote_code") and not trust_remote_code and loaded is None:
+            raise SpecError(f"mteb:{name}: MTEB loads it with the Python code its repo ships (trust_remote_code); "
+                            "add ,trust_remote_code=true to run it, after reading it")
         self.name, self.revision, self.batch_size = name, meta.revision, batch_size
         self.meta, self.task_metadata = meta, task_meta
         self.prompt_type = None if prompt_type == "none" else prompt_type
@@ -83,6 +92,8 @@ class MtebModel:
             "prompt_type": prompt_type,
             "mteb": metadata.version("mteb"),
         }
+        if trust_remote_code:
+            params["trust_remote_code"] = True
         shown = tuple(k for k, v in (("prompt_type", prompt_type != "none"),) if v)
         self._config = ModelConfig(family="mteb.v1", name=meta.name or name, params=params, shown_params=shown)
 
@@ -99,6 +110,10 @@ class MtebModel:
         if self._model is None:
             import mteb
 
+            if re.fullmatch(r"[0-9a-f]{40}", self.revision or ""):  # a pinned Hub commit: present, or one line
+                from .hub import snapshot
+
+                snapshot(self.name, self.revision)
             self._model = mteb.get_model(self.name, self.revision)
         return self._model
 
@@ -133,10 +148,12 @@ def from_mteb_object(obj: Any, task: str = "STSBenchmark", prompt_type: str = "n
                          Opt("task", "STSBenchmark", help="the MTEB task whose prompts the model is given"),
                          Opt("prompt_type", "none", choices=PROMPT_TYPES, help="query or document prompts"),
                          Opt("batch", 32, int, min=1, identity=False, aliases=("batch_size",),
-                             help="texts per batch (else the run's --batch-size)")))
+                             help="texts per batch (else the run's --batch-size)"),
+                         Opt("trust_remote_code", False, bool,
+                             help="run the Python code the repo ships, where MTEB's loader does (explicit opt-in)")))
 def _mteb(spec, builder, opts):
     if not spec.arg:
         raise SpecError(f"{spec}: give the MTEB model name, e.g. mteb:intfloat/multilingual-e5-small")
     batch = opts.batch if "batch" in opts.given or not builder.batch_size else builder.batch_size
     return MtebModel(spec.arg, revision=opts.revision, task=opts.task, prompt_type=opts.prompt_type,
-                     batch_size=batch)
+                     batch_size=batch, trust_remote_code=opts.trust_remote_code)

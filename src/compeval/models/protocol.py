@@ -56,17 +56,23 @@ class ModelConfig(BaseModel):
     @property
     def display(self) -> str:
         """``name`` plus the options a user set away from the family defaults."""
+        return self._shown(escape=True)
+
+    def _shown(self, escape: bool) -> str:
+        """``display``'s text; ``escape`` writes newlines and tabs in values as ``\\n``/``\\t`` so that a
+        message naming the model stays one line (the slug keeps the raw text, so ids do not move)."""
         shown = {k: v for k, v in self.params.items() if k in self.shown_params}
         if not shown:
             return self.name
-        return self.name + "," + ",".join(f"{k}={v}" for k, v in shown.items())
+        text = self.name + "," + ",".join(f"{k}={v}" for k, v in shown.items())
+        return text.replace("\n", "\\n").replace("\t", "\\t") if escape else text
 
     shown_params: tuple[str, ...] = ()
 
     @property
     def slug(self) -> str:
         """A file-system-safe name for result folders."""
-        text = self.display.replace(",", "__").replace("=", "-")
+        text = self._shown(escape=False).replace(",", "__").replace("=", "-")
         out = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)
         return out.strip("_")[:120] or "model"
 

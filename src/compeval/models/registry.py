@@ -100,8 +100,12 @@ def expand_alias(spec: Spec) -> Spec:
     discover()
     if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
         from .hub import bare_spec
+        from .recipes import missing_family
 
-        return bare_spec(spec)
+        out = bare_spec(spec)
+        if out.name not in FAMILIES:  # e.g. NV-Embed-v2's nvembed, registered by its own module
+            raise SpecError(missing_family(str(spec), out.name))
+        return out
     seen = set()
     while spec.name in ALIASES and spec.arg is None:
         if spec.name in seen:

@@ -1,6 +1,9 @@
 """Sentence-transformers encoders: a Hub repo (``sbert:ORG/NAME``), a local folder, or the packaged
-all-MiniLM-L6-v2. ``prompt=`` prepends an instruction; ``prompt_name=`` picks one of the model's own
-named prompts (``config_sentence_transformers.json``), as sentence-transformers and MTEB use them."""
+all-MiniLM-L6-v2. ``prompt=`` gives an instruction; ``prompt_name=`` picks one of the model's own named
+prompts (``config_sentence_transformers.json``). Either reaches ``SentenceTransformer.encode(prompt=…)``,
+so a pooling module with ``include_prompt: false`` leaves the prompt's tokens out, as the model's card
+runs it. The tokenizer adds BOS/EOS as ``tokenizer_config.json`` asks, and a decoder tokenizer without a
+pad token pads with EOS (as ``hf`` does)."""
 from __future__ import annotations
 
 import json
@@ -13,6 +16,7 @@ from ..errors import SpecError
 from ..context import resolve_device
 from .options import Opt
 from .protocol import ModelConfig
+from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
 from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
@@ -27,8 +31,9 @@ class SentenceTransformerModel:
 
     def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str = "", device: str = "auto", *,
                  prompt_name: str | None = None, revision: str | None = None, setup: TorchSetup | None = None,
-                 where: str | None = None):
+                 where: str | None = None, recipe: str | None = None):
         where = where or f"sbert:{path_or_name}"
+        self.where, self.recipe = where, recipe
         setup = setup or TorchSetup(device=device, batch=batch_size)
         weights = resolve(path_or_name, revision)
         directory = weights.directory
@@ -50,6 +55,9 @@ class SentenceTransformerModel:
                                   "sentence_transformers": metadata.version("sentence-transformers")}
         if prompt_name is not None:
             params["prompt_name"] = prompt_name
+        asked = asked_special_tokens(directory)
+        if asked:  # what the tokenizer is made to add (checked when it loads)
+            params["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
         if weights.commit:
             params["revision"] = weights.commit
         params.update(setup.identity())
@@ -57,7 +65,11 @@ class SentenceTransformerModel:
         if setup.max_length:
             shown += ("max_seq_length",)
         self._config = ModelConfig(family="sbert.v1", name=weights.name, params=params, shown_params=shown,
-                                   location=str(directory), settings=setup.settings())
+                                   location=str(directory), settings=self._settings())
+
+    def _settings(self, device: str | None = None) -> dict[str, Any]:
+        """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
+        return {**self.setup.settings(device), **({"recipe": self.recipe} if self.recipe else {})}
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -80,8 +92,13 @@ class SentenceTransformerModel:
                                         trust_remote_code=self.setup.trust_remote_code, model_kwargs=kwargs)
             if self.setup.max_length:
                 model.max_seq_length = self.setup.max_length
+            tokenizer = getattr(model[0], "tokenizer", None)
+            if tokenizer is not None:
+                special_tokens(tokenizer, self.directory, self.where)
+                if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral, GPT-2) often have none
+                    tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
             self._model = model
-            self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
+            self._config = self._config.model_copy(update={"settings": self._settings(device)})
         return self._model
 
     def close(self) -> None:
@@ -93,9 +110,8 @@ class SentenceTransformerModel:
         return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        texts = [self.prompt + t for t in texts] if self.prompt else list(texts)
-        out = self.model.encode(texts, batch_size=self.batch_size, convert_to_tensor=True,
-                                show_progress_bar=False)
+        out = self.model.encode(list(texts), prompt=self.prompt or None, batch_size=self.batch_size,
+                                convert_to_tensor=True, show_progress_bar=False)
         return out.float().cpu().numpy()
 
     def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
@@ -114,12 +130,14 @@ class SentenceTransformerModel:
                              aliases=("batch_size",)),
                          Opt("prompt", "", help='text prepended to every input; quote it: prompt="query: "'),
                          Opt("prompt_name", None, help="one of the model's named prompts (e.g. query)"),
-                         *HUB_OPTIONS))
+                         RECIPE_OPTION, *HUB_OPTIONS))
 def _sbert(spec, builder, opts):
     where = str(spec)
+    opts = with_recipe(opts, "sbert", where, spec.arg)
     return SentenceTransformerModel(spec.arg or "all-MiniLM-L6-v2", prompt=opts.prompt,
                                     prompt_name=opts.prompt_name, revision=opts.revision,
-                                    setup=TorchSetup.from_options(opts, builder, where), where=where)
+                                    setup=TorchSetup.from_options(opts, builder, where), where=where,
+                                    recipe=opts.recipe)
 
 
 register_alias("all-MiniLM-L6-v2", "sbert:all-MiniLM-L6-v2",

@@ -95,14 +95,16 @@ class TorchSetup:
 
 
 def needs_remote_code(directory: Path) -> str | None:
-    """Why loading ``directory`` would run code from the repo (``auto_map`` or a custom module), or None."""
-    config = directory / "config.json"
-    if config.is_file():
-        try:
-            if "auto_map" in json.loads(config.read_text()):
-                return "its config.json maps to Python code in the repo (auto_map)"
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            pass
+    """Why loading ``directory`` would run code from the repo (``auto_map`` in its model or tokenizer
+    config, or a custom module), or None."""
+    for name in ("config.json", "tokenizer_config.json"):
+        config = directory / name
+        if config.is_file():
+            try:
+                if "auto_map" in json.loads(config.read_text()):
+                    return f"its {name} maps to Python code in the repo (auto_map)"
+            except (json.JSONDecodeError, UnicodeDecodeError, TypeError):
+                pass
     modules = directory / "modules.json"
     if modules.is_file():
         try:

@@ -117,6 +117,35 @@ def test_missing_weights_are_named_never_random(hub_replicas, hub_cache, tmp_pat
         load_model("allenai/specter").encode(["a dog"])
 
 
+@pytest.mark.parametrize("cut_what", ["missing", "unexpected", "wrong shape"])
+def test_sentence_transformer_weights_are_checked_too(hub_replicas, hub_cache, tmp_path, cut_what):
+    """sentence-transformers loads its Transformer module without saying what it skipped: compeval compares
+    the loaded parameters with the checkpoint's tensors itself, so a cut checkpoint is refused, not run."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    cut = tmp_path / "cut"
+    shutil.copytree(hub_replicas["sentence-transformers/all-MiniLM-L6-v2"], cut)
+    weights = load_file(str(cut / "model.safetensors"))
+    key = sorted(k for k in weights if k.endswith("layer.0.output.dense.bias"))[0]
+    if cut_what == "missing":
+        weights.pop(key)
+    elif cut_what == "unexpected":
+        weights[key.replace("layer.0", "layer.7")] = weights[key].clone()
+    else:
+        weights[key] = torch.zeros(weights[key].shape[0] + 1)
+    save_file(weights, str(cut / "model.safetensors"))
+    put_in_hub_cache(hub_cache, "sentence-transformers/all-MiniLM-L6-v2", cut, salt=cut_what)
+    with pytest.raises(Exception) as err:
+        load_model("sentence-transformers/all-MiniLM-L6-v2").encode(["a dog"])
+    msg = str(err.value)
+    if cut_what == "wrong shape":  # sentence-transformers itself may refuse a wrong shape first
+        assert "shape" in msg or "size" in msg
+    else:
+        assert isinstance(err.value, SpecError) and f"{cut_what} " in msg and "would be random" in msg
+        assert "layer.0.output.dense.bias" in msg or "layer.7.output.dense.bias" in msg
+
+
 def test_unknown_repo_runs_the_assumed_default_and_says_so(hub_cache, tmp_path):
     replicas.unknown_bert(tmp_path / "u")
     put_in_hub_cache(hub_cache, "someone/plain-bert", tmp_path / "u")

@@ -63,16 +63,71 @@ def load_checked(directory: Any, config: dict, where: str, **kwargs: Any) -> Any
         inner = {name for name, _ in model.named_children()}
         unexpected = [k for k in unexpected if k.split(".")[0] in inner]
     mismatched = sorted(str(k[0] if isinstance(k, tuple) else k) for k in info.get("mismatched_keys", ()))
-    if missing or unexpected or mismatched:
-        def few(keys):
-            return ", ".join(keys[:4]) + (f" … ({len(keys)} in all)" if len(keys) > 4 else "")
-
-        parts = [f"{label} {few(keys)}" for label, keys in
-                 (("missing", missing), ("unexpected", unexpected), ("wrong shape", mismatched)) if keys]
-        raise SpecError(f"{where}: the checkpoint does not fit {type(model).__name__} ({'; '.join(parts)}), so "
-                        f"those weights would be random; check config.json architectures ({arch or 'none'}) "
-                        "against the weights file")
+    refuse_unfit(where, type(model).__name__, arch, missing, unexpected, mismatched)
     return model
+
+
+def refuse_unfit(where: str, cls_name: str, arch: str | None, missing: list[str], unexpected: list[str],
+                 mismatched: list[str]) -> None:
+    """One line naming the weights a checkpoint lacks, has no place for, or shapes wrongly (if any)."""
+    if not (missing or unexpected or mismatched):
+        return
+
+    def few(keys):
+        return ", ".join(keys[:4]) + (f" … ({len(keys)} in all)" if len(keys) > 4 else "")
+
+    parts = [f"{label} {few(keys)}" for label, keys in
+             (("missing", missing), ("unexpected", unexpected), ("wrong shape", mismatched)) if keys]
+    raise SpecError(f"{where}: the checkpoint does not fit {cls_name} ({'; '.join(parts)}), so those weights "
+                    f"would be random; check config.json architectures ({arch or 'none'}) against the weights file")
+
+
+def checkpoint_shapes(folder: Any) -> dict[str, tuple[int, ...]] | None:
+    """Every tensor name and shape in a folder's weights files (safetensors, sharded or not, else a torch
+    ``pytorch_model.bin`` read memory-mapped), or None when the folder holds none."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    files = sorted(folder.glob("*.safetensors"))
+    if files:
+        from safetensors import safe_open
+
+        shapes: dict[str, tuple[int, ...]] = {}
+        for f in files:
+            with safe_open(str(f), framework="pt") as st:
+                shapes.update({k: tuple(st.get_slice(k).get_shape()) for k in st.keys()})
+        return shapes
+    files = sorted(folder.glob("pytorch_model*.bin"))
+    if files:
+        import torch
+
+        shapes = {}
+        for f in files:
+            state = torch.load(str(f), map_location="cpu", mmap=True, weights_only=True)
+            shapes.update({k: tuple(v.shape) for k, v in state.items()})
+        return shapes
+    return None
+
+
+def check_loaded_weights(model: Any, folder: Any, where: str) -> None:
+    """For loaders that do not report what they skipped (sentence-transformers' Transformer module): the
+    model's parameters against the checkpoint's tensors, with the same rule and message as ``load_checked``.
+    A checkpoint saved from a head class (``bert.…`` keys) is read under the base model's names."""
+    shapes = checkpoint_shapes(folder)
+    if shapes is None:
+        return
+    params = {k: tuple(v.shape) for k, v in model.named_parameters()}
+    prefix = getattr(model, "base_model_prefix", "") or ""
+    if prefix and not any(k.startswith(prefix + ".") for k in params) \
+            and any(k.startswith(prefix + ".") for k in shapes):
+        shapes = {k[len(prefix) + 1:]: v for k, v in shapes.items() if k.startswith(prefix + ".")}
+    state = set(model.state_dict()) | {k for k, _ in model.named_buffers()}  # older files keep position_ids
+    inner = {name for name, _ in model.named_children()}
+    missing = sorted(k for k in params if k not in shapes and not k.startswith(UNUSED_WEIGHTS))
+    unexpected = sorted(k for k in shapes if k not in state and k.split(".")[0] in inner)
+    mismatched = sorted(k for k, v in params.items() if k in shapes and shapes[k] != v)
+    arch = next(iter(getattr(model.config, "architectures", None) or []), None)
+    refuse_unfit(where, type(model).__name__, arch, missing, unexpected, mismatched)
 
 
 def last_token(hidden: Any, mask: Any) -> Any:

@@ -2,8 +2,10 @@
 all-MiniLM-L6-v2. ``prompt=`` gives an instruction; ``prompt_name=`` picks one of the model's own named
 prompts (``config_sentence_transformers.json``). Either reaches ``SentenceTransformer.encode(prompt=…)``,
 so a pooling module with ``include_prompt: false`` leaves the prompt's tokens out, as the model's card
-runs it. The tokenizer adds BOS/EOS as ``tokenizer_config.json`` asks, and a decoder tokenizer without a
-pad token pads with EOS (as ``hf`` does)."""
+runs it. The Transformer module's weights are checked against the checkpoint as ``hf`` checks them:
+missing, unexpected or wrongly shaped weights are one line naming them, never random weights. The
+tokenizer adds BOS/EOS as ``tokenizer_config.json`` asks, and a decoder tokenizer without a pad token pads
+with EOS (as ``hf`` does)."""
 from __future__ import annotations
 
 import json
@@ -19,11 +21,24 @@ from .protocol import ModelConfig
 from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
+from .hf import check_loaded_weights
 from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
 
 
 def _json(path) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _transformer_path(directory) -> str:
+    """The folder of the repo's Transformer module, as ``modules.json`` names it ("" for the repo root)."""
+    try:
+        modules = json.loads((directory / "modules.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    for m in modules if isinstance(modules, list) else []:
+        if isinstance(m, dict) and str(m.get("type", "")).endswith("Transformer"):
+            return str(m.get("path", ""))
+    return ""
 
 
 class SentenceTransformerModel:
@@ -90,6 +105,9 @@ class SentenceTransformerModel:
             kwargs = {"dtype": torch_dtype(self.setup.dtype)} if self.setup.dtype != "float32" else None
             model = SentenceTransformer(str(self.directory), device=device, local_files_only=True,
                                         trust_remote_code=self.setup.trust_remote_code, model_kwargs=kwargs)
+            inner = getattr(model[0], "auto_model", None)
+            if inner is not None:  # sentence-transformers loads without saying which weights it skipped
+                check_loaded_weights(inner, self.directory / _transformer_path(self.directory), self.where)
             if self.setup.max_length:
                 model.max_seq_length = self.setup.max_length
             tokenizer = getattr(model[0], "tokenizer", None)

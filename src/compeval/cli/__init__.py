@@ -170,6 +170,9 @@ def run(
     allow_modified_data: bool = typer.Option(False, "--allow-modified-data",
                                              help="use local data files whose SHA-256 differs from the registry's "
                                                   "pin (recorded in each result); else such files are an error"),
+    reuse_stale: bool = typer.Option(False, "--reuse-stale", help="keep stored results computed with another "
+                                     "seed, other data or other package versions (each recorded in "
+                                     "OUTPUT/stale-reuse.jsonl); else they are recomputed"),
     no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
@@ -191,7 +194,7 @@ def run(
         summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
                            seed=seed, reporter=reporter, executor=runner_executor, device=device,
                            batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
-                           allow_modified_data=allow_modified_data)
+                           allow_modified_data=allow_modified_data, reuse_stale=reuse_stale)
     from .summary import end_of_run
 
     status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report)

@@ -16,6 +16,7 @@ from ..cache import EmbeddingCache, default_cache_dir
 from ..context import resolve_device
 from ..data.registry import DataContext
 from ..errors import CompevalError
+from ..models.conformance import check_before_use
 from ..models.protocol import as_model
 from ..models.registry import ModelBuilder, expand_alias, resolve_family
 from ..results.store import ResultStore, ResultWriteError, model_folder
@@ -100,7 +101,13 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
     for m in models:
         t0 = time.perf_counter()
         try:
-            model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+            if isinstance(m, str):
+                model = builder(m)
+            else:
+                model = as_model(m)
+                if model is not m:  # a user's object (compeval's own models pass their own tests)
+                    check_before_use(model, type(m).__name__)
+                model = cache.wrap(model)
         except CompevalError as exc:
             # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
             # fails on the probe texts) fails its own jobs; the other models run.

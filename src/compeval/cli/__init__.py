@@ -181,6 +181,11 @@ def run(
     from ..runner import run as run_grid
     from ..runner.executors import make_executor
 
+    from .outputs import check_output
+
+    check_output(output_dir, "--output-dir", data_dir=data_dir)
+    if no_cache and cache_dir is not None:
+        raise CompevalError("--no-cache and --cache-dir contradict each other; give one of them")
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
         raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")
@@ -237,6 +242,9 @@ def results(
                       soft_wrap=True)
         for path, reason in unreadable:
             console.print(f"  {escape(str(path))}: {escape(reason)}", soft_wrap=True)
+    if df.empty:
+        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
+                            "files written by `compeval run`")
     if format == "latex":
         from ..report.tables import rows_latex
 
@@ -262,15 +270,27 @@ def report(
 ):
     """Write one self-contained HTML report: leaderboard, the papers' figures, paired tests, provenance."""
     from ..report import build_report
+    from ..report.build import check_report_settings
+    from .outputs import check_output
 
+    check_report_settings(n_resamples=resamples, seed=seed, figure_format=figure_format)
+    check_output(output, "--output", results=directory, folder=False)
+    if figures is not None:
+        check_output(figures, "--figures", results=directory)
     info = build_report(directory, output, figures_dir=figures, figure_format=figure_format,
                         n_resamples=resamples, n_permutations=resamples, seed=seed)
+    from rich.markup import escape
+
     for w in info.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
     console.print(f"report: {info.path} ({info.size_bytes / 1e6:.2f} MB, {len(info.figures)} figures, "
                   f"{info.paired} paired tests) in {info.seconds:.1f}s")
     if info.figure_files:
         console.print(f"figures: {len(info.figure_files)} {figure_format} files in {figures}")
+    for problem in info.errors:
+        console.print(f"[red]error:[/] {escape(problem)}", soft_wrap=True)
+    if info.errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -284,6 +304,9 @@ def export(
     if format != "mteb":
         raise CompevalError(f"unknown export format {format!r}; choose mteb")
     from ..report.mteb import export_mteb
+    from .outputs import check_output
+
+    check_output(output, "export folder", results=directory)
 
     files = export_mteb(directory, output)
     console.print(f"wrote {len(files)} task file(s) in MTEB's layout under {output}", highlight=False)

@@ -126,6 +126,8 @@ def _write_report(output_dir: Path, console: Console) -> None:
         return
     console.print(f"report: {escape(str(info.path))}  ({info.size_bytes / 1e6:.2f} MB, built in {info.seconds:.1f}s)",
                   highlight=False, soft_wrap=True)
+    for problem in info.errors:
+        console.print(f"[yellow]warning:[/] report: {escape(problem)}", soft_wrap=True)
 
 
 def leaderboard_table(directory: Path, include_published: bool = True) -> Table:

@@ -312,10 +312,30 @@ def export(
     console.print(f"wrote {len(files)} task file(s) in MTEB's layout under {output}", highlight=False)
 
 
+@app.command(name="verify")
+def verify_command(
+    directory: Path = typer.Argument(..., help="a results folder written by `compeval run`"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="the data folder the results were computed from (else $COMPEVAL_DATA_DIR, else the download cache)"),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="embedding cache to check (else $COMPEVAL_CACHE_DIR or ~/.cache/compeval)"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="do not check the embedding cache"),
+):
+    """Check every result against its data, predictions, checksums and cache without recomputing; list what no longer holds."""
+    from .verify import verify
+
+    status = verify(directory, data_dir, cache_dir, no_cache, console, out)
+    if status:
+        raise typer.Exit(status)
+
+
+def _markdown_cell(text: str) -> str:
+    """One Markdown table cell: a ``|`` escaped, line breaks as spaces (either would break the table)."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def _markdown(df) -> str:
     lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_fmt(v) if v == v else "" for v in row) + " |")
+        lines.append("| " + " | ".join(_markdown_cell(_fmt(v)) if v == v else "" for v in row) + " |")
     return "\n".join(lines)
 
 

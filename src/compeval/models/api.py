@@ -38,7 +38,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
-from .options import Opt
+from .options import MAX_DIM, Opt
 from .protocol import ModelConfig
 from .registry import register_model
 
@@ -428,7 +428,7 @@ class ApiEncoder:
     "api", 1, "OpenAI-compatible embedding API (POST {base_url}/embeddings; key from $COMPEVAL_API_KEY)",
     ("api:MODEL",),
     options=(Opt("base_url", None, help="server URL (else $COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, OpenAI)"),
-             Opt("dims", None, int, min=1, help="ask the API for N dimensions"),
+             Opt("dims", None, int, min=1, max=MAX_DIM, help="ask the API for N dimensions"),
              Opt("truncate", DEFAULTS["truncate"], choices=TRUNCATE, help="over-long texts: cut or fail"),
              Opt("max_chars", DEFAULTS["max_chars"], int, min=1),
              Opt("batch", DEFAULTS["batch"], int, min=1, identity=False),

@@ -102,6 +102,9 @@ def expand_alias(spec: Spec) -> Spec:
         from .hub import bare_spec
 
         return bare_spec(spec)
+    if spec.name in ALIASES and spec.arg is not None and spec.name not in FAMILIES:
+        raise SpecError(f"model {spec.name!r} takes no ':ARG' (got ':{spec.arg}'): it is the packaged model "
+                        f"{ALIASES[spec.name].target!r}; give its options after a comma")
     seen = set()
     while spec.name in ALIASES and spec.arg is None:
         if spec.name in seen:
@@ -140,6 +143,9 @@ class ModelBuilder:
     def _build(self, spec: Spec, text: str) -> Any:
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
+        if spec.arg is not None and not any(":" in form for form in family.spec_forms):
+            raise SpecError(f"{text}: model family {spec.name!r} takes no ':ARG' (got ':{spec.arg}'); its form is "
+                            f"{' | '.join(family.spec_forms)}")
         raw = dict(spec.options)
         try:
             if family.options is not None:
@@ -168,6 +174,9 @@ def _renamed(model: Any, name: str, text: str) -> Any:
     """``,name=``: the model's name in its id and results, whatever the family would call it."""
     if not hasattr(model, "_config"):
         raise SpecError(f"{text}: this model cannot be renamed (it keeps no _config)")
+    if not name.isprintable():
+        raise SpecError(f"{text!r}: name={name!r} holds a line break or another control character; names are "
+                        "one printable line (they head tables and file listings)")
     model._config = model.config.model_copy(update={"name": name})
     return model
 

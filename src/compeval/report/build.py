@@ -17,6 +17,7 @@ import pandas as pd
 
 from .. import __version__
 from ..errors import CompevalError
+from ..metrics import MAX_RESAMPLES
 from ..metrics.paired import PairedComparison, paired_test
 from ..results.store import atomic_write_bytes
 from .figures import FORMATS, FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
@@ -60,9 +61,6 @@ class Comparison:
     method: str = ""  # what the per-item values are and what is resampled
 
 
-#: Bounds of the report's settings (``compeval report --resamples/--seed``): at 100,000 resamples a paired
-#: test of 10,000 items still takes seconds; past it the interval no longer changes in the third digit.
-MAX_RESAMPLES = 100_000
 
 
 def check_report_settings(*, n_resamples: int, seed: int, figure_format: str = "svg",

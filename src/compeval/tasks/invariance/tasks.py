@@ -56,7 +56,8 @@ def _user_file(path: str) -> tuple[Path, dict[str, str]]:
 
 class _GeneratedOptions(TaskOptions):
     path: str = ""  # a user's JSON Lines file instead of the generated set
-    pairs_per_relation: int = Field(4, ge=1)  # entity pairs generated per relation
+    # entity pairs generated per relation; at most every ordered pair of the generator's names
+    pairs_per_relation: int = Field(4, ge=1, le=generator.MAX_ENTITY_PAIRS)
 
     @field_validator("path", mode="before")
     @classmethod

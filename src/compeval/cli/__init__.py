@@ -184,6 +184,9 @@ def run(
     from .outputs import check_output
 
     check_output(output_dir, "--output-dir", data_dir=data_dir)
+    for option, folder in (("--data-dir", data_dir), ("--cache-dir", cache_dir), ("--bnc-dir", bnc_dir)):
+        if folder is not None and folder.exists() and not folder.is_dir():
+            raise CompevalError(f"{option} {folder} is a file; give a folder")
     if no_cache and cache_dir is not None:
         raise CompevalError("--no-cache and --cache-dir contradict each other; give one of them")
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)

@@ -64,7 +64,9 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     if present:
         _print_ranking(present, output_dir, out, console)
     if summary.failed:
-        console.print(f"[red bold]{len(summary.failed)} job(s) failed[/] (tracebacks in {output_dir}/logs):",
+        logged = any("traceback in " in (o.error or "") for o in summary.failed)
+        where = f" (tracebacks in {output_dir}/logs)" if logged else ""
+        console.print(f"[red bold]{len(summary.failed)} job(s) failed[/]{where}:",
                       soft_wrap=True, highlight=False)
         for o in summary.failed:
             console.print(f"  [red]✗[/] {escape(o.model)} × {escape(o.task)}: {escape(first_line(o.error))}",

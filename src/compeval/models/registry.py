@@ -115,6 +115,22 @@ def expand_alias(spec: Spec) -> Spec:
     return spec
 
 
+def check_spec(text: str) -> None:
+    """Everything about a model spec that can be known without building it (name, family, argument form,
+    options and their ranges): a SpecError now rather than when a job runs. A bare Hub ``ORG/NAME`` is
+    checked when built."""
+    spec = parse_spec(text)
+    if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
+        return
+    spec = expand_alias(spec)
+    family = resolve_family(spec.name)
+    if spec.arg is not None and not any(":" in form for form in family.spec_forms):
+        raise SpecError(f"{text}: model family {spec.name!r} takes no ':ARG' (got ':{spec.arg}'); its form is "
+                        f"{' | '.join(family.spec_forms)}")
+    if family.options is not None:
+        parse_options(family.options, dict(spec.options), text)
+
+
 @dataclass
 class ModelBuilder:
     """Builds models from specs; with a cache, every model (and every part of a composite) is cached."""
@@ -141,11 +157,9 @@ class ModelBuilder:
         return self._built[key]
 
     def _build(self, spec: Spec, text: str) -> Any:
+        check_spec(text)
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
-        if spec.arg is not None and not any(":" in form for form in family.spec_forms):
-            raise SpecError(f"{text}: model family {spec.name!r} takes no ':ARG' (got ':{spec.arg}'); its form is "
-                            f"{' | '.join(family.spec_forms)}")
         raw = dict(spec.options)
         try:
             if family.options is not None:

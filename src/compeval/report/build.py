@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -103,22 +104,12 @@ def build_report(
     ctx = BuildContext(index=index, sink=sink)
     notes: list[str] = [f"left out {path}: {reason}" for path, reason in index.unreadable]
 
-    comparisons = paired_comparisons(index, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
-    sections: list[Section] = []
-    errors: list[str] = []
-    known = registered_sections()
-    for mod in known:
-        try:
-            sec = mod.build(ctx)
-        except Exception as exc:  # the rest of the report is still written; the section says why it is empty
-            msg = f"section {mod.suite} could not be drawn: {_first_line(exc)}"
-            errors.append(msg)
-            sec = Section(id=f"suite-{mod.suite}", suite=mod.suite, title=mod.title, intro="",
-                          notes=[f"This section could not be drawn ({type(exc).__name__}: {exc})."])
-        if sec is not None:
-            sections.append(sec)
-    paired_fig = _paired_figure(ctx, comparisons) if any(c.result for c in comparisons) else None
-    headline_fig = _headline_figure(ctx)
+    with warnings.catch_warnings(record=True) as caught:  # plotting libraries' warnings name their own files
+        warnings.simplefilter("always")
+        comparisons, sections, errors, known, paired_fig, headline_fig = _build_parts(ctx, index, n_resamples,
+                                                                                      n_permutations, seed)
+    for message in dict.fromkeys(_first_line(w.message) for w in caught):
+        notes.append(f"while drawing: {message}")
     page = _render(
         title=title, index=index, leaderboard=_leaderboard_tables(index, comparisons), sections=sections,
         headline_fig=headline_fig,
@@ -138,6 +129,27 @@ def build_report(
                       sections=["leaderboard", *[s.id for s in sections], "paired", "provenance"], figures=figures,
                       paired=sum(1 for c in comparisons if c.result), figure_files=files, warnings=notes,
                       errors=errors)
+
+
+def _build_parts(ctx: BuildContext, index: ResultsIndex, n_resamples: int, n_permutations: int, seed: int):
+    """The paired tests, suite sections (a failing one: an error line, and a section saying so) and figures."""
+    comparisons = paired_comparisons(index, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
+    sections: list[Section] = []
+    errors: list[str] = []
+    known = registered_sections()
+    for mod in known:
+        try:
+            sec = mod.build(ctx)
+        except Exception as exc:  # the rest of the report is still written; the section says why it is empty
+            msg = f"section {mod.suite} could not be drawn: {_first_line(exc)}"
+            errors.append(msg)
+            sec = Section(id=f"suite-{mod.suite}", suite=mod.suite, title=mod.title, intro="",
+                          notes=[f"This section could not be drawn ({type(exc).__name__}: {exc})."])
+        if sec is not None:
+            sections.append(sec)
+    paired_fig = _paired_figure(ctx, comparisons) if any(c.result for c in comparisons) else None
+    headline_fig = _headline_figure(ctx)
+    return comparisons, sections, errors, known, paired_fig, headline_fig
 
 
 # -------------------------------------------------------------------------------------------- headline

@@ -235,7 +235,8 @@ class ResultStore:
     def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
         """Every readable result; files that are not (stray, corrupt, other schema) go to ``unreadable``."""
         if not self.root.is_dir():
-            raise CompevalError(f"results folder {self.root} does not exist")
+            raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
+                                f"{self.root} is a file; give the results folder written by `compeval run`")
         self.unreadable = []
         for path in sorted(self.root.glob("*/*.json")):
             if path.parent.is_symlink() or path.is_symlink():

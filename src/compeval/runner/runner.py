@@ -18,9 +18,8 @@ from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.conformance import check_before_use
 from ..models.protocol import as_model
-from ..models.registry import ModelBuilder, expand_alias, resolve_family
+from ..models.registry import ModelBuilder, check_spec
 from ..results.store import ResultStore, ResultWriteError, model_folder
-from ..specs import parse_spec
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
 from .executors import make_executor
@@ -37,10 +36,7 @@ _run_job = evaluate_job  # the name this function had before executors
 
 def validate_model_spec(spec: str) -> None:
     """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built)."""
-    parsed = parse_spec(spec)
-    if "/" in parsed.name and parsed.arg is None:
-        return
-    resolve_family(expand_alias(parsed).name)
+    check_spec(spec)
 
 
 def _absolute(path: Path | str | None) -> Path | None:

@@ -73,5 +73,6 @@ def record_stale_reuse(output_dir: Path, path: Path, changes: list[str]) -> None
     """Append one line to ``OUTPUT/stale-reuse.jsonl``: which result was kept although what changed."""
     entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "result": str(path),
              "changed": changes}
+    Path(output_dir).mkdir(parents=True, exist_ok=True)
     with open(Path(output_dir) / STALE_LOG, "a", encoding="utf-8") as f:
         f.write(json.dumps(entry, ensure_ascii=False) + "\n")

@@ -212,8 +212,12 @@ def run(
                            reuse_stale=reuse_stale)
         if executor.name == "local" and ctx.device != "auto":
             resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
-        check_writable(ctx.output_dir)
-        the_plan = plan(models, tasks, ctx)
+        the_plan = plan(models, tasks, ctx)  # every spec and option is checked before anything is written
+        try:
+            check_writable(ctx.output_dir)
+        except BaseException:
+            the_plan.cache.close()
+            raise
         for message in the_plan.warnings:
             warn = getattr(reporter, "warning", None)
             if callable(warn):

@@ -179,7 +179,7 @@ def _variant(root: Path, original: bytes, variant: str) -> Path:
 def _scores(out: Path) -> dict:
     from compeval.results.store import results_frame
 
-    return {(r.model, r.subset, r.metric): (r.value, r.ci_low, r.ci_high, r.n)
+    return {(r.model, r.params, r.subset, r.metric): (r.value, r.ci_low, r.ci_high, r.n)
             for r in results_frame(out).itertuples()}
 
 

@@ -371,3 +371,30 @@ def test_markdown_cells_keep_the_table_whole(data_dir, tmp_path):
     rows = proc.stdout.strip().splitlines()
     pipes = [len(re.findall(r"(?<!\\)\|", r)) for r in rows]
     assert "a\\|b" in rows[2] and set(pipes) == {pipes[0]}
+
+
+# -- compeval verify ----------------------------------------------------------------------------------------
+
+def test_verify_lists_what_no_longer_holds_without_recomputing(data_dir, tmp_path):
+    from compeval.cli.verify import verify_folder
+
+    data = data_copy(tmp_path, data_dir)
+    out, cache = tmp_path / "R", tmp_path / "cache"
+    run(["hashbag", "random,dim=32"], [TASK], out, data_dir=data, cache_dir=cache)
+    assert verify_folder(out, data_dir=data, cache_dir=cache) == ([], 2)
+    (data / "gs2011" / GS).write_text((data / "gs2011" / GS).read_text() + "\n")  # 1: edited data
+    pred = next(out.glob("hashbag*/*.predictions.jsonl"))
+    pred.write_text(pred.read_text().replace('"score":', '"score":-', 1))  # 2: edited predictions
+    random_id = next(p.name for p in out.iterdir() if p.name.startswith("random"))
+    shutil.copy(next((cache / "embeddings").glob("hashbag*.sqlite")),
+                cache / "embeddings" / f"{random_id}.sqlite")  # 3: another model's cache
+    files = lambda: [*out.rglob("*"), *cache.rglob("*.sqlite")]  # noqa: E731 (-shm: SQLite's read index)
+    before = {p: p.read_bytes() for p in files() if p.is_file()}
+    findings, checked = verify_folder(out, data_dir=data, cache_dir=cache)
+    problems = {f.path.parent.name.split("-")[0].split("__")[0]: " | ".join(f.problems) for f in findings}
+    assert checked == 2 and set(problems) == {"hashbag", "random"}
+    assert "predictions file" in problems["hashbag"] and GS in problems["hashbag"]
+    assert "holds the vectors of model 'hashbag" in problems["random"] and GS in problems["random"]
+    assert {p: p.read_bytes() for p in files() if p.is_file()} == before  # nothing written
+    proc = cli("verify", str(out), "--data-dir", str(data), "--cache-dir", str(cache))
+    assert proc.returncode == 1 and "2 result(s) checked, 0 hold, 2 do not" in proc.stderr

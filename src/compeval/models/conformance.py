@@ -102,7 +102,8 @@ class ConformanceFailure(ModelOutputError):
 def check_before_use(model: Any, label: str) -> None:
     """The cheap checks of ``check_model`` (finite, real, non-empty vectors; row order; batch invariance;
     the same output twice) on a model given as a Python object, before ``run`` uses it: such a model
-    otherwise runs "fine" and gives wrong numbers, or, nondeterministic, a new identity on every run."""
+    otherwise runs "fine" and gives wrong numbers, or, nondeterministic, a new identity on every run. A model
+    whose own call raises is left to fail in its jobs, where the exception is logged with its traceback."""
     try:
         if can_encode(model):
             check_encoder(model)
@@ -111,6 +112,8 @@ def check_before_use(model: Any, label: str) -> None:
     except ConformanceError as exc:
         raise ConformanceFailure(f"{label} fails a model conformance check: {exc} "
                                  "(compeval.models.conformance.check_model)") from None
+    except Exception:  # the model itself raises: its jobs fail with that error and its traceback logged
+        return
 
 
 def check_rejects_empty_text(cached_model: Any) -> None:

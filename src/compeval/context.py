@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import numbers
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -69,6 +70,10 @@ def resolve_device(device: str = "auto") -> str:
     return "mps"
 
 
+#: Seeds numpy's and torch's generators take (``--seed`` of every command is checked against it).
+MAX_SEED = 2**32 - 1
+
+
 @dataclass(frozen=True)
 class RunContext:
     """Settings every job of a run shares; plain values only (plus this process's model builder)."""
@@ -80,6 +85,7 @@ class RunContext:
     download: bool = True
     overwrite: bool = False
     allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
+    reuse_stale: bool = False  # keep stored results whose seed, data or package versions differ (recorded)
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps (resolve with torch_device())
     batch_size: int | None = None  # None: each model family's own default
     bnc_dir: Path | None = None  # the British National Corpus (lexcomp); else $COMPEVAL_BNC_DIR
@@ -90,6 +96,9 @@ class RunContext:
 
     def __post_init__(self):
         object.__setattr__(self, "device", check_device(self.device))
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
+                or not 0 <= self.seed <= MAX_SEED:
+            raise CompevalError(f"--seed {self.seed}: must be an integer from 0 to {MAX_SEED}")
         if self.batch_size is not None and self.batch_size < 1:
             raise CompevalError(f"--batch-size {self.batch_size}: must be a positive integer")
 

@@ -100,6 +100,8 @@ def parse_spec(text: str) -> Spec:
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise SpecError(f"spec {text!r}: option {part!r} is not KEY=VALUE")
+        if key.strip() in options:
+            raise SpecError(f"spec {text!r}: option {key.strip()!r} is given twice; give it once")
         options[key.strip()] = _unquote(value, text)
     return Spec(name=name, arg=(arg.strip() if sep else None), options=options)
 

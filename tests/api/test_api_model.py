@@ -459,3 +459,38 @@ def test_a_failing_api_job_is_retried_in_one_place_only(server, monkeypatch, tmp
     assert [o.status for o in summary.outcomes] == ["failed", "failed"]
     assert all("gave up after 3 attempts" in o.error for o in summary.outcomes)
     assert server.count == 3
+
+
+def test_a_server_echoing_the_key_never_gets_it_printed_or_logged(server, tmp_path, data_dir):
+    """Every answer echoes the Authorization header (200 with HTML, 500, 401): the key appears in no output,
+    log, result, report or cache file of the run."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import compeval
+
+    echo = f"<html>Hello Bearer {SECRET}; your key is {SECRET}</html>".encode()
+    server.schedule = ([(200, {}, echo)] * 2 + [(200, {}, {"data": f"Authorization: Bearer {SECRET}"})] * 2
+                       + [(500, {}, echo)] * 4 + [(401, {}, echo)])
+    src = str(Path(compeval.__file__).resolve().parents[1])
+    env = {**os.environ, "COMPEVAL_API_KEY": SECRET, "PYTHONPATH": src, "COMPEVAL_CACHE_DIR": str(tmp_path / "c")}
+    out = tmp_path / "out"
+    runs = []
+    for extra in ([], ["--verbose"], ["--no-report"], ["--no-report"], ["--no-report"]):
+        if not server.schedule:
+            break
+        runs.append(subprocess.run([sys.executable, "-m", "compeval.cli", "run", "-m",
+                                    f"api:test-embed-small,base_url={server.url},max_retries=1,backoff=0", "-t",
+                                    "gs2011,bootstrap=20", "-o", str(out), "--data-dir", str(data_dir), *extra],
+                                   capture_output=True, text=True, env=env, timeout=120))
+    assert all(r.returncode == 1 for r in runs), [r.stderr for r in runs]
+    assert server.schedule == []  # every echoing answer was read and reported
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    logs = [p for p in files if "logs" in p.parts]
+    texts = [r.stdout + r.stderr for r in runs] + [p.read_bytes().decode("utf-8", "replace") for p in files]
+    assert not [t for t in texts if SECRET in t]
+    assert any("***" in r.stderr for r in runs)  # the body was quoted, scrubbed
+    print(f"\nsecret grep: {len(runs)} runs' stdout+stderr and {len(files)} files ({len(logs)} logs) searched "
+          f"for the key: 0 hits")

@@ -156,3 +156,193 @@ def test_data_file_contents_give_a_result_or_one_compeval_error(original):
     total = sum(DATA_FINDINGS.values())
     print(f"\ndata files: {total} examples (gs2011 reader, runner, hashbag), outcomes {dict(sorted(DATA_FINDINGS.items()))}, 0 tracebacks")
     assert {kind for kind, _ in DATA_FINDINGS} >= {"random bytes", "truncated", "columns", "bad score"}
+
+
+# -- reuse: a reported number is a clean run's, or refused ----------------------------------------------------
+
+REUSE_FINDINGS: Counter = Counter()
+# (seed, data variant, bootstrap): what a run into an empty folder reports, computed once per setting
+_CLEAN: dict = {}
+
+
+def _variant(root: Path, original: bytes, variant: str) -> Path:
+    """A data folder for one variant: the file as pinned, or with its first rows repeated at the end."""
+    folder = root / variant
+    if not folder.exists():
+        (folder / "gs2011").mkdir(parents=True)
+        lines = original.splitlines(keepends=True)
+        extra = {"pinned": [], "dup3": lines[1:4], "dup7": lines[1:8]}[variant]
+        (folder / "gs2011" / GS).write_bytes(original + b"".join(extra))
+    return folder
+
+
+def _scores(out: Path) -> dict:
+    from compeval.results.store import results_frame
+
+    return {(r.model, r.params, r.subset, r.metric): (r.value, r.ci_low, r.ci_high, r.n)
+            for r in results_frame(out).itertuples()}
+
+
+SETTINGS = st.tuples(st.integers(0, 2), st.sampled_from(["pinned", "dup3", "dup7"]), st.sampled_from([20, 30]))
+
+
+def test_reused_numbers_equal_a_clean_runs(original):
+    """Two runs into one folder with any seeds, data variants and options: after the second, every number
+    on disk is the number a run of the second setting into an empty folder gives."""
+    tmp = Path(tempfile.mkdtemp(prefix="compeval-reuse-"))
+
+    def clean(setting):
+        if setting not in _CLEAN:
+            seed, variant, boot = setting
+            out = tmp / "clean" / f"{seed}-{variant}-{boot}"
+            run(["hashbag"], [f"gs2011,bootstrap={boot}"], out, data_dir=_variant(tmp, original, variant),
+                cache_dir=None, seed=seed, allow_modified_data=True)
+            _CLEAN[setting] = _scores(out)
+        return _CLEAN[setting]
+
+    @settings(FAST, max_examples=30)
+    @given(SETTINGS, SETTINGS, st.booleans())
+    def check(first, second, share_cache):
+        out, cache = tmp / "out", (tmp / "cache" if share_cache else None)
+        shutil.rmtree(out, ignore_errors=True)
+        for seed, variant, boot in (first, second):
+            summary = run(["hashbag"], [f"gs2011,bootstrap={boot}"], out, data_dir=_variant(tmp, original, variant),
+                          cache_dir=cache, seed=seed, allow_modified_data=True)
+        (o,) = [x for x in summary.outcomes if x.task.startswith("gs2011")]
+        assert o.status in ("done", "skipped")
+        got = {k: v for k, v in _scores(out).items()}
+        want = clean(second)
+        # The folder holds one result per task slug; the second setting's slug must hold the clean numbers.
+        assert {k: got[k] for k in want} == want, (first, second)
+        REUSE_FINDINGS[("reused" if o.status == "skipped" else "recomputed",
+                        "same setting" if first == second else "setting changed")] += 1
+
+    try:
+        check()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\nreuse: {sum(REUSE_FINDINGS.values())} run pairs, outcomes {dict(sorted(REUSE_FINDINGS.items()))}, "
+          "0 numbers differing from a clean run")
+    assert REUSE_FINDINGS[("reused", "setting changed")] == 0
+
+
+# -- vectors files: a number equals the clean file's, or the file is refused ------------------------------------
+
+VECTOR_FINDINGS: Counter = Counter()
+
+
+def _vectors_text(words: list[str], seed: int = 3) -> str:
+    rng = np.random.default_rng(seed)
+    return "".join(f"{w} {' '.join(f'{x:.5f}' for x in rng.standard_normal(6))}\n" for w in words)
+
+
+VECTOR_EDITS = st.lists(st.sampled_from(["bom", "dup", "latin1", "crlf", "blank", "header", "gz-name", "nul"]),
+                        max_size=3, unique=True)
+
+
+def test_vectors_files_give_the_clean_number_or_a_compeval_error(data_dir):
+    import gzip
+
+    from compeval.models.static import load_vectors
+
+    import re
+
+    words = sorted(set(re.findall(r"[a-z]+", (data_dir / "gs2011" / GS).read_text(encoding="utf-8").lower())))
+    body = _vectors_text(words)
+    tmp = Path(tempfile.mkdtemp(prefix="compeval-vec-"))
+    clean_file = tmp / "clean.txt"
+    clean_file.write_text(body, encoding="utf-8")
+    reference = run([f"static:{clean_file}"], ["gs2011,bootstrap=20"], tmp / "ref", data_dir=data_dir,
+                    cache_dir=None).outcomes[0].main_score
+
+    @settings(FAST, max_examples=25)
+    @given(VECTOR_EDITS)
+    def check(edits):
+        text = body
+        if "header" in edits:
+            text = f"{len(words)} 6\n" + text
+        if "blank" in edits:
+            text = text + "\n\n"
+        if "crlf" in edits:
+            text = text.replace("\n", "\r\n")
+        if "dup" in edits:
+            text = text + _vectors_text(words[:1], seed=9)
+        payload = text.encode("utf-8")
+        if "latin1" in edits:
+            payload = payload + "café 1 2 3 4 5 6\n".encode("latin-1")
+        if "nul" in edits:
+            payload = payload + b"x\x00 1 2 3 4 5 6\n"
+        if "bom" in edits:
+            payload = b"\xef\xbb\xbf" + payload
+        name = "v.txt.gz" if "gz-name" in edits else "v.txt"
+        path = tmp / "-".join(edits or ["plain"]) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(payload)
+        load_vectors.cache_clear()
+        summary = run([f"static:{path}"], ["gs2011,bootstrap=20"], path.parent / "out", data_dir=data_dir,
+                      cache_dir=None)
+        (o,) = summary.outcomes
+        if o.status == "done":
+            assert o.main_score == reference, edits
+            assert not {"dup", "latin1", "gz-name"} & set(edits), edits
+        else:
+            assert str(path) in o.error and "Traceback" not in o.error, o.error
+            assert {"dup", "latin1", "gz-name", "nul"} & set(edits), (edits, o.error)
+        VECTOR_FINDINGS[(o.status, tuple(sorted(edits)) if o.status == "failed" else "clean number")] += 1
+
+    try:
+        check()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\nvectors files: {sum(VECTOR_FINDINGS.values())} examples, "
+          f"{sum(v for k, v in VECTOR_FINDINGS.items() if k[0] == 'done')} gave the clean file's number, "
+          f"{sum(v for k, v in VECTOR_FINDINGS.items() if k[0] == 'failed')} refused with the path, 0 other numbers")
+
+
+# -- the command line: exit status matches the outcome, never a traceback ----------------------------------------
+
+CLI_FINDINGS: Counter = Counter()
+NUMBERS = st.one_of(st.integers(-10**12, 10**12), st.sampled_from([0, 1, -1, 2**32, 2**32 - 1, 10**20]))
+
+
+def test_cli_exit_status_matches_the_outcome(data_dir, capsys, monkeypatch):
+    import sys
+
+    from compeval.cli import main
+
+    tmp = Path(tempfile.mkdtemp(prefix="compeval-cli-"))
+    monkeypatch.chdir(tmp)
+
+    @settings(FAST, max_examples=40)
+    @given(NUMBERS, NUMBERS, st.sampled_from(["bootstrap", "x", "seed"]),
+           st.sampled_from(["table", "csv", "markdown", "nope"]))
+    def check(seed, option, key, fmt):
+        out = tmp / "o"
+        shutil.rmtree(out, ignore_errors=True)
+        argv = ["compeval", "run", "-m", "hashbag", "-t", f"gs2011,{key}={option}", "-o", str(out),
+                "--seed", str(seed), "--no-cache", "--no-report", "--data-dir", str(data_dir)]
+        monkeypatch.setattr(sys, "argv", argv)
+        with pytest.raises(SystemExit) as exit_:
+            main()
+        text = capsys.readouterr()
+        both = text.out + text.err
+        assert "Traceback" not in both
+        code = exit_.value.code
+        wrote = any(out.glob("*/*.json"))
+        assert (code == 0) == wrote, (argv, code, both)
+        assert code in (0, 2) and ((code == 2) == ("error:" in text.err)), (argv, code, both)
+        if code == 0:
+            monkeypatch.setattr(sys, "argv", ["compeval", "results", str(out), "--format", fmt])
+            with pytest.raises(SystemExit) as results_exit:
+                main()
+            shown = capsys.readouterr()
+            assert "Traceback" not in shown.out + shown.err
+            assert (results_exit.value.code == 0) == (fmt != "nope")
+        CLI_FINDINGS[(key, code)] += 1
+
+    try:
+        check()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\ncommand line: {sum(CLI_FINDINGS.values())} invocations, (option, exit status) "
+          f"{dict(sorted(CLI_FINDINGS.items()))}, 0 tracebacks")

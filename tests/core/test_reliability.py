@@ -230,8 +230,8 @@ def test_rows_of_another_dimension_or_not_finite_are_dropped(tmp_path):
         con.execute("INSERT INTO vectors (text, dim, vec) VALUES ('e', 4, ?)", (b"\x00" * 7,))
         con.execute("INSERT INTO vectors (text, dim, vec) VALUES ('f', 4, ?)", (np.ones(4, np.float32).tobytes(),))
     con.close()
-    with pytest.warns(CompevalWarning, match="damaged"):
-        assert set(store.get_vectors(list("abcdef"))) == {"a", "b", "f"}
+    with pytest.warns(CompevalWarning, match="damaged"):  # 'f' is plausible but unchecked: never trusted
+        assert set(store.get_vectors(list("abcdef"))) == {"a", "b"}
     store.close()
 
 

@@ -195,5 +195,10 @@ def test_the_session_loads_only_what_is_missing_and_releases_the_model(tmp_path)
     assert (model.loads, model.closes) == (1, 1) and model.encoded > 0
     first = model.encoded
     run([model], GENERATED, tmp_path / "b", cache_dir=cache)  # every vector on disk: no weights needed
-    # ... only the fixed probe texts that identify a Python object by its output (issue 18), once per run
-    assert (model.loads, model.closes, model.encoded) == (1, 2, first + len(PROBE_TEXTS))
+    # ... only the fixed probe texts that identify a Python object by its output (issue 18) and those of the
+    # conformance checks every Python object passes before use (issue 31), once per run
+    from compeval.models.conformance import check_encoder
+
+    probe = Lazy()
+    check_encoder(probe)
+    assert (model.loads, model.closes, model.encoded) == (1, 2, first + len(PROBE_TEXTS) + probe.encoded)

@@ -87,10 +87,14 @@ def check_texts(texts: Sequence[str]) -> None:
 
 def check_vectors(vectors: np.ndarray, texts: Sequence[str], config: ModelConfig) -> np.ndarray:
     vectors = np.asarray(vectors)
-    if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+    if vectors.ndim != 2 or vectors.shape[0] != len(texts) or (len(texts) and vectors.shape[1] == 0):
         raise ModelOutputError(
             f"model {config.display} returned shape {vectors.shape} for {len(texts)} texts; expected (n_texts, dim)"
+            " with dim ≥ 1"
         )
+    if np.iscomplexobj(vectors) or not (np.issubdtype(vectors.dtype, np.floating)
+                                        or np.issubdtype(vectors.dtype, np.integer)):
+        raise ModelOutputError(f"model {config.display} returned {vectors.dtype} vectors; expected real numbers")
     bad = ~np.isfinite(vectors).all(axis=1)
     if bad.any():
         idx = np.flatnonzero(bad)

@@ -5,11 +5,12 @@ library only, so concurrent runs and Ray workers can share one cache directory. 
 stored as raw float32 bytes; pair scores (for pair-scoring models) as REAL.
 
 Nothing read back is trusted blindly: every row carries a CRC-32 of its text and value, and the file
-records the model's vector dimension. A row whose checksum, length or dimension is wrong, or whose
-vector is not finite, is deleted and reported as missing (so it is encoded again), with one warning per
-file. A file SQLite cannot open or read ("not a database", "malformed") is moved aside to
-``<name>.corrupt-<time>`` and rebuilt empty, with a warning. Rows written before checksums existed
-(no CRC) are checked for length, dimension and finiteness only.
+records the model configuration id it belongs to and the model's vector dimension. A row whose checksum
+is wrong or missing (NULL), whose length or dimension is wrong, or whose vector is not finite, is deleted
+and reported as missing (so it is encoded again), with one warning per file. A file SQLite cannot open or
+read ("not a database", "malformed"), or one that holds another model's id (a file copied or renamed
+across models) or rows without any model id, is moved aside to ``<name>.corrupt-<time>`` and rebuilt
+empty, with a warning.
 """
 from __future__ import annotations
 
@@ -25,7 +26,11 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..paths import default_cache_dir  # noqa: F401  (re-exported: where the cache lives by default)
-from ..errors import CompevalWarning
+from ..errors import CompevalError, CompevalWarning
+
+
+class CacheError(CompevalError):
+    """The embedding cache cannot be used at all (not a file, a folder that cannot be created)."""
 
 _CHUNK = 900  # SQLite host-parameter limit is 999 on old builds
 _TIMEOUT = 60.0  # seconds a connection waits for another process's write lock
@@ -71,8 +76,16 @@ class EmbeddingStore:
     """Vectors and pair scores of one model configuration, persisted in ``<dir>/<id>.sqlite``."""
 
     def __init__(self, directory: Path, config_id: str):
+        self.config_id = config_id
         self.path = Path(directory) / "embeddings" / f"{config_id}.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and not self.path.is_file():
+            raise CacheError(f"embedding cache {self.path} is not a file (a folder?); remove it or give "
+                             "another --cache-dir")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cannot create the embedding cache folder {self.path.parent}: "
+                             f"{exc.strerror or exc}") from None
         self.dropped = 0  # corrupt rows deleted from this file during this run
         self._warned = False
         self._dim: int | None = None
@@ -80,9 +93,25 @@ class EmbeddingStore:
             self._open()
         except sqlite3.DatabaseError as exc:
             if not _is_corrupt(exc):
-                raise
+                raise CacheError(f"embedding cache {self.path}: {exc}") from None
             self._rebuild(exc)
+        foreign = self._foreign()
+        if foreign is not None:
+            self._dim = None  # the other model's dimension is no expectation for this one
+            self._rebuild(foreign)
 
+    def _foreign(self) -> str | None:
+        """Why this file belongs to no model or to another one, or None (a new file is claimed here)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'model_id'").fetchone()
+        if row is None:
+            held = self._conn.execute("SELECT EXISTS(SELECT 1 FROM vectors) OR EXISTS(SELECT 1 FROM pairs)")
+            if held.fetchone()[0]:
+                return "it holds entries but no model id, so they cannot be tied to this model"
+            self._write_once("INSERT OR IGNORE INTO meta VALUES ('model_id', ?)", [(self.config_id,)])
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'model_id'").fetchone()
+        if row[0] != self.config_id:
+            return f"it holds the vectors of model {row[0]!r}, not {self.config_id!r}"
+        return None
     def _open(self) -> None:
         self._conn = sqlite3.connect(self.path, timeout=_TIMEOUT, isolation_level=None, check_same_thread=False)
         try:
@@ -111,8 +140,9 @@ class EmbeddingStore:
             self._conn.close()
             raise
 
-    def _rebuild(self, exc: BaseException) -> None:
-        """Move a file SQLite cannot read aside (kept for inspection) and start an empty one."""
+    def _rebuild(self, exc: BaseException | str) -> None:
+        """Move a file SQLite cannot read, or one of another model, aside (kept for inspection) and start
+        an empty one."""
         try:
             self._conn.close()
         except Exception:
@@ -123,7 +153,8 @@ class EmbeddingStore:
             part = Path(str(self.path) + suffix)
             if part.exists():
                 os.replace(part, Path(str(aside) + suffix))
-        warnings.warn(f"embedding cache {self.path} could not be read ({exc}); moved it to {aside.name} and "
+        why = exc if isinstance(exc, str) else f"could not be read ({exc})"
+        warnings.warn(f"embedding cache {self.path}: {why}; moved it to {aside.name} and "
                       "started an empty one (its texts are encoded again)", CompevalWarning, stacklevel=3)
         self._open()
         self._dim = dim  # what this run has seen stays the expectation
@@ -180,7 +211,9 @@ class EmbeddingStore:
             return "wrong length"
         if self._dim is not None and dim != self._dim:
             return f"dimension {dim}, not {self._dim}"
-        if crc is not None and crc != vector_crc(text, blob):
+        if crc is None:
+            return "no checksum"
+        if crc != vector_crc(text, blob):
             return "checksum mismatch"
         return None
 
@@ -206,12 +239,12 @@ class EmbeddingStore:
         cur.executemany("INSERT INTO want VALUES (?, ?)", pairs)
         rows = cur.execute("SELECT p.a, p.b, p.score, p.crc FROM pairs p JOIN want w ON p.a = w.a AND p.b = w.b")
         for a, b, s, crc in rows.fetchall():
-            if (s is not None and not isinstance(s, float)) or (crc is not None and crc != pair_crc(a, b, s)):
+            if (s is not None and not isinstance(s, float)) or crc is None or crc != pair_crc(a, b, s):
                 bad.append((a, b))
                 continue
             found[(a, b)] = float("nan") if s is None else s
         cur.execute("DELETE FROM want")
-        self._drop("pairs", bad, "checksum mismatch")
+        self._drop("pairs", bad, "checksum missing or wrong")
         return found
 
     def put_pairs(self, pairs: Iterable[tuple[str, str]], scores: Iterable[float]) -> None:

@@ -170,6 +170,9 @@ def run(
     allow_modified_data: bool = typer.Option(False, "--allow-modified-data",
                                              help="use local data files whose SHA-256 differs from the registry's "
                                                   "pin (recorded in each result); else such files are an error"),
+    reuse_stale: bool = typer.Option(False, "--reuse-stale", help="keep stored results computed with another "
+                                     "seed, other data or other package versions (each recorded in "
+                                     "OUTPUT/stale-reuse.jsonl); else they are recomputed"),
     no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
@@ -178,6 +181,14 @@ def run(
     from ..runner import run as run_grid
     from ..runner.executors import make_executor
 
+    from .outputs import check_output
+
+    check_output(output_dir, "--output-dir", data_dir=data_dir)
+    for option, folder in (("--data-dir", data_dir), ("--cache-dir", cache_dir), ("--bnc-dir", bnc_dir)):
+        if folder is not None and folder.exists() and not folder.is_dir():
+            raise CompevalError(f"{option} {folder} is a file; give a folder")
+    if no_cache and cache_dir is not None:
+        raise CompevalError("--no-cache and --cache-dir contradict each other; give one of them")
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
         raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")
@@ -191,7 +202,7 @@ def run(
         summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
                            seed=seed, reporter=reporter, executor=runner_executor, device=device,
                            batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
-                           allow_modified_data=allow_modified_data)
+                           allow_modified_data=allow_modified_data, reuse_stale=reuse_stale)
     from .summary import end_of_run
 
     status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report)
@@ -234,6 +245,9 @@ def results(
                       soft_wrap=True)
         for path, reason in unreadable:
             console.print(f"  {escape(str(path))}: {escape(reason)}", soft_wrap=True)
+    if df.empty:
+        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
+                            "files written by `compeval run`")
     if format == "latex":
         from ..report.tables import rows_latex
 
@@ -259,15 +273,27 @@ def report(
 ):
     """Write one self-contained HTML report: leaderboard, the papers' figures, paired tests, provenance."""
     from ..report import build_report
+    from ..report.build import check_report_settings
+    from .outputs import check_output
 
+    check_report_settings(n_resamples=resamples, seed=seed, figure_format=figure_format)
+    check_output(output, "--output", results=directory, folder=False)
+    if figures is not None:
+        check_output(figures, "--figures", results=directory)
     info = build_report(directory, output, figures_dir=figures, figure_format=figure_format,
                         n_resamples=resamples, n_permutations=resamples, seed=seed)
+    from rich.markup import escape
+
     for w in info.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
     console.print(f"report: {info.path} ({info.size_bytes / 1e6:.2f} MB, {len(info.figures)} figures, "
                   f"{info.paired} paired tests) in {info.seconds:.1f}s")
     if info.figure_files:
         console.print(f"figures: {len(info.figure_files)} {figure_format} files in {figures}")
+    for problem in info.errors:
+        console.print(f"[red]error:[/] {escape(problem)}", soft_wrap=True)
+    if info.errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -281,15 +307,38 @@ def export(
     if format != "mteb":
         raise CompevalError(f"unknown export format {format!r}; choose mteb")
     from ..report.mteb import export_mteb
+    from .outputs import check_output
+
+    check_output(output, "export folder", results=directory)
 
     files = export_mteb(directory, output)
     console.print(f"wrote {len(files)} task file(s) in MTEB's layout under {output}", highlight=False)
 
 
+@app.command(name="verify")
+def verify_command(
+    directory: Path = typer.Argument(..., help="a results folder written by `compeval run`"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="the data folder the results were computed from (else $COMPEVAL_DATA_DIR, else the download cache)"),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="embedding cache to check (else $COMPEVAL_CACHE_DIR or ~/.cache/compeval)"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="do not check the embedding cache"),
+):
+    """Check every result against its data, predictions, checksums and cache without recomputing; list what no longer holds."""
+    from .verify import verify
+
+    status = verify(directory, data_dir, cache_dir, no_cache, console, out)
+    if status:
+        raise typer.Exit(status)
+
+
+def _markdown_cell(text: str) -> str:
+    """One Markdown table cell: a ``|`` escaped, line breaks as spaces (either would break the table)."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def _markdown(df) -> str:
     lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_fmt(v) if v == v else "" for v in row) + " |")
+        lines.append("| " + " | ".join(_markdown_cell(_fmt(v)) if v == v else "" for v in row) + " |")
     return "\n".join(lines)
 
 

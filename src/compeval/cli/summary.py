@@ -64,7 +64,9 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     if present:
         _print_ranking(present, output_dir, out, console)
     if summary.failed:
-        console.print(f"[red bold]{len(summary.failed)} job(s) failed[/] (tracebacks in {output_dir}/logs):",
+        logged = any("traceback in " in (o.error or "") for o in summary.failed)
+        where = f" (tracebacks in {output_dir}/logs)" if logged else ""
+        console.print(f"[red bold]{len(summary.failed)} job(s) failed[/]{where}:",
                       soft_wrap=True, highlight=False)
         for o in summary.failed:
             console.print(f"  [red]✗[/] {escape(o.model)} × {escape(o.task)}: {escape(first_line(o.error))}",
@@ -126,6 +128,8 @@ def _write_report(output_dir: Path, console: Console) -> None:
         return
     console.print(f"report: {escape(str(info.path))}  ({info.size_bytes / 1e6:.2f} MB, built in {info.seconds:.1f}s)",
                   highlight=False, soft_wrap=True)
+    for problem in info.errors:
+        console.print(f"[yellow]warning:[/] report: {escape(problem)}", soft_wrap=True)
 
 
 def leaderboard_table(directory: Path, include_published: bool = True) -> Table:

@@ -25,6 +25,7 @@ import logging
 import math
 import os
 import random
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -37,7 +38,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
-from .options import Opt
+from .options import MAX_DIM, Opt
 from .protocol import ModelConfig
 from .registry import register_model
 
@@ -120,6 +121,19 @@ def clean_base_url(url: str) -> str:
 
 def default_base_url() -> str:
     return next((os.environ[k] for k in BASE_URL_ENV if os.environ.get(k)), DEFAULT_BASE_URL)
+
+
+_BEARER = re.compile(r"(?i)(bearer|api[-_ ]?key|authorization)([\s:=\"']+)[^\s\"'<>,;]+")
+
+
+def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
+    """``text`` with every given secret and anything shaped like a credential (``Bearer …``,
+    ``api_key=…``, ``Authorization: …``) replaced by ``***``: the one function every message that quotes a
+    server's response or address goes through, so no path can print the key a server echoed back."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
 
 
 def _excerpt(body: bytes, limit: int = 300) -> str:
@@ -293,8 +307,7 @@ class ApiEncoder:
         return headers
 
     def _scrub(self, text: str) -> str:
-        key = self._key()
-        return text.replace(key, "***") if key else text
+        return scrub(text, [self._key()])
 
     def _post(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
         """One POST; returns (status, lower-cased headers, body). Network failures raise OSError etc."""
@@ -329,7 +342,7 @@ class ApiEncoder:
                     reason = getattr(exc, "reason", None) or exc
                     raise _Retryable(f"connection error ({type(exc).__name__}: {reason})") from exc
                 if status == 429 or 500 <= status < 600:
-                    raise _Retryable(f"HTTP {status}: {_excerpt(resp_body)}", _retry_after(resp_headers))
+                    raise _Retryable(f"HTTP {status}: {self._scrub(_excerpt(resp_body))}", _retry_after(resp_headers))
             except _Retryable as failure:
                 reason = self._scrub(failure.reason)
                 if attempt == self.max_retries:
@@ -371,8 +384,8 @@ class ApiEncoder:
             if not isinstance(items, list):
                 raise TypeError("'data' is not a list")
         except (ValueError, KeyError, TypeError) as exc:
-            raise ModelOutputError(f"{where}: response is not an embeddings list ({exc}): "
-                                   f"{_excerpt(body, 200)}") from None
+            raise ModelOutputError(self._scrub(f"{where}: response is not an embeddings list ({exc}): "
+                                               f"{_excerpt(body, 200)}")) from None
         if len(items) != len(texts):
             raise ModelOutputError(f"{where}: sent {len(texts)} texts, got {len(items)} embeddings back")
         rows: list[np.ndarray | None] = [None] * len(texts)
@@ -415,7 +428,7 @@ class ApiEncoder:
     "api", 1, "OpenAI-compatible embedding API (POST {base_url}/embeddings; key from $COMPEVAL_API_KEY)",
     ("api:MODEL",),
     options=(Opt("base_url", None, help="server URL (else $COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, OpenAI)"),
-             Opt("dims", None, int, min=1, help="ask the API for N dimensions"),
+             Opt("dims", None, int, min=1, max=MAX_DIM, help="ask the API for N dimensions"),
              Opt("truncate", DEFAULTS["truncate"], choices=TRUNCATE, help="over-long texts: cut or fail"),
              Opt("max_chars", DEFAULTS["max_chars"], int, min=1),
              Opt("batch", DEFAULTS["batch"], int, min=1, identity=False),

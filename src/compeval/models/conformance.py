@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import InputTextError
+from ..errors import InputTextError, ModelOutputError
 from .protocol import ModelConfig, can_encode, can_score_pairs
 
 CHECK_TEXTS = (
@@ -43,8 +43,10 @@ def check_config(model: Any, rebuild: Callable[[], Any] | None = None) -> None:
 def check_encoder(model: Any, texts=CHECK_TEXTS, atol: float = 1e-4) -> None:
     texts = list(texts)
     full = np.asarray(model.encode(texts))
-    if full.ndim != 2 or full.shape[0] != len(texts):
-        _fail("shape", f"encode(n texts) must return (n, d); got {full.shape} for n={len(texts)}")
+    if full.ndim != 2 or full.shape[0] != len(texts) or full.shape[1] == 0:
+        _fail("shape", f"encode(n texts) must return (n, d) with d ≥ 1; got {full.shape} for n={len(texts)}")
+    if np.iscomplexobj(full):
+        _fail("dtype", f"vectors must be real numbers, got {full.dtype} (casting would drop the imaginary part)")
     if not np.issubdtype(full.dtype, np.floating):
         _fail("dtype", f"vectors must be floats, got {full.dtype}")
     if not np.isfinite(full).all():
@@ -91,6 +93,27 @@ def check_model(model: Any, rebuild: Callable[[], Any] | None = None, texts=CHEC
         check_encoder(model, texts)
     if pairs:
         check_pair_scorer(model, texts)
+
+
+class ConformanceFailure(ModelOutputError):
+    """A Python model object failed a conformance check before use: that model's error, not the run's."""
+
+
+def check_before_use(model: Any, label: str) -> None:
+    """The cheap checks of ``check_model`` (finite, real, non-empty vectors; row order; batch invariance;
+    the same output twice) on a model given as a Python object, before ``run`` uses it: such a model
+    otherwise runs "fine" and gives wrong numbers, or, nondeterministic, a new identity on every run. A model
+    whose own call raises is left to fail in its jobs, where the exception is logged with its traceback."""
+    try:
+        if can_encode(model):
+            check_encoder(model)
+        if can_score_pairs(model):
+            check_pair_scorer(model)
+    except ConformanceError as exc:
+        raise ConformanceFailure(f"{label} fails a model conformance check: {exc} "
+                                 "(compeval.models.conformance.check_model)") from None
+    except Exception:  # the model itself raises: its jobs fail with that error and its traceback logged
+        return
 
 
 def check_rejects_empty_text(cached_model: Any) -> None:

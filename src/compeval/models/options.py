@@ -13,7 +13,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
+from ..context import MAX_SEED
 from ..errors import SpecError
+
+#: Bounds of integer options that declare no ``max`` (see ``Opt.upper``), and of vector sizes.
+MAX_COUNT = 1_000_000
+MAX_DIM = 65_536  # 65,536 float32 dimensions × 10,000 texts is 2.6 GB already
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
 
@@ -74,9 +79,17 @@ class Opt:
             raise SpecError(f"{where} must look like {self.help or self.pattern}")
         if self.min is not None and value < self.min:
             raise SpecError(f"{where} must be at least {_show(self.min)}")
-        if self.max is not None and value > self.max:
-            raise SpecError(f"{where} must be at most {_show(self.max)}")
+        upper = self.upper()
+        if upper is not None and value > upper:
+            raise SpecError(f"{where} must be at most {_show(upper)}")
         return value
+
+    def upper(self) -> float | None:
+        """``max``, else for an integer the bound that keeps memory and time sane: a seed as numpy takes it
+        (2³²−1), any other count 1,000,000 (vector sizes declare their own, ``MAX_DIM``)."""
+        if self.max is not None or self.kind is not int:
+            return self.max
+        return MAX_SEED if self.name.endswith("seed") else MAX_COUNT
 
 
 def _show(v: Any) -> str:

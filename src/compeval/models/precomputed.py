@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import textfile
 from ..errors import MalformedDataError, ModelOutputError, SpecError
 from .protocol import ModelConfig
 from .registry import register_model
@@ -76,19 +77,16 @@ class PrecomputedVectors:
 
 
 def read_precomputed(path: Path):
+    if path.is_dir():
+        raise SpecError(f"precomputed:{path} is a folder; give the file of scores or vectors")
     if not path.is_file():
         raise SpecError(f"precomputed file {path} does not exist")
-    payload = path.read_bytes()
-    try:
-        lines = payload.decode("utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        line = payload.count(b"\n", 0, exc.start) + 1
-        raise MalformedDataError(path, line, f"not UTF-8 text (byte 0x{payload[exc.start]:02x}); a precomputed "
-                                             "file holds one score per line, or text→vector lines") from None
+    lines = textfile.read_text(path).splitlines()
     body = [(i, ln) for i, ln in enumerate(lines, 1) if ln.strip()]
     if not body:
         raise MalformedDataError(path, 1, "file is empty")
     first = body[0][1].strip()
+    seen: dict[str, int] = {}
     if first.startswith("{"):
         table = {}
         for i, ln in body:
@@ -96,14 +94,17 @@ def read_precomputed(path: Path):
                 obj = json.loads(ln)
                 if not isinstance(obj, dict) or not isinstance(obj["text"], str):
                     raise TypeError("each line is an object with a string 'text'")
-                table[obj["text"]] = _finite(path, i, np.asarray(obj["vector"], dtype=np.float32))
+                vector = np.asarray(obj["vector"], dtype=np.float32)
             except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError) as exc:
                 raise MalformedDataError(path, i, f"expected {{\"text\": …, \"vector\": […]}} ({exc})") from None
+            textfile.first_seen(seen, obj["text"], i, path, "text")
+            table[obj["text"]] = _finite(path, i, vector)
         return PrecomputedVectors(path, table)
     if "\t" in first:
         table = {}
         for i, ln in body:
             text, _, vec = ln.partition("\t")
+            textfile.first_seen(seen, text, i, path, "text")
             try:
                 table[text] = np.asarray(vec.split(), dtype=np.float32)
             except ValueError:

@@ -321,6 +321,11 @@ class ForeignEncoder:
         out = self._obj.encode(list(texts))
         if isinstance(out, _Tensor):  # a torch tensor (bf16/fp16 ones too: numpy has no bfloat16)
             out = out.detach().float().cpu().numpy()
+        if np.iscomplexobj(out):
+            from ..errors import ModelOutputError
+
+            raise ModelOutputError(f"{type(self._obj).__name__}.encode returned complex vectors; compeval takes "
+                                   "real ones (casting would drop the imaginary part)")
         return np.asarray(out, dtype=np.float32)
 
 

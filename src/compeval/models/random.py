@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .options import Opt
+from .options import MAX_DIM, Opt
 from .protocol import ModelConfig
 from .registry import register_model
 from .toy import hashed_gaussian
@@ -32,6 +32,6 @@ class RandomModel:
 
 
 @register_model("random", 1, "seeded random vector per text (chance baseline)", ("random",),
-                options=(Opt("dim", 300, int, min=1), Opt("seed", 0, int, min=0)))
+                options=(Opt("dim", 300, int, min=1, max=MAX_DIM), Opt("seed", 0, int, min=0)))
 def _random(spec, builder, opts):
     return RandomModel(dim=opts.dim, seed=opts.seed)

@@ -106,6 +106,9 @@ def expand_alias(spec: Spec) -> Spec:
         if out.name not in FAMILIES:  # e.g. NV-Embed-v2's nvembed, registered by its own module
             raise SpecError(missing_family(str(spec), out.name))
         return out
+    if spec.name in ALIASES and spec.arg is not None and spec.name not in FAMILIES:
+        raise SpecError(f"model {spec.name!r} takes no ':ARG' (got ':{spec.arg}'): it is the packaged model "
+                        f"{ALIASES[spec.name].target!r}; give its options after a comma")
     seen = set()
     while spec.name in ALIASES and spec.arg is None:
         if spec.name in seen:
@@ -114,6 +117,22 @@ def expand_alias(spec: Spec) -> Spec:
         target = parse_spec(ALIASES[spec.name].target)
         spec = Spec(target.name, target.arg, {**target.options, **spec.options})
     return spec
+
+
+def check_spec(text: str) -> None:
+    """Everything about a model spec that can be known without building it (name, family, argument form,
+    options and their ranges): a SpecError now rather than when a job runs. A bare Hub ``ORG/NAME`` is
+    checked when built."""
+    spec = parse_spec(text)
+    if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
+        return
+    spec = expand_alias(spec)
+    family = resolve_family(spec.name)
+    if spec.arg is not None and not any(":" in form for form in family.spec_forms):
+        raise SpecError(f"{text}: model family {spec.name!r} takes no ':ARG' (got ':{spec.arg}'); its form is "
+                        f"{' | '.join(family.spec_forms)}")
+    if family.options is not None:
+        parse_options(family.options, dict(spec.options), text)
 
 
 @dataclass
@@ -142,6 +161,7 @@ class ModelBuilder:
         return self._built[key]
 
     def _build(self, spec: Spec, text: str) -> Any:
+        check_spec(text)
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
         raw = dict(spec.options)
@@ -172,6 +192,9 @@ def _renamed(model: Any, name: str, text: str) -> Any:
     """``,name=``: the model's name in its id and results, whatever the family would call it."""
     if not hasattr(model, "_config"):
         raise SpecError(f"{text}: this model cannot be renamed (it keeps no _config)")
+    if not name.isprintable():
+        raise SpecError(f"{text!r}: name={name!r} holds a line break or another control character; names are "
+                        "one printable line (they head tables and file listings)")
     model._config = model.config.model_copy(update={"name": name})
     return model
 

@@ -7,7 +7,6 @@ d², see ``compose``).
 """
 from __future__ import annotations
 
-import gzip
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import textfile
 from ..data.registry import sha256_file
 from ..errors import SpecError
 from .options import Opt
@@ -52,20 +52,24 @@ def load_vectors(source: str) -> WordVectors:
     if source in PACKAGED:
         return _load_packaged(source)
     path = Path(source).expanduser()
+    if path.is_dir():
+        raise SpecError(f"word vectors {source!r} is a folder; give the vectors file itself")
     if not path.is_file():
         raise SpecError(
             f"word vectors {source!r}: no such file, and not a packaged name ({', '.join(PACKAGED)})"
         )
     digest = sha256_file(path)
     compressed = path.suffix == ".gz"  # compressed text (Numberbatch is released as .txt.gz)
-    with (gzip.open if compressed else open)(path, "rb") as f:
-        head = f.read(4096)
+    head = b""
+    if not compressed:
+        with open(path, "rb") as f:
+            head = f.read(4096)
     first = head.split(b"\n", 1)[0].split()
     is_header = len(first) == 2 and all(x.isdigit() for x in first)
-    if is_header and not compressed and _looks_binary(head):
+    if is_header and _looks_binary(head):
         words, matrix = _read_word2vec_binary(path)
     else:
-        words, matrix = _read_text(path, skip_header=is_header)
+        words, matrix = _read_text(path)
     return WordVectors(words, matrix, path.name, digest)
 
 
@@ -99,50 +103,70 @@ def _looks_binary(head: bytes) -> bool:
 CONCEPTNET_EN = "/c/en/"
 
 
-def _read_text(path: Path, skip_header: bool) -> tuple[list[str], np.ndarray]:
-    """word2vec/GloVe text. ConceptNet Numberbatch's multilingual files name terms ``/c/<lang>/<term>``:
-    English terms are kept under their bare term (``/c/en/black_cat`` → ``black_cat``), other languages
-    skipped; the English-only release (bare terms) reads as it is. ``.gz`` files are read compressed."""
+def _read_text(path: Path) -> tuple[list[str], np.ndarray]:
+    """word2vec/GloVe text, read through ``compeval.textfile`` (UTF-8, a byte-order mark stripped, ``.gz``
+    read compressed); a first line ``count dim`` is a header. ConceptNet Numberbatch's multilingual files
+    name terms ``/c/<lang>/<term>``: English terms are kept under their bare term (``/c/en/black_cat`` →
+    ``black_cat``), other languages skipped; the English-only release (bare terms) reads as it is. A word
+    listed twice is an error naming both lines (which vector would be meant is unknown)."""
     from ..errors import MalformedDataError
 
     words, rows, dim = [], [], None
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8", errors="strict") as f:
-        for line_no, line in enumerate(f, 1):
-            if skip_header and line_no == 1:
+    seen: dict[str, int] = {}
+    for line_no, line in textfile.lines(path):
+        parts = line.rstrip().split(" ")
+        if line_no == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+            continue  # the word2vec header: count dim
+        if len(parts) < 2:
+            continue
+        if parts[0].startswith("/c/"):
+            if not parts[0].startswith(CONCEPTNET_EN):
                 continue
-            parts = line.rstrip("\n").rstrip().split(" ")
-            if len(parts) < 2:
-                continue
-            if parts[0].startswith("/c/"):
-                if not parts[0].startswith(CONCEPTNET_EN):
-                    continue
-                parts[0] = parts[0][len(CONCEPTNET_EN):].split("/", 1)[0]
-            if dim is None:
-                dim = len(parts) - 1
-            if len(parts) - 1 != dim:
-                raise MalformedDataError(path, line_no, f"expected {dim} numbers after the word, found {len(parts) - 1}")
-            try:
-                rows.append(np.asarray(parts[1:], dtype=np.float32))
-            except ValueError:
-                raise MalformedDataError(path, line_no, "a vector component is not a number") from None
-            words.append(parts[0])
+            parts[0] = parts[0][len(CONCEPTNET_EN):].split("/", 1)[0]
+        if dim is None:
+            dim = len(parts) - 1
+        if len(parts) - 1 != dim:
+            raise MalformedDataError(path, line_no, f"expected {dim} numbers after the word, found {len(parts) - 1}")
+        try:
+            rows.append(np.asarray(parts[1:], dtype=np.float32))
+        except ValueError:
+            raise MalformedDataError(path, line_no, "a vector component is not a number") from None
+        textfile.first_seen(seen, parts[0], line_no, path, "word")
+        words.append(parts[0])
     if not rows:
         raise MalformedDataError(path, 1, "no word vectors found")
     return words, np.stack(rows)
 
 
 def _read_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
+    """word2vec's binary format: ``count dim`` line, then per word ``WORD<space>`` and ``dim`` float32s.
+    Words are UTF-8 (a byte-order mark stripped, as in every reader); a repeated word or a file shorter
+    than its header says is an error naming the entry."""
+    from ..errors import MalformedDataError
+
+    size = path.stat().st_size
     with open(path, "rb") as f:
         count, dim = map(int, f.readline().split())
+        if count < 1 or dim < 1 or count * (4 * dim + 2) > size:
+            raise MalformedDataError(path, 1, f"header says {count} words × {dim} dimensions, which does not fit "
+                                              f"a file of {size} bytes")
         words, matrix = [], np.empty((count, dim), dtype=np.float32)
+        seen: dict[str, int] = {}
         for i in range(count):
             word = bytearray()
             while (ch := f.read(1)) not in (b" ", b""):
                 if ch != b"\n":
                     word += ch
-            words.append(word.decode("utf-8", errors="replace"))
-            matrix[i] = np.frombuffer(f.read(4 * dim), dtype=np.float32)
+            try:
+                text = textfile.decode(bytes(word), path)
+            except MalformedDataError:
+                raise MalformedDataError(path, i + 2, f"entry {i + 1}: the word is not UTF-8") from None
+            block = f.read(4 * dim)
+            if len(block) != 4 * dim:
+                raise MalformedDataError(path, i + 2, f"entry {i + 1}: the file ends inside its vector")
+            textfile.first_seen(seen, text, i + 2, path, "word")
+            words.append(text)
+            matrix[i] = np.frombuffer(block, dtype=np.float32)
     return words, matrix
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .protocol import ModelConfig
 from .registry import register_model
-from .options import Opt
+from .options import MAX_DIM, Opt
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -70,6 +70,6 @@ class TableEncoder:
 
 
 @register_model("hashbag", 1, "deterministic bag of hashed word vectors (tests, examples)", ("hashbag",),
-                options=(Opt("dim", 32, int, min=1), Opt("seed", 0, int, min=0)))
+                options=(Opt("dim", 32, int, min=1, max=MAX_DIM), Opt("seed", 0, int, min=0)))
 def _hashbag(spec, builder, opts):
     return HashBagEncoder(dim=opts.dim, seed=opts.seed)

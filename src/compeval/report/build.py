@@ -18,9 +18,10 @@ import pandas as pd
 
 from .. import __version__
 from ..errors import CompevalError
+from ..metrics import MAX_RESAMPLES
 from ..metrics.paired import PairedComparison, paired_test
 from ..results.store import atomic_write_bytes
-from .figures import FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
+from .figures import FORMATS, FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
 from .loading import Entry, ResultsIndex
 from .sections import section, sections as registered_sections
 from .sections.base import BuildContext, Cell, ItemColumns, Section, error_bars, fmt, fmt_ci
@@ -42,6 +43,7 @@ class ReportInfo:
     paired: int
     figure_files: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # sections that could not be drawn: the command fails
 
 
 @dataclass
@@ -58,6 +60,22 @@ class Comparison:
     note: str = ""
     recomputed_ok: bool | None = None
     method: str = ""  # what the per-item values are and what is resampled
+
+
+
+
+def check_report_settings(*, n_resamples: int, seed: int, figure_format: str = "svg",
+                          n_permutations: int | None = None) -> None:
+    """One line before any work when a setting is out of range (also called by ``build_report``)."""
+    from ..context import MAX_SEED
+
+    for name, value in (("--resamples", n_resamples), ("permutations", n_permutations)):
+        if value is not None and not 1 <= value <= MAX_RESAMPLES:
+            raise CompevalError(f"{name} {value}: must be from 1 to {MAX_RESAMPLES:,}")
+    if not 0 <= seed <= MAX_SEED:
+        raise CompevalError(f"--seed {seed}: must be from 0 to {MAX_SEED}")
+    if figure_format not in FORMATS:
+        raise CompevalError(f"--format {figure_format!r}: choose {' or '.join(FORMATS)}")
 
 
 def build_report(
@@ -78,28 +96,20 @@ def build_report(
     seeded by ``seed``.
     """
     started = time.perf_counter()
+    check_report_settings(n_resamples=n_resamples, seed=seed, figure_format=figure_format,
+                          n_permutations=n_permutations)
     require_matplotlib()
     index = ResultsIndex(results_dir)
     sink = FigureSink(figures_dir, figure_format)
     ctx = BuildContext(index=index, sink=sink)
     notes: list[str] = [f"left out {path}: {reason}" for path, reason in index.unreadable]
 
-    comparisons = paired_comparisons(index, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
-    sections: list[Section] = []
-    known = registered_sections()
-    for mod in known:
-        try:
-            sec = mod.build(ctx)
-        except Exception as exc:  # one broken figure must not cost the whole report; say so in it
-            msg = f"section {mod.suite}: {type(exc).__name__}: {exc}"
-            warnings.warn(f"compeval report: {msg}", stacklevel=2)
-            notes.append(msg)
-            sec = Section(id=f"suite-{mod.suite}", suite=mod.suite, title=mod.title, intro="",
-                          notes=[f"This section could not be drawn ({type(exc).__name__}: {exc})."])
-        if sec is not None:
-            sections.append(sec)
-    paired_fig = _paired_figure(ctx, comparisons) if any(c.result for c in comparisons) else None
-    headline_fig = _headline_figure(ctx)
+    with warnings.catch_warnings(record=True) as caught:  # plotting libraries' warnings name their own files
+        warnings.simplefilter("always")
+        comparisons, sections, errors, known, paired_fig, headline_fig = _build_parts(ctx, index, n_resamples,
+                                                                                      n_permutations, seed)
+    for message in dict.fromkeys(_first_line(w.message) for w in caught):
+        notes.append(f"while drawing: {message}")
     page = _render(
         title=title, index=index, leaderboard=_leaderboard_tables(index, comparisons), sections=sections,
         headline_fig=headline_fig,
@@ -117,10 +127,38 @@ def build_report(
     files = [p for f in rendered for p in f.files]
     return ReportInfo(path=output, size_bytes=output.stat().st_size, seconds=time.perf_counter() - started,
                       sections=["leaderboard", *[s.id for s in sections], "paired", "provenance"], figures=figures,
-                      paired=sum(1 for c in comparisons if c.result), figure_files=files, warnings=notes)
+                      paired=sum(1 for c in comparisons if c.result), figure_files=files, warnings=notes,
+                      errors=errors)
+
+
+def _build_parts(ctx: BuildContext, index: ResultsIndex, n_resamples: int, n_permutations: int, seed: int):
+    """The paired tests, suite sections (a failing one: an error line, and a section saying so) and figures."""
+    comparisons = paired_comparisons(index, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed)
+    sections: list[Section] = []
+    errors: list[str] = []
+    known = registered_sections()
+    for mod in known:
+        try:
+            sec = mod.build(ctx)
+        except Exception as exc:  # the rest of the report is still written; the section says why it is empty
+            msg = f"section {mod.suite} could not be drawn: {_first_line(exc)}"
+            errors.append(msg)
+            sec = Section(id=f"suite-{mod.suite}", suite=mod.suite, title=mod.title, intro="",
+                          notes=[f"This section could not be drawn ({type(exc).__name__}: {exc})."])
+        if sec is not None:
+            sections.append(sec)
+    paired_fig = _paired_figure(ctx, comparisons) if any(c.result for c in comparisons) else None
+    headline_fig = _headline_figure(ctx)
+    return comparisons, sections, errors, known, paired_fig, headline_fig
 
 
 # -------------------------------------------------------------------------------------------- headline
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text and not isinstance(exc, CompevalError) else \
+        (text[0] if text else type(exc).__name__)
+
 
 def _headline_figure(ctx: BuildContext) -> RenderedFigure | None:
     """The page's first figure: each suite's headline (the end-of-run ranking), one panel per headline, every

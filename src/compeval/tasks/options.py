@@ -15,13 +15,31 @@ import annotated_types as at
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.fields import FieldInfo
 
+from ..context import MAX_SEED
 from ..errors import SpecError
-from ..metrics import DEFAULT_RESAMPLES
+from ..metrics import DEFAULT_RESAMPLES, MAX_RESAMPLES
 
 __all__ = ["BOOTSTRAP", "TaskOptions", "domain_check", "path_text"]
 
 #: Bootstrap resamples behind every 95% interval (the paper setting in every suite).
 BOOTSTRAP = DEFAULT_RESAMPLES
+
+#: Upper bounds of integer options that declare none (``Field(le=…)`` overrides them), checked when the
+#: task is built, i.e. at planning, before any work: seeds as numpy takes them; resample counts as the
+#: report's ``--resamples`` (100,000: seconds per interval on the largest task); any other count (items,
+#: epochs, components…) 1,000,000, past which memory or time runs away on a workstation.
+MAX_RESAMPLE_OPTION = MAX_RESAMPLES
+MAX_COUNT = 1_000_000
+RESAMPLE_OPTIONS = ("bootstrap", "n_resamples", "splits", "repeats", "permutations")
+
+
+def implicit_cap(name: str, field: FieldInfo) -> int | None:
+    """The upper bound an integer option gets when it declares none (see ``MAX_COUNT``)."""
+    if field.annotation is not int or any(isinstance(m, (at.Le, at.Lt, at.Interval)) for m in field.metadata):
+        return None
+    if name.endswith("seed"):
+        return MAX_SEED
+    return MAX_RESAMPLE_OPTION if name in RESAMPLE_OPTIONS else MAX_COUNT
 
 
 class TaskOptions(BaseModel):
@@ -35,9 +53,15 @@ class TaskOptions(BaseModel):
         """Validate keyword values (Python objects or the CLI's strings); SpecError names task, option, value
         and what is allowed, in one line."""
         try:
-            return cls.model_validate(dict(values))
+            options = cls.model_validate(dict(values))
         except ValidationError as exc:
             raise SpecError(_message(cls, task, exc.errors(include_url=False)[0])) from None
+        for name, field in cls.model_fields.items():
+            value, cap = getattr(options, name), implicit_cap(name, field)
+            if cap is not None and isinstance(value, int) and value > cap:
+                raise SpecError(f"task {task!r}: option {name}={value!r} must be at most {cap:,} (a bound that "
+                                "keeps memory and time sane; see compeval.tasks.options)")
+        return options
 
     def params(self) -> dict[str, Any]:
         """Every option with its value: what results record."""

@@ -22,6 +22,8 @@ PEOPLE = ("Alice", "Bob", "Carol", "David", "Emma", "Frank", "Grace", "Henry", "
           "Louis", "Maria", "Nathan", "Olivia", "Peter")
 COMPANIES = ("Acme", "Globex", "Initech", "Umbrella", "Cyberdyne", "Hooli", "Vandelay", "Soylent", "Tyrell",
              "Wonka", "Oscorp", "Monarch")
+#: Distinct ordered entity pairs a relation can draw (its option ``pairs_per_relation`` stops here).
+MAX_ENTITY_PAIRS = max(len(names) * (len(names) - 1) for names in (PEOPLE, COMPANIES))
 
 
 @dataclass(frozen=True)

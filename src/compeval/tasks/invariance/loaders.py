@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from ... import textfile
 from ...errors import DataError, MalformedDataError
 from .generator import QAItem, RelationGroup, Sentence
 
@@ -28,17 +29,18 @@ from .generator import QAItem, RelationGroup, Sentence
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise DataError(f"{path}: no such file (give the path of a JSON Lines file)")
-    with open(path, encoding="utf-8") as f:
-        for line_no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise MalformedDataError(path, line_no, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(obj, dict):
-                raise MalformedDataError(path, line_no, f"expected a JSON object, got {type(obj).__name__}")
-            yield line_no, obj
+    for line_no, line in textfile.lines(path):  # UTF-8, a byte-order mark stripped, as every reader
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            raise MalformedDataError(path, line_no, f"not valid JSON ({getattr(exc, 'msg', 'nested too deeply')}"
+                                                    f"{where})") from None
+        if not isinstance(obj, dict):
+            raise MalformedDataError(path, line_no, f"expected a JSON object, got {type(obj).__name__}")
+        yield line_no, obj
 
 
 def _text(obj: dict, key: str, path: Path, line_no: int) -> str:

@@ -65,6 +65,10 @@ def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: t
                           if s.metric == metric and s.subset.startswith(prefix)})
         if prefix == prefixes[0]:
             subsets = ["all"] + subsets
+        if not subsets:  # a user's file (path=) without these tags: nothing to draw on this side
+            ax.set_axis_off()
+            ax.text(0.5, 0.5, "no items carry these tags", ha="center", va="center", transform=ax.transAxes)
+            continue
         x = np.arange(len(subsets))
         w = 0.8 / len(entries)
         for k, e in enumerate(entries):

@@ -18,7 +18,7 @@ from ...data.registry import DataContext, sha256_file
 from ...errors import CompevalError, SpecError
 from ...metrics.bootstrap import mean_ci
 from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
-from ...models.registry import ModelBuilder
+from ...models.registry import ModelBuilder, check_spec
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions, path_text
@@ -56,7 +56,8 @@ def _user_file(path: str) -> tuple[Path, dict[str, str]]:
 
 class _GeneratedOptions(TaskOptions):
     path: str = ""  # a user's JSON Lines file instead of the generated set
-    pairs_per_relation: int = Field(4, ge=1)  # entity pairs generated per relation
+    # entity pairs generated per relation; at most every ordered pair of the generator's names
+    pairs_per_relation: int = Field(4, ge=1, le=generator.MAX_ENTITY_PAIRS)
 
     @field_validator("path", mode="before")
     @classmethod
@@ -174,6 +175,16 @@ class InvarianceQA(Task):
         subset_model: str = "overlap"  # model spec of the baseline that defines the paper's "Subset"; "" for none
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
+        @field_validator("subset_model")
+        @classmethod
+        def known_model(cls, value: str) -> str:
+            if value:  # checked when the task is built (planning), not when its job runs
+                try:
+                    check_spec(value)
+                except SpecError as exc:
+                    raise ValueError(str(exc)) from None
+            return value
+
     def __init__(self, **options: Any):
         super().__init__(**options)
         self.items: list[generator.QAItem] = []
@@ -206,9 +217,8 @@ class InvarianceQA(Task):
         build = self.context.model_builder or ModelBuilder.for_context(self.context)
         try:
             baseline = build(spec)
-        except CompevalError as exc:
-            self.source_counts["subset_unavailable"] = f"{spec}: {exc}"
-            return None
+        except CompevalError as exc:  # never a silently missing subset score
+            raise CompevalError(f"subset_model={spec}: {exc}") from None
         return self._ranks(pair_similarity(baseline, self.rows["question"].tolist(),
                                            self.rows["sentence"].tolist())) < 1.0
 

@@ -1,0 +1,78 @@
+"""Whether a stored result still stands for what a run would compute now.
+
+A result is reused only when everything that produced it is unchanged: the model id and the task (name,
+options, version) — checked by ``ResultStore.problem`` — plus what this module checks against the current
+machine: the seed, every data file the task read (registry files under the run's data folder, and a file
+named by a task option, recorded as ``counts.data_file`` / ``counts.data_sha256``), and the versions of
+the packages that change numbers (``NUMERIC_PACKAGES``). ``compeval verify`` runs the same checks on a
+whole folder without a run.
+"""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..data.registry import DataContext, sha256_file
+from ..errors import CompevalError
+from ..results.schema import TaskResult
+from .environment import NUMERIC_PACKAGES, environment
+
+#: Where ``--reuse-stale`` records each stale result it kept (one JSON object per line, in OUTPUT).
+STALE_LOG = "stale-reuse.jsonl"
+
+
+def data_changes(result: TaskResult, data: DataContext | None) -> list[str]:
+    """What no longer holds of the data a result was computed from (empty: nothing changed)."""
+    changes: list[str] = []
+    for prov in result.data:
+        for rel, digest in sorted(prov.files.items()):
+            try:
+                local = data.root(prov.source) / rel if data is not None else None
+            except CompevalError as exc:  # a data set this compeval no longer knows
+                changes.append(f"data set {prov.source!r}: {exc}")
+                continue
+            if local is None or not local.is_file():
+                changes.append(f"data file {prov.source}/{rel} is not at {local}")
+                continue
+            now = data._digest(local)
+            if now != digest:
+                changes.append(f"data file {local} has SHA-256 {now[:12]}…, the result was computed from "
+                               f"{digest[:12]}…")
+    user_file, user_digest = result.counts.get("data_file"), result.counts.get("data_sha256")
+    if isinstance(user_file, str) and isinstance(user_digest, str):
+        path = Path(user_file)
+        if not path.is_file():
+            changes.append(f"input file {path} no longer exists")
+        else:
+            now = sha256_file(path)
+            if now != user_digest:
+                changes.append(f"input file {path} has SHA-256 {now[:12]}…, the result was computed from "
+                               f"{user_digest[:12]}…")
+    return changes
+
+
+def environment_changes(result: TaskResult) -> list[str]:
+    """Packages that change numbers whose installed version differs from the one the result recorded."""
+    now = environment()
+    return [f"{name} {result.environment[name]} → {now.get(name, 'not installed')}"
+            for name in NUMERIC_PACKAGES
+            if name in result.environment and result.environment[name] != now.get(name)]
+
+
+def what_changed(result: TaskResult, *, seed: int | None, data: DataContext | None) -> list[str]:
+    """Everything that differs between how ``result`` was computed and how this run would compute it."""
+    changes = [] if seed is None or result.seed == seed else [f"seed {result.seed} → {seed}"]
+    changes += data_changes(result, data)
+    changes += environment_changes(result)
+    return changes
+
+
+def record_stale_reuse(output_dir: Path, path: Path, changes: list[str]) -> None:
+    """Append one line to ``OUTPUT/stale-reuse.jsonl``: which result was kept although what changed."""
+    entry = {"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "result": str(path),
+             "changed": changes}
+    Path(output_dir).mkdir(parents=True, exist_ok=True)
+    with open(Path(output_dir) / STALE_LOG, "a", encoding="utf-8") as f:
+        f.write(json.dumps(entry, ensure_ascii=False) + "\n")

@@ -1,0 +1,82 @@
+"""The one way compeval reads a user's text file (word vectors, precomputed outputs, a task's own input).
+
+Every reader decodes through here, so every reader treats the same bytes the same way: UTF-8 only (another
+encoding is a one-line ``MalformedDataError`` with the file and line), a leading UTF-8 byte-order mark is
+stripped (Windows editors write one; it would otherwise become part of the first word or text), a ``.gz``
+file is read compressed and one that is not gzip is an error naming the file. ``first_seen`` is the
+duplicate-key rule: a key met twice is an error naming both lines, never a silent last-one-wins.
+"""
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+from typing import Iterator
+
+from .errors import MalformedDataError
+
+BOM = "\ufeff"
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """The file's bytes, decompressed when its name ends in ``.gz``."""
+    path = Path(path)
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as f:
+                return f.read()
+        return path.read_bytes()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise MalformedDataError(path, 1, f"not a readable gzip file ({exc}); is the .gz name wrong?") from None
+    except IsADirectoryError:
+        raise MalformedDataError(path, 1, "is a folder, not a file") from None
+    except OSError as exc:
+        raise MalformedDataError(path, 1, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def decode(payload: bytes, path: Path | str) -> str:
+    """UTF-8 text without a leading byte-order mark; other bytes name their line."""
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = payload.count(b"\n", 0, exc.start) + 1
+        raise MalformedDataError(path, line, f"not UTF-8 text (byte 0x{payload[exc.start]:02x}); save the file "
+                                             "as UTF-8") from None
+    return text[1:] if text.startswith(BOM) else text
+
+
+def read_text(path: Path | str) -> str:
+    return decode(read_bytes(path), path)
+
+
+def lines(path: Path | str) -> Iterator[tuple[int, str]]:
+    """(line number from 1, line without its end) of a UTF-8 text file (``.gz`` read compressed), BOM
+    stripped; read as a stream, so a many-gigabyte vectors file is never held as text."""
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as f:
+            for i, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise MalformedDataError(path, i, f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the "
+                                                      "file as UTF-8") from None
+                if i == 1 and line.startswith(BOM):
+                    line = line[1:]
+                yield i, line.rstrip("\r\n")
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise MalformedDataError(path, 1, f"not a readable gzip file ({exc}); is the .gz name wrong?") from None
+    except IsADirectoryError:
+        raise MalformedDataError(path, 1, "is a folder, not a file") from None
+    except OSError as exc:
+        raise MalformedDataError(path, 1, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def first_seen(seen: dict[str, int], key: str, line_no: int, path: Path | str, what: str = "key") -> None:
+    """Record ``key`` at ``line_no``; a key already recorded is an error naming both lines."""
+    before = seen.setdefault(key, line_no)
+    if before != line_no:
+        shown = key if len(key) <= 60 else key[:60] + "…"
+        raise MalformedDataError(path, line_no, f"duplicate {what} {shown!r}: also on line {before}; "
+                                                "keep one of them")

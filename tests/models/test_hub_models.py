@@ -177,3 +177,12 @@ def test_prompts_keep_commas_and_spaces_and_named_prompts_resolve(hub_cache, tin
     assert not np.allclose(named.encode(TEXTS), load_model("sbert:org/tiny-st").encode(TEXTS))
     hf = load_model('hf:org/tiny-st,prompt="query: ",pool=cls')
     assert hf.config.params["prompt"] == "query: " and "prompt" in hf.config.display
+
+
+@pytest.mark.parametrize("spec", ["hf", "sbert", "hf,layer=2", "sbert,prompt=x"])
+def test_a_transformer_family_without_weights_is_an_error_not_minilm(spec):
+    from compeval.errors import SpecError
+    from compeval.models.registry import load_model
+
+    with pytest.raises(SpecError, match=r"name the weights: (hf|sbert):ORG/NAME"):
+        load_model(spec)

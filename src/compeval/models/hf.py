@@ -27,7 +27,8 @@ from .protocol import ModelConfig
 from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
 from .registry import register_model
 from .tokens import hidden_state_tokens
-from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
+from .transformers_common import (HUB_OPTIONS, TorchSetup, check_remote_code, model_arg, quiet, resolve,
+                                 torch_dtype)
 
 POOLINGS = ("cls", "mean", "mean-nospecial", "max", "last")
 UNUSED_WEIGHTS = ("pooler.",)  # modules whose output never reaches hidden_states: absent is harmless
@@ -261,9 +262,10 @@ class HFModel:
                          RECIPE_OPTION, *HUB_OPTIONS))
 def _hf(spec, builder, opts):
     where = str(spec)
+    model_arg(spec)
     opts = with_recipe(opts, "hf", where, spec.arg)
     setup = TorchSetup.from_options(opts, builder, where)
-    return HFModel(spec.arg or "all-MiniLM-L6-v2", layer=opts.layer, pooling=opts.pool,
+    return HFModel(spec.arg, layer=opts.layer, pooling=opts.pool,
                    max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=opts.prompt,
                    where=where, recipe=opts.recipe)
 

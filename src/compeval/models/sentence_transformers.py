@@ -22,7 +22,8 @@ from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_r
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
 from .hf import check_loaded_weights
-from .transformers_common import HUB_OPTIONS, TorchSetup, check_remote_code, quiet, resolve, torch_dtype
+from .transformers_common import (HUB_OPTIONS, TorchSetup, check_remote_code, model_arg, quiet, resolve,
+                                 torch_dtype)
 
 
 def _json(path) -> dict:
@@ -151,8 +152,9 @@ class SentenceTransformerModel:
                          RECIPE_OPTION, *HUB_OPTIONS))
 def _sbert(spec, builder, opts):
     where = str(spec)
+    model_arg(spec)
     opts = with_recipe(opts, "sbert", where, spec.arg)
-    return SentenceTransformerModel(spec.arg or "all-MiniLM-L6-v2", prompt=opts.prompt,
+    return SentenceTransformerModel(spec.arg, prompt=opts.prompt,
                                     prompt_name=opts.prompt_name, revision=opts.revision,
                                     setup=TorchSetup.from_options(opts, builder, where), where=where,
                                     recipe=opts.recipe)

@@ -35,6 +35,14 @@ def weights_digest(path: Path) -> str:
     return content_digest(path)
 
 
+def model_arg(spec: Any) -> str:
+    """The weights a ``hf:``/``sbert:`` spec names; naming none is an error, never a default model."""
+    if not spec.arg:
+        raise SpecError(f"{spec}: name the weights: {spec.name}:ORG/NAME, {spec.name}:PATH or "
+                        f"{spec.name}:all-MiniLM-L6-v2 (the packaged model)")
+    return spec.arg
+
+
 def check_device(device: str, where: str | None = None) -> str:
     """The resolved device, or one line when an explicit device is not on this machine (auto always
     works). ``where`` names the spec when the device came from its own ``device=`` option, else the run's

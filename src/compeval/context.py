@@ -82,6 +82,7 @@ class RunContext:
     allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps (resolve with torch_device())
     batch_size: int | None = None  # None: each model family's own default
+    max_batch_tokens: int | None = None  # token budget per forward pass (models/batching.py); None: family's
     bnc_dir: Path | None = None  # the British National Corpus (lexcomp); else $COMPEVAL_BNC_DIR
     progress: bool = True  # report encoding progress to the run's reporter
     env: tuple[tuple[str, str], ...] = ()  # COMPEVAL_* variables workers need (never secrets)
@@ -92,6 +93,8 @@ class RunContext:
         object.__setattr__(self, "device", check_device(self.device))
         if self.batch_size is not None and self.batch_size < 1:
             raise CompevalError(f"--batch-size {self.batch_size}: must be a positive integer")
+        if self.max_batch_tokens is not None and self.max_batch_tokens < 1:
+            raise CompevalError(f"--max-batch-tokens {self.max_batch_tokens}: must be a positive integer")
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

@@ -65,6 +65,7 @@ class TorchSetup:
     batch: int = 32
     max_length: int | None = None
     trust_remote_code: bool = False
+    max_batch_tokens: int | None = None  # the run's --max-batch-tokens (None: the family's default)
 
     @classmethod
     def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
@@ -77,7 +78,8 @@ class TorchSetup:
         run_batch = getattr(builder, "batch_size", None)
         batch = opts.batch if "batch" in opts.given or not run_batch else run_batch
         return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
-                   trust_remote_code=bool(opts.get("trust_remote_code", False)))
+                   trust_remote_code=bool(opts.get("trust_remote_code", False)),
+                   max_batch_tokens=getattr(builder, "max_batch_tokens", None))
 
     def identity(self) -> dict[str, Any]:
         """Params that change the vectors, left out at their defaults so earlier ids stay valid."""

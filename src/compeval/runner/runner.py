@@ -21,7 +21,7 @@ from ..results.store import ResultStore, ResultWriteError, model_folder
 from ..specs import parse_spec
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
-from .executors import make_executor
+from .executors import LocalExecutor, make_executor
 from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env, model_record, task_spec
 from .progress import RichReporter, interactive
 from .session import evaluate_job
@@ -48,13 +48,13 @@ def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  cache_dir: Path | str | None = "default", seed: int = 0, download: bool = True,
                  overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
                  bnc_dir: Path | str | None = None, progress: bool = True,
-                 allow_modified_data: bool = False) -> RunContext:
+                 allow_modified_data: bool = False, max_batch_tokens: int | None = None) -> RunContext:
     """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
     return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
                       seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
                       bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
-                      env=forwarded_env())
+                      max_batch_tokens=max_batch_tokens, env=forwarded_env())
 
 
 def check_writable(output_dir: Path) -> None:
@@ -140,6 +140,29 @@ def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, war
     return None
 
 
+def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bool | None,
+                     model_timeout: float | None) -> Any:
+    """The executor that runs the plan: the local one becomes ``IsolatedExecutor`` when asked, or by
+    default when more than one torch model runs on a CUDA device or a model timeout is given; the Ray
+    executor takes the isolation settings itself."""
+    from .isolation import IsolatedExecutor, uses_gpu_torch_models
+
+    if isolate is False and model_timeout is not None:
+        raise CompevalError("--model-timeout needs --isolate: a model running in the driver's process cannot be stopped")
+    if executor.name == "ray":
+        if isolate or model_timeout is not None:
+            executor.isolate, executor.model_timeout = True, model_timeout
+        return executor
+    if not isinstance(executor, LocalExecutor):
+        if isolate or model_timeout is not None:
+            raise CompevalError(f"--isolate applies to the local and Ray executors, not {executor.name!r}")
+        return executor
+    if isolate is None:
+        specs_only = all(j.model_spec is not None and j.task_spec is not None for j in the_plan.jobs)
+        isolate = model_timeout is not None or (specs_only and uses_gpu_torch_models(the_plan, ctx) > 1)
+    return IsolatedExecutor(model_timeout) if isolate else executor
+
+
 def run(
     models: Sequence[str | Any],
     tasks: Sequence[str | Task],
@@ -157,6 +180,9 @@ def run(
     bnc_dir: Path | str | None = None,
     progress: bool | None = None,
     allow_modified_data: bool = False,
+    max_batch_tokens: int | None = None,
+    isolate: bool | None = None,
+    model_timeout: float | None = None,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
@@ -170,6 +196,10 @@ def run(
     A job that raises fails alone (its traceback in ``OUTPUT/logs/``); the others go on.
     ``allow_modified_data`` uses local data files whose SHA-256 differs from the registry's pin (else an
     error for the tasks reading them); each result records it.
+    ``max_batch_tokens`` is the token budget per forward pass of torch families (``models/batching.py``;
+    None: each family's default), a run setting. ``isolate`` runs each model in its own worker process
+    (``runner/isolation.py``; None: when more than one torch model runs on a CUDA device, or a
+    ``model_timeout`` in seconds is given), so a crash, an out-of-memory kill or a hang fails that model alone.
     """
     started = time.perf_counter()
     if progress is None:
@@ -180,11 +210,13 @@ def run(
         executor = make_executor(executor)
         ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
                            overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
-                           progress=progress, allow_modified_data=allow_modified_data)
+                           progress=progress, allow_modified_data=allow_modified_data,
+                           max_batch_tokens=max_batch_tokens)
         if executor.name == "local" and ctx.device != "auto":
             resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
         check_writable(ctx.output_dir)
         the_plan = plan(models, tasks, ctx)
+        executor = choose_isolation(executor, the_plan, ctx, isolate, model_timeout)
         for message in the_plan.warnings:
             warn = getattr(reporter, "warning", None)
             if callable(warn):

@@ -86,12 +86,29 @@ def _redirect_output(log_path: str) -> None:
     os.close(fd)
 
 
+def _exit_with_parent() -> None:
+    """A worker whose driver died (killed, not interrupted) exits too: a thread watches the parent pid."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(70)
+
+    threading.Thread(target=watch, name="compeval-parent-watch", daemon=True).start()
+
+
 def model_worker(model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None, q: Any = None
                  ) -> dict[str, Any]:
     """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local) and
     are returned at the end (Ray)."""
     if log_path:
         _redirect_output(log_path)
+    if q is not None:
+        _exit_with_parent()
     ctx.apply_env()
     import faulthandler
 
@@ -201,56 +218,65 @@ class IsolatedExecutor:
             proc = mp.Process(target=model_worker, name=f"compeval {display}", daemon=True,
                               args=(jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q))
             proc.start()
-            started = time.monotonic()
-            pending = {j.task_slug: j for j in jobs}
-            reason, ended = None, False
-            while not ended:
-                left = None if self.model_timeout is None else self.model_timeout - (time.monotonic() - started)
-                if left is not None and left <= 0:
+            try:
+                self._follow(proc, q, jobs, display, log, plan, store, report, tally, reporter)
+            finally:
+                if proc.is_alive():  # the driver is interrupted: its worker goes with it
                     proc.kill()
-                    reason = f"timed out after {self.model_timeout:g}s (--model-timeout); the worker was killed"
-                    break
-                try:
-                    msg = q.get(timeout=min(0.5, left) if left is not None else 0.5)
-                except queue_module.Empty:
-                    if not proc.is_alive():
-                        break
-                    continue
-                kind = msg[0]
-                if kind == "job":
-                    outcome = msg[1]
-                    pending.pop(outcome.task, None)
-                    report.outcomes.append(outcome)
-                    reporter.job_done(outcome)
-                elif kind == "loading":
-                    reporter.loading(msg[1])
-                elif kind == "encoding":
-                    reporter.encoding(*msg[1:])
-                elif kind == "warning":
-                    warn = getattr(reporter, "warning", None)
-                    if callable(warn):
-                        warn(msg[1])
-                elif kind == "end":
-                    tally.add(msg[1]["stats"])
-                    report.load_seconds += msg[1]["load_seconds"]
-                    report.task_load_seconds += msg[1]["task_load_seconds"]
-                    ended = True
-            proc.join(EXIT_GRACE if ended else 5.0)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
-            if pending:
-                reason = reason or describe_exit(proc.exitcode)
-                tail = _log_tail(log)
-                for slug, job in pending.items():
-                    path = store.path(job.model_slug, slug)
-                    if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
-                        outcome = JobOutcome(display, slug, "done", path)  # written before the worker died
-                    else:
-                        outcome = JobOutcome(display, slug, "failed",
-                                             error=f"{reason}; log: {log}" + (f" (last line: {tail})" if tail else ""))
-                    report.outcomes.append(outcome)
-                    reporter.job_done(outcome)
-            q.close()
+                    proc.join()
+                q.close()
         report.stats = tally.stats
         return report
+
+    def _follow(self, proc, q, jobs, display, log, plan, store, report, tally, reporter) -> None:
+        """Relay the worker's messages until it ends, times out or dies; fail what it did not finish."""
+        started = time.monotonic()
+        pending = {j.task_slug: j for j in jobs}
+        reason, ended = None, False
+        while not ended:
+            left = None if self.model_timeout is None else self.model_timeout - (time.monotonic() - started)
+            if left is not None and left <= 0:
+                proc.kill()
+                reason = f"timed out after {self.model_timeout:g}s (--model-timeout); the worker was killed"
+                break
+            try:
+                msg = q.get(timeout=min(0.5, left) if left is not None else 0.5)
+            except queue_module.Empty:
+                if not proc.is_alive():
+                    break
+                continue
+            kind = msg[0]
+            if kind == "job":
+                outcome = msg[1]
+                pending.pop(outcome.task, None)
+                report.outcomes.append(outcome)
+                reporter.job_done(outcome)
+            elif kind == "loading":
+                reporter.loading(msg[1])
+            elif kind == "encoding":
+                reporter.encoding(*msg[1:])
+            elif kind == "warning":
+                warn = getattr(reporter, "warning", None)
+                if callable(warn):
+                    warn(msg[1])
+            elif kind == "end":
+                tally.add(msg[1]["stats"])
+                report.load_seconds += msg[1]["load_seconds"]
+                report.task_load_seconds += msg[1]["task_load_seconds"]
+                ended = True
+        proc.join(EXIT_GRACE if ended else 5.0)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        if pending:
+            reason = reason or describe_exit(proc.exitcode)
+            tail = _log_tail(log)
+            for slug, job in pending.items():
+                path = store.path(job.model_slug, slug)
+                if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
+                    outcome = JobOutcome(display, slug, "done", path)  # written before the worker died
+                else:
+                    outcome = JobOutcome(display, slug, "failed",
+                                         error=f"{reason}; log: {log}" + (f" (last line: {tail})" if tail else ""))
+                report.outcomes.append(outcome)
+                reporter.job_done(outcome)

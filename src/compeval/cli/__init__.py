@@ -282,8 +282,17 @@ def report(
     figure_format: str = typer.Option("svg", "--format", help="file format of --figures: png | svg"),
     resamples: int = typer.Option(1000, "--resamples", help="bootstrap resamples and permutations of the paired tests"),
     seed: int = typer.Option(0, "--seed", help="seed of the paired tests"),
+    leaderboard: bool = typer.Option(False, "--leaderboard", help="write the leaderboard page of a sweep instead: "
+                                     "headlines as sortable columns, model metadata, 95% intervals"),
+    mteb_results: Optional[Path] = typer.Option(None, "--mteb-results", help="MTEB results folder "
+                                                "(results/<org__name>/<revision>/<Task>.json): add, per headline, "
+                                                "a scatter against MTEB STS with Spearman's rho (implies --leaderboard)"),
 ):
     """Write one self-contained HTML report: leaderboard, the papers' figures, paired tests, provenance."""
+    if leaderboard or mteb_results is not None:
+        from .sweep import write_leaderboard
+
+        return write_leaderboard(directory, output, mteb_results, console)
     from ..report import build_report
 
     info = build_report(directory, output, figures_dir=figures, figure_format=figure_format,

@@ -46,3 +46,15 @@ def print_plan(models: Sequence[str], tasks: Sequence[str], data_dir: Optional[P
     from ..runner.cost import format_plan, plan_costs
 
     sys.stdout.write(format_plan(plan_costs(models, tasks, data_dir=data_dir, device=device)) + "\n")
+
+
+def write_leaderboard(directory: Path, output: Path, mteb_results: Optional[Path], console: Console) -> None:
+    """``compeval report DIR --leaderboard [--mteb-results MTEB]`` (``report.html`` becomes ``leaderboard.html``)."""
+    from ..report.leaderboard import build_leaderboard
+
+    target = output.with_name("leaderboard.html") if output == Path("report.html") else output
+    info = build_leaderboard(directory, target, mteb_results=mteb_results)
+    for note in info.notes:
+        console.print(f"[yellow]note:[/] {note}", soft_wrap=True)
+    console.print(f"leaderboard: {info.path} ({info.models} models, {info.headlines} headlines, "
+                  f"{info.scatter} MTEB scatter(s)) in {info.seconds:.1f}s", highlight=False)

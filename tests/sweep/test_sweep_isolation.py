@@ -83,3 +83,18 @@ def test_faults_fail_alone_and_a_killed_sweep_resumes_only_the_missing_models(re
     cached = store.get_vectors(texts)
     reference = load_model(oom + ",batch=1")
     np.testing.assert_allclose(np.stack([cached[t] for t in texts]), reference.encode(texts), rtol=1e-5, atol=1e-6)
+
+
+def test_under_ray_each_model_is_its_own_task_and_a_crash_fails_it_alone(replicas, tmp_path):
+    pytest.importorskip("ray")
+    from compeval.runner import run
+    from compeval.runner.executors import make_executor
+
+    good, crash = replicas["thenlper/gte-small"], replicas["compeval-faults/exit-on-forward"]
+    executor = make_executor("ray", num_cpus=2)
+    summary = run([good, crash], [TASK], tmp_path / "out", cache_dir=tmp_path / "cache", progress=False,
+                  executor=executor, isolate=True, model_timeout=300)
+    status = {o.model: o for o in summary.outcomes}
+    assert status["thenlper/gte-small"].status == "done"
+    failed = status["compeval-faults/exit-on-forward"]
+    assert failed.status == "failed" and "Ray worker died" in failed.error and "__worker.log" in failed.error

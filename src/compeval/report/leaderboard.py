@@ -59,7 +59,7 @@ def sts_task_names() -> set[str]:
     except ImportError:
         raise CompevalError("--mteb-results needs mteb to know which tasks are STS (pip install 'compeval[mteb]')") \
             from None
-    return {t.metadata.name for t in mteb.get_tasks(task_types=[STS_TYPE])}
+    return {t.metadata.name for t in mteb.get_tasks(task_types=[STS_TYPE], exclude_superseded=False)}
 
 
 def _english_main(payload: dict) -> float | None:

@@ -101,14 +101,34 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="compeval-parent-watch", daemon=True).start()
 
 
-def model_worker(model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None, q: Any = None
-                 ) -> dict[str, Any]:
+TIMEOUT_EXIT = 124  # a worker's exit status when its own watchdog stopped it (as timeout(1))
+
+
+def _watchdog(seconds: float) -> None:
+    """Stop this process after ``seconds``, saying so in its log (Ray workers: the driver cannot see
+    when a queued task starts, so the worker times itself). A thread runs while the main thread sleeps
+    or waits in torch; C code that never releases the GIL is stopped by the driver's own timer instead."""
+    import threading
+
+    def stop() -> None:
+        print(f"timed out after {seconds:g}s (--model-timeout); the worker stopped itself", flush=True)
+        os._exit(TIMEOUT_EXIT)
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
+
+
+def model_worker(model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None, q: Any = None,
+                 timeout: float | None = None) -> dict[str, Any]:
     """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local) and
     are returned at the end (Ray)."""
     if log_path:
         _redirect_output(log_path)
     if q is not None:
         _exit_with_parent()
+    if timeout is not None:
+        _watchdog(timeout)
     ctx.apply_env()
     import faulthandler
 
@@ -157,6 +177,8 @@ def describe_exit(code: int | None) -> str:
     """Why a worker ended, in words."""
     if code is None:
         return "the worker did not exit"
+    if code == TIMEOUT_EXIT:
+        return "the model's worker timed out (--model-timeout) and stopped itself"
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -280,3 +302,54 @@ class IsolatedExecutor:
                                          error=f"{reason}; log: {log}" + (f" (last line: {tail})" if tail else ""))
                 report.outcomes.append(outcome)
                 reporter.job_done(outcome)
+
+
+def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+    """``--executor ray --isolate``: each model's jobs as one Ray task in a worker process of its own
+    (``max_calls=1``: the process exits after it, returning its GPU memory; no retries: a model that
+    crashed would crash again), holding the model's declared resources (a GPU for ``cuda``). A worker
+    that dies or times itself out (``--model-timeout``) fails that model's jobs alone."""
+    from .ray_executor import _with_threads, model_resources
+
+    report = ExecutionReport()
+    tally = _Tally()
+    store = ResultStore(ctx.output_dir)
+    remote = ray.remote(max_calls=1, max_retries=0)(model_worker)
+    refs: dict[Any, tuple[list[Job], Path]] = {}
+    for jobs in plan.by_model():
+        res = _with_threads(model_resources(plan.models[jobs[0].model_index], executor.cpus_per_job))
+        log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
+        ref = remote.options(name=f"model {jobs[0].model_display}", **res).remote(
+            jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), None, executor.model_timeout)
+        refs[ref] = (jobs, log)
+        reporter.model_start(jobs[0].model_display, len(jobs))
+    waiting = list(refs)
+    while waiting:
+        ready, waiting = ray.wait(waiting, num_returns=1)
+        jobs, log = refs[ready[0]]
+        display = jobs[0].model_display
+        pending = {j.task_slug: j for j in jobs}
+        try:
+            done = ray.get(ready[0])
+        except Exception as exc:  # the worker died (crash, OOM kill, its own timeout): this model only
+            tail = _log_tail(log)
+            why = "timed out (--model-timeout)" if "timed out" in tail else f"the model's Ray worker died " \
+                f"({type(exc).__name__})"
+            for slug, job in pending.items():
+                path = store.path(job.model_slug, slug)
+                if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
+                    outcome = JobOutcome(display, slug, "done", path)
+                else:
+                    outcome = JobOutcome(display, slug, "failed",
+                                         error=f"{why}; log: {log}" + (f" (last line: {tail})" if tail else ""))
+                report.outcomes.append(outcome)
+                reporter.job_done(outcome)
+            continue
+        for outcome in done["outcomes"]:
+            report.outcomes.append(outcome)
+            reporter.job_done(outcome)
+        tally.add(done["stats"])
+        report.load_seconds += done["load_seconds"]
+        report.task_load_seconds += done["task_load_seconds"]
+    report.stats = tally.stats
+    return report

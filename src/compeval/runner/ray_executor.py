@@ -319,7 +319,14 @@ class RayExecutor:
                     raise CompevalError(f"model {display} needs {amount} {key} per job but the Ray cluster has "
                                         f"{have.get(key, 0):g}{hint}")
 
+    isolate = False  # --isolate: one worker process per model (runner/isolation.py)
+    model_timeout: float | None = None  # --model-timeout, seconds per model's worker
+
     def _execute(self, ray, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+        if self.isolate:
+            from .isolation import execute_on_ray
+
+            return execute_on_ray(self, ray, plan, ctx, reporter)
         report = ExecutionReport()
         totals = _Totals()
         groups = plan.by_model()

@@ -22,8 +22,8 @@ from ..errors import CompevalError
 #: Sustained dense forward FLOP/s assumed per device kind, in the precision a sweep runs (bf16 on GPUs,
 #: float32 on CPUs): about 35-40% of the datasheet's dense tensor peak, what batched encoder inference
 #: with short texts reaches. H100 SXM: 989 TFLOP/s bf16 dense peak; A100: 312; L4: 121; T4: 65 (fp16).
-#: ``cpu-2core``: this project's 2-core build machine (float32, AVX2), about 35 GFLOP/s measured with
-#: all-MiniLM-L6-v2 and all-mpnet-base-v2 (benchmarks/plan_vs_measured.py).
+#: ``cpu-2core``: two AVX2 cores in float32, about a third of their ~100 GFLOP/s peak; compare with
+#: measured encoder time on your machine with benchmarks/plan_vs_measured.py (it prints the ratio).
 DEVICE_FLOPS: dict[str, float] = {
     "h100": 380e12,
     "h200": 400e12,

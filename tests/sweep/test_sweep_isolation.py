@@ -94,7 +94,7 @@ def test_under_ray_each_model_is_its_own_task_and_a_crash_fails_it_alone(replica
     executor = make_executor("ray", num_cpus=2)
     summary = run([good, crash], [TASK], tmp_path / "out", cache_dir=tmp_path / "cache", progress=False,
                   executor=executor, isolate=True, model_timeout=300)
-    status = {o.model: o for o in summary.outcomes}
+    status = {o.model.split(",")[0]: o for o in summary.outcomes}  # display: name plus shown params
     assert status["thenlper/gte-small"].status == "done"
     failed = status["compeval-faults/exit-on-forward"]
     assert failed.status == "failed" and "Ray worker died" in failed.error and "__worker.log" in failed.error

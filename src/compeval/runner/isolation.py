@@ -119,10 +119,11 @@ def _watchdog(seconds: float) -> None:
     timer.start()
 
 
-def model_worker(model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None, q: Any = None,
-                 timeout: float | None = None) -> dict[str, Any]:
+def model_worker(run_here: Any, model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None,
+                 q: Any = None, timeout: float | None = None) -> dict[str, Any]:
     """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local) and
-    are returned at the end (Ray)."""
+    are returned at the end (Ray). ``run_here`` is the runner's ``run_model_here`` (plan this model's jobs,
+    run them in process), passed in and pickled by name, so this module does not import the runner."""
     if log_path:
         _redirect_output(log_path)
     if q is not None:
@@ -134,8 +135,6 @@ def model_worker(model_spec: str, task_specs: list[str], ctx: RunContext, log_pa
 
     faulthandler.enable()  # a segfault leaves its Python stack in the log
     print(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} worker pid {os.getpid()}: {model_spec}", flush=True)
-    from .executors import LocalExecutor
-    from .runner import plan as make_plan
 
     outcomes: list[JobOutcome] = []
 
@@ -158,14 +157,8 @@ def model_worker(model_spec: str, task_specs: list[str], ctx: RunContext, log_pa
                 super().warning(message)
 
     reporter = Collect(q)
-    the_plan = make_plan([model_spec], task_specs, ctx)
-    try:
-        for outcome in the_plan.skipped + the_plan.failed:
-            reporter.job_done(outcome)
-        report = LocalExecutor().execute(the_plan, ctx, reporter) if the_plan.jobs else ExecutionReport()
-    finally:
-        the_plan.cache.close()
-    done = {"stats": report.stats.as_dict(), "load_seconds": report.load_seconds + the_plan.load_seconds,
+    report, plan_seconds = run_here(model_spec, task_specs, ctx, reporter)
+    done = {"stats": report.stats.as_dict(), "load_seconds": report.load_seconds + plan_seconds,
             "task_load_seconds": report.task_load_seconds, "outcomes": outcomes}
     if q is not None:
         q.put(("end", {k: v for k, v in done.items() if k != "outcomes"}))
@@ -214,10 +207,11 @@ class IsolatedExecutor:
 
     name = "local"
 
-    def __init__(self, model_timeout: float | None = None):
+    def __init__(self, model_timeout: float | None = None, *, run_here: Any):
         if model_timeout is not None and model_timeout <= 0:
             raise CompevalError(f"--model-timeout {model_timeout:g}: must be a positive number of seconds")
         self.model_timeout = model_timeout
+        self.run_here = run_here  # the runner's run_model_here, called in each worker
 
     def check(self, plan: Plan) -> None:
         objects = sorted({j.model_display for j in plan.jobs if j.model_spec is None})
@@ -238,7 +232,7 @@ class IsolatedExecutor:
             log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
             q = mp.Queue()
             proc = mp.Process(target=model_worker, name=f"compeval {display}", daemon=True,
-                              args=(jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q))
+                              args=(self.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q))
             proc.start()
             try:
                 self._follow(proc, q, jobs, display, log, plan, store, report, tally, reporter)
@@ -303,53 +297,3 @@ class IsolatedExecutor:
                 report.outcomes.append(outcome)
                 reporter.job_done(outcome)
 
-
-def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
-    """``--executor ray --isolate``: each model's jobs as one Ray task in a worker process of its own
-    (``max_calls=1``: the process exits after it, returning its GPU memory; no retries: a model that
-    crashed would crash again), holding the model's declared resources (a GPU for ``cuda``). A worker
-    that dies or times itself out (``--model-timeout``) fails that model's jobs alone."""
-    from .ray_executor import _with_threads, model_resources
-
-    report = ExecutionReport()
-    tally = _Tally()
-    store = ResultStore(ctx.output_dir)
-    remote = ray.remote(max_calls=1, max_retries=0)(model_worker)
-    refs: dict[Any, tuple[list[Job], Path]] = {}
-    for jobs in plan.by_model():
-        res = _with_threads(model_resources(plan.models[jobs[0].model_index], executor.cpus_per_job))
-        log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
-        ref = remote.options(name=f"model {jobs[0].model_display}", **res).remote(
-            jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), None, executor.model_timeout)
-        refs[ref] = (jobs, log)
-        reporter.model_start(jobs[0].model_display, len(jobs))
-    waiting = list(refs)
-    while waiting:
-        ready, waiting = ray.wait(waiting, num_returns=1)
-        jobs, log = refs[ready[0]]
-        display = jobs[0].model_display
-        pending = {j.task_slug: j for j in jobs}
-        try:
-            done = ray.get(ready[0])
-        except Exception as exc:  # the worker died (crash, OOM kill, its own timeout): this model only
-            tail = _log_tail(log)
-            why = "timed out (--model-timeout)" if "timed out" in tail else f"the model's Ray worker died " \
-                f"({type(exc).__name__})"
-            for slug, job in pending.items():
-                path = store.path(job.model_slug, slug)
-                if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
-                    outcome = JobOutcome(display, slug, "done", path)
-                else:
-                    outcome = JobOutcome(display, slug, "failed",
-                                         error=f"{why}; log: {log}" + (f" (last line: {tail})" if tail else ""))
-                report.outcomes.append(outcome)
-                reporter.job_done(outcome)
-            continue
-        for outcome in done["outcomes"]:
-            report.outcomes.append(outcome)
-            reporter.job_done(outcome)
-        tally.add(done["stats"])
-        report.load_seconds += done["load_seconds"]
-        report.task_load_seconds += done["task_load_seconds"]
-    report.stats = tally.stats
-    return report

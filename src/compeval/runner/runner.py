@@ -140,6 +140,21 @@ def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, war
     return None
 
 
+def run_model_here(model_spec: str, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> tuple[Any, float]:
+    """One model's pending jobs planned and run in this process (an isolated worker's body): the
+    execution report and the seconds planning took (building the model)."""
+    from .jobs import ExecutionReport
+
+    the_plan = plan([model_spec], task_specs, ctx)
+    try:
+        for outcome in the_plan.skipped + the_plan.failed:
+            reporter.job_done(outcome)
+        report = LocalExecutor().execute(the_plan, ctx, reporter) if the_plan.jobs else ExecutionReport()
+    finally:
+        the_plan.cache.close()
+    return report, the_plan.load_seconds
+
+
 def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bool | None,
                      model_timeout: float | None) -> Any:
     """The executor that runs the plan: the local one becomes ``IsolatedExecutor`` when asked, or by
@@ -151,7 +166,7 @@ def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bo
         raise CompevalError("--model-timeout needs --isolate: a model running in the driver's process cannot be stopped")
     if executor.name == "ray":
         if isolate or model_timeout is not None:
-            executor.isolate, executor.model_timeout = True, model_timeout
+            executor.isolate, executor.model_timeout, executor.run_here = True, model_timeout, run_model_here
         return executor
     if not isinstance(executor, LocalExecutor):
         if isolate or model_timeout is not None:
@@ -160,7 +175,7 @@ def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bo
     if isolate is None:
         specs_only = all(j.model_spec is not None and j.task_spec is not None for j in the_plan.jobs)
         isolate = model_timeout is not None or (specs_only and uses_gpu_torch_models(the_plan, ctx) > 1)
-    return IsolatedExecutor(model_timeout) if isolate else executor
+    return IsolatedExecutor(model_timeout, run_here=run_model_here) if isolate else executor
 
 
 def run(

@@ -63,7 +63,8 @@ class HFModel:
         self.directory, self.weights, self.setup = directory, weights, setup
         self.layer, self.pooling, self.prompt = resolved, pooling, prompt
         self.batch_size, self.max_length = setup.batch, setup.max_length or max_length
-        self.budget = Budget(setup.max_batch_tokens or family_default("hf"), max_texts=setup.batch)
+        setup.max_batch_tokens = setup.max_batch_tokens or family_default("hf")
+        self.budget = Budget(setup.max_batch_tokens, max_texts=setup.batch)
         self._loaded = None
         params: dict[str, Any] = {"weights": weights.weights, "layer": resolved, "pooling": pooling,
                                   "max_length": self.max_length, "transformers": metadata.version("transformers")}

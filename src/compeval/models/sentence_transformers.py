@@ -44,7 +44,8 @@ class SentenceTransformerModel:
             prompt = prompts[prompt_name]
         self.directory, self.weights, self.setup = directory, weights, setup
         self.batch_size, self.prompt = setup.batch, prompt
-        self.budget = Budget(setup.max_batch_tokens or family_default("sbert"), max_texts=setup.batch)
+        setup.max_batch_tokens = setup.max_batch_tokens or family_default("sbert")
+        self.budget = Budget(setup.max_batch_tokens, max_texts=setup.batch)
         self._model = None
         max_len = setup.max_length or _json(directory / "sentence_bert_config.json").get("max_seq_length")
         params: dict[str, Any] = {"weights": weights.weights, "pooling": "model's own", "prompt": prompt,

@@ -93,7 +93,10 @@ class TorchSetup:
     def settings(self, resolved_device: str | None = None) -> dict[str, Any]:
         """Recorded beside each result: the device the model runs on (resolved now, so a result written by
         a process that never loaded the weights, e.g. a Ray job stage reading cached vectors, says the same)."""
-        return {"device": resolved_device or resolve_device(self.device), "batch": self.batch}
+        out = {"device": resolved_device or resolve_device(self.device), "batch": self.batch}
+        if self.max_batch_tokens:
+            out["max_batch_tokens"] = self.max_batch_tokens  # the budget set; models/batching.py may lower it
+        return out
 
 
 def needs_remote_code(directory: Path) -> str | None:

@@ -3,7 +3,8 @@ out-of-memory kill or a hang past ``--model-timeout`` fails that model's jobs al
 the worker's log, and the next model starts in a fresh process, so the GPU memory of one model is
 returned before the next loads.
 
-The worker (started with ``spawn``: no CUDA state or open SQLite handles are inherited) re-plans its one
+The worker (forked from a ``forkserver`` that preloaded torch and transformers but never touched a GPU or
+opened a cache, else ``spawn``ed: no CUDA state or open SQLite handles are inherited) re-plans its one
 model from the spec strings and runs the in-process lifecycle (``LocalExecutor``: load, encode the union
 once, evaluate, write each result atomically), sending each outcome back as it finishes. Results, the
 embedding cache (SQLite, safe for several processes) and resuming are therefore exactly as without
@@ -31,6 +32,21 @@ from .session import LOG_FOLDER, _safe
 
 #: Seconds a worker may take to exit after it said it is done (it flushes and closes its cache).
 EXIT_GRACE = 30.0
+
+
+#: What the fork server imports once, so each model's worker starts without paying for them (a fresh
+#: process all the same: importing torch does not initialise CUDA, so no CUDA state is shared).
+PRELOAD = ["torch", "transformers", "sentence_transformers", "compeval.runner.runner", "compeval.runner.executors"]
+
+
+def worker_context() -> Any:
+    """``forkserver`` where the platform has it (Linux): workers fork from a server that imported
+    ``PRELOAD`` once and never touched a GPU; else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        mp = multiprocessing.get_context("forkserver")
+        mp.set_forkserver_preload(PRELOAD)
+        return mp
+    return multiprocessing.get_context("spawn")
 
 
 def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
@@ -120,10 +136,13 @@ def _watchdog(seconds: float) -> None:
 
 
 def model_worker(run_here: Any, model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None,
-                 q: Any = None, timeout: float | None = None) -> dict[str, Any]:
+                 q: Any = None, timeout: float | None = None, environ: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local) and
     are returned at the end (Ray). ``run_here`` is the runner's ``run_model_here`` (plan this model's jobs,
     run them in process), passed in and pickled by name, so this module does not import the runner."""
+    if environ is not None:  # the driver's environment now, not the fork server's when it started
+        os.environ.clear()
+        os.environ.update(environ)
     if log_path:
         _redirect_output(log_path)
     if q is not None:
@@ -200,7 +219,7 @@ class _Tally:
 
 
 class IsolatedExecutor:
-    """Each model's jobs in a fresh ``spawn``ed process, one model at a time (see the module docstring).
+    """Each model's jobs in a fresh process, one model at a time (see the module docstring).
 
     ``model_timeout`` (seconds, None: no limit) counts from the worker's start: loading weights,
     encoding and evaluating all of the model's pending tasks."""
@@ -224,7 +243,7 @@ class IsolatedExecutor:
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
         report = ExecutionReport()
         tally = _Tally()
-        mp = multiprocessing.get_context("spawn")
+        mp = worker_context()
         store = ResultStore(ctx.output_dir)
         for jobs in plan.by_model():
             display = jobs[0].model_display
@@ -232,7 +251,8 @@ class IsolatedExecutor:
             log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
             q = mp.Queue()
             proc = mp.Process(target=model_worker, name=f"compeval {display}", daemon=True,
-                              args=(self.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q))
+                              args=(self.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q,
+                                    None, dict(os.environ)))
             proc.start()
             try:
                 self._follow(proc, q, jobs, display, log, plan, store, report, tally, reporter)

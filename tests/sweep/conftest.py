@@ -8,8 +8,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-#: The sweep tests' task: generated, a few dozen texts, a cheap bootstrap.
-TASK = "minimal-pairs,n_bases=3,bootstrap=50"
 
 
 @pytest.fixture(scope="session")

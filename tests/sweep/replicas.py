@@ -45,6 +45,9 @@ class FaultyBertModel(BertModel):
         return super().forward(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
 '''
 
+#: The sweep tests' task: generated, a few dozen texts, a cheap bootstrap.
+TASK = "minimal-pairs,n_bases=3,bootstrap=50"
+
 FAULTS = {"exit": "compeval-faults/exit-on-forward", "oom": "compeval-faults/oom-above-budget",
           "hang": "compeval-faults/hang-on-forward"}
 OOM_ABOVE = 24  # tokens per batch (texts × longest) above which the OOM replica fails

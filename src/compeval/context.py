@@ -88,6 +88,7 @@ class RunContext:
     reuse_stale: bool = False  # keep stored results whose seed, data or package versions differ (recorded)
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps (resolve with torch_device())
     batch_size: int | None = None  # None: each model family's own default
+    max_batch_tokens: int | None = None  # token budget per forward pass (models/batching.py); None: family's
     bnc_dir: Path | None = None  # the British National Corpus (lexcomp); else $COMPEVAL_BNC_DIR
     progress: bool = True  # report encoding progress to the run's reporter
     env: tuple[tuple[str, str], ...] = ()  # COMPEVAL_* variables workers need (never secrets)
@@ -101,6 +102,8 @@ class RunContext:
             raise CompevalError(f"--seed {self.seed}: must be an integer from 0 to {MAX_SEED}")
         if self.batch_size is not None and self.batch_size < 1:
             raise CompevalError(f"--batch-size {self.batch_size}: must be a positive integer")
+        if self.max_batch_tokens is not None and self.max_batch_tokens < 1:
+            raise CompevalError(f"--max-batch-tokens {self.max_batch_tokens}: must be a positive integer")
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

@@ -97,10 +97,10 @@ def test_dtype_is_identity_device_and_batch_are_settings(hub_cache, tiny_models)
     a, b = fp32.encode(TEXTS), bf16.encode(TEXTS)
     assert b.dtype == np.float32 and not np.array_equal(a, b)
     assert cosines(a, b).min() > 0.99
-    assert bf16.config.settings == {"device": "cpu", "batch": 2}
+    assert bf16.config.settings == {"device": "cpu", "batch": 2, "max_batch_tokens": 16384}
     # auto is recorded as the device it resolves to (no GPU here), before and after the weights load, so a
     # process that only reads cached vectors records the same as the one that encoded them
-    assert same.config.settings == {"device": "cpu", "batch": 3}
+    assert same.config.settings == {"device": "cpu", "batch": 3, "max_batch_tokens": 16384}
     same.load()
     assert same.config.settings["device"] == "cpu"
 

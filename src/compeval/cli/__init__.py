@@ -52,9 +52,16 @@ def _fmt(v) -> str:
 
 
 @app.command()
-def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options")):
+def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options"),
+           from_: Optional[str] = typer.Option(None, "--from", help="list what a model list selects: "
+                                               "mteb:KEY=VALUE,… (e.g. mteb:lang=eng,max_params=8e9) or compeval:sweep")):
     """List model families, packaged models and their spec forms; with FAMILY, that family's options."""
     from ..models.registry import list_models
+
+    if from_:
+        from .sweep import list_from
+
+        return list_from(from_, out)
 
     if family:
         from ..models.options import option_rows
@@ -152,6 +159,9 @@ def _default_tasks(data_dir: Optional[Path]) -> list[str]:
 @app.command()
 def run(
     model: List[str] = typer.Option(None, "--model", "-m", help="model spec (repeatable); see `compeval models`"),
+    models_list: List[str] = typer.Option(None, "--models", help="a model list (repeatable): mteb:KEY=VALUE,… "
+                                          "(mteb's registry, offline), compeval:sweep (the pinned sweep), or a spec"),
+    models_file: Optional[Path] = typer.Option(None, "--models-file", help="model specs, one per line, # comments"),
     task: List[str] = typer.Option(None, "--task", "-t", help="task or suite name (repeatable); see `compeval tasks`"),
     output_dir: Path = typer.Option(Path("results"), "--output-dir", "-o", help="results folder"),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="local data folder (else $COMPEVAL_DATA_DIR, else download)"),
@@ -173,6 +183,17 @@ def run(
     reuse_stale: bool = typer.Option(False, "--reuse-stale", help="keep stored results computed with another "
                                      "seed, other data or other package versions (each recorded in "
                                      "OUTPUT/stale-reuse.jsonl); else they are recomputed"),
+    isolate: Optional[bool] = typer.Option(None, "--isolate/--no-isolate", help="each model in its own worker "
+                                           "process (default: when more than one torch model runs on a GPU)"),
+    model_timeout: Optional[float] = typer.Option(None, "--model-timeout", help="seconds a model's worker may "
+                                                  "run before it is stopped and its jobs fail (implies --isolate)"),
+    max_batch_tokens: Optional[int] = typer.Option(None, "--max-batch-tokens", help="padded tokens per forward "
+                                                   "pass of torch models (else each family's default); halves on "
+                                                   "CUDA out-of-memory; not part of any id"),
+    plan: bool = typer.Option(False, "--plan", help="print texts, tokens, parameters, FLOPs and estimated "
+                              "minutes per model, without loading weights, and exit"),
+    plan_device: str = typer.Option("h100", "--plan-device", help="device kind of --plan's minutes: "
+                                    "h100 | h200 | a100 | l4 | t4 | cpu-2core"),
     no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
@@ -193,8 +214,12 @@ def run(
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
         raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")
     runner_executor = make_executor(executor, **(ray_options if executor == "ray" else {}))
-    models_ = list(model) if model else DEFAULT_MODELS
+    from .sweep import model_specs, print_plan
+
+    models_ = model_specs(model, models_list, models_file) or DEFAULT_MODELS
     tasks_ = list(task) if task else _default_tasks(data_dir)
+    if plan:
+        return print_plan(models_, tasks_, data_dir, plan_device)
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter
 
@@ -202,7 +227,8 @@ def run(
         summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
                            seed=seed, reporter=reporter, executor=runner_executor, device=device,
                            batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
-                           allow_modified_data=allow_modified_data, reuse_stale=reuse_stale)
+                           allow_modified_data=allow_modified_data, reuse_stale=reuse_stale,
+                           max_batch_tokens=max_batch_tokens, isolate=isolate, model_timeout=model_timeout)
     from .summary import end_of_run
 
     status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report)
@@ -270,8 +296,17 @@ def report(
     figure_format: str = typer.Option("svg", "--format", help="file format of --figures: png | svg"),
     resamples: int = typer.Option(1000, "--resamples", help="bootstrap resamples and permutations of the paired tests"),
     seed: int = typer.Option(0, "--seed", help="seed of the paired tests"),
+    leaderboard: bool = typer.Option(False, "--leaderboard", help="write the leaderboard page of a sweep instead: "
+                                     "headlines as sortable columns, model metadata, 95% intervals"),
+    mteb_results: Optional[Path] = typer.Option(None, "--mteb-results", help="MTEB results folder "
+                                                "(results/<org__name>/<revision>/<Task>.json): add, per headline, "
+                                                "a scatter against MTEB STS with Spearman's rho (implies --leaderboard)"),
 ):
     """Write one self-contained HTML report: leaderboard, the papers' figures, paired tests, provenance."""
+    if leaderboard or mteb_results is not None:
+        from .sweep import write_leaderboard
+
+        return write_leaderboard(directory, output, mteb_results, console)
     from ..report import build_report
     from ..report.build import check_report_settings
     from .outputs import check_output

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..context import resolve_device
 from ..errors import SpecError
+from .batching import Budget, encode_budgeted, family_default, token_lengths
 from .options import Opt
 from .protocol import ModelConfig
 from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
@@ -165,6 +166,8 @@ class HFModel:
         self.directory, self.weights, self.setup = directory, weights, setup
         self.layer, self.pooling, self.prompt = resolved, pooling, prompt
         self.batch_size, self.max_length = setup.batch, setup.max_length or max_length
+        setup.max_batch_tokens = setup.max_batch_tokens or family_default("hf")
+        self.budget = Budget(setup.max_batch_tokens, max_texts=setup.batch)
         self._loaded = None
         params: dict[str, Any] = {"weights": weights.weights, "layer": resolved, "pooling": pooling,
                                   "max_length": self.max_length, "transformers": metadata.version("transformers")}
@@ -220,29 +223,34 @@ class HFModel:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         torch, tokenizer, model = self._load()
         device = model.device
-        out = []
+
+        def forward(batch: list[str]) -> np.ndarray:
+            enc = tokenizer(batch, padding=True, truncation=True, max_length=self.max_length,
+                            return_tensors="pt", return_special_tokens_mask=True)
+            special = enc.pop("special_tokens_mask").to(device)
+            enc = {k: v.to(device) for k, v in enc.items()}
+            hidden = model(**enc).hidden_states[self.layer]
+            mask = enc["attention_mask"]
+            if self.pooling == "cls":
+                pooled = hidden[:, 0]
+            elif self.pooling == "max":
+                pooled = hidden.masked_fill(mask.unsqueeze(-1) == 0, float("-inf")).max(dim=1).values
+            elif self.pooling == "last":
+                pooled = last_token(hidden, mask)
+            else:
+                if self.pooling == "mean-nospecial":
+                    mask = mask * (1 - special)
+                m = mask.unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
+            return pooled.float().cpu().numpy()
+
+        if not len(texts):
+            return np.zeros((0, model.config.hidden_size), np.float32)
+        batch = [self.prompt + t for t in texts]
         with torch.inference_mode():
-            for i in range(0, len(texts), self.batch_size):
-                batch = [self.prompt + t for t in texts[i : i + self.batch_size]]
-                enc = tokenizer(batch, padding=True, truncation=True, max_length=self.max_length,
-                                return_tensors="pt", return_special_tokens_mask=True)
-                special = enc.pop("special_tokens_mask").to(device)
-                enc = {k: v.to(device) for k, v in enc.items()}
-                hidden = model(**enc).hidden_states[self.layer]
-                mask = enc["attention_mask"]
-                if self.pooling == "cls":
-                    pooled = hidden[:, 0]
-                elif self.pooling == "max":
-                    pooled = hidden.masked_fill(mask.unsqueeze(-1) == 0, float("-inf")).max(dim=1).values
-                elif self.pooling == "last":
-                    pooled = last_token(hidden, mask)
-                else:
-                    if self.pooling == "mean-nospecial":
-                        mask = mask * (1 - special)
-                    m = mask.unsqueeze(-1).to(hidden.dtype)
-                    pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
-                out.append(pooled.float().cpu().numpy())
-        return np.concatenate(out) if out else np.zeros((0, model.config.hidden_size), np.float32)
+            out = encode_budgeted(batch, token_lengths(tokenizer, batch, self.max_length), forward, self.budget)
+        self._config = self._config.model_copy(update={"settings": {**self._config.settings, **self.budget.settings()}})
+        return out
 
     def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
         """Every hidden layer per word (``TokenEncoder``), pieces mean-pooled."""

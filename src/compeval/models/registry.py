@@ -146,12 +146,14 @@ class ModelBuilder:
     # ModelConfig.settings, never in ModelConfig.params or the id.
     device: str = "auto"  # auto | cpu | cuda | cuda:N | mps, resolved by compeval.context.resolve_device
     batch_size: int | None = None  # None: the family's own default
+    max_batch_tokens: int | None = None  # padded tokens per forward pass (models/batching.py); None: family's
     _built: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
         """The builder of a run (``compeval.context.RunContext``): its data folder, device and batch size."""
-        return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.device, batch_size=ctx.batch_size)
+        return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.device, batch_size=ctx.batch_size,
+                   max_batch_tokens=getattr(ctx, "max_batch_tokens", None))
 
     def __call__(self, text: str | Spec) -> Any:
         spec = parse_spec(text) if isinstance(text, str) else text

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import SpecError
 from ..context import resolve_device
+from .batching import Budget, encode_budgeted, family_default, token_lengths
 from .options import Opt
 from .protocol import ModelConfig
 from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
@@ -64,6 +65,8 @@ class SentenceTransformerModel:
             prompt = prompts[prompt_name]
         self.directory, self.weights, self.setup = directory, weights, setup
         self.batch_size, self.prompt = setup.batch, prompt
+        setup.max_batch_tokens = setup.max_batch_tokens or family_default("sbert")
+        self.budget = Budget(setup.max_batch_tokens, max_texts=setup.batch)
         self._model = None
         max_len = setup.max_length or _json(directory / "sentence_bert_config.json").get("max_seq_length")
         params: dict[str, Any] = {"weights": weights.weights, "pooling": "model's own", "prompt": prompt,
@@ -129,9 +132,19 @@ class SentenceTransformerModel:
         return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        out = self.model.encode(list(texts), prompt=self.prompt or None, batch_size=self.batch_size,
-                                convert_to_tensor=True, show_progress_bar=False)
-        return out.float().cpu().numpy()
+        model = self.model
+        prompt = self.prompt or None
+
+        def forward(batch: list[str]) -> np.ndarray:
+            out = model.encode(batch, prompt=prompt, batch_size=max(len(batch), 1), convert_to_tensor=True,
+                               show_progress_bar=False)
+            return out.float().cpu().numpy()
+
+        texts = list(texts)  # the prompt counts towards each text's tokens in the budget
+        lengths = token_lengths(model.tokenizer, [self.prompt + t for t in texts], model.max_seq_length)
+        out = encode_budgeted(texts, lengths, forward, self.budget)
+        self._config = self._config.model_copy(update={"settings": {**self._config.settings, **self.budget.settings()}})
+        return out
 
     def encode_tokens(self, sentences: list[list[str]]) -> list[np.ndarray]:
         """Every hidden layer per word of the transformer inside (its first module), as ``HFModel`` gives

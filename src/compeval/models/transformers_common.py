@@ -73,6 +73,7 @@ class TorchSetup:
     batch: int = 32
     max_length: int | None = None
     trust_remote_code: bool = False
+    max_batch_tokens: int | None = None  # the run's --max-batch-tokens (None: the family's default)
 
     @classmethod
     def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
@@ -85,7 +86,8 @@ class TorchSetup:
         run_batch = getattr(builder, "batch_size", None)
         batch = opts.batch if "batch" in opts.given or not run_batch else run_batch
         return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
-                   trust_remote_code=bool(opts.get("trust_remote_code", False)))
+                   trust_remote_code=bool(opts.get("trust_remote_code", False)),
+                   max_batch_tokens=getattr(builder, "max_batch_tokens", None))
 
     def identity(self) -> dict[str, Any]:
         """Params that change the vectors, left out at their defaults so earlier ids stay valid."""
@@ -99,7 +101,10 @@ class TorchSetup:
     def settings(self, resolved_device: str | None = None) -> dict[str, Any]:
         """Recorded beside each result: the device the model runs on (resolved now, so a result written by
         a process that never loaded the weights, e.g. a Ray job stage reading cached vectors, says the same)."""
-        return {"device": resolved_device or resolve_device(self.device), "batch": self.batch}
+        out = {"device": resolved_device or resolve_device(self.device), "batch": self.batch}
+        if self.max_batch_tokens:
+            out["max_batch_tokens"] = self.max_batch_tokens  # the budget set; models/batching.py may lower it
+        return out
 
 
 def needs_remote_code(directory: Path) -> str | None:

@@ -319,7 +319,13 @@ class RayExecutor:
                     raise CompevalError(f"model {display} needs {amount} {key} per job but the Ray cluster has "
                                         f"{have.get(key, 0):g}{hint}")
 
+    isolate = False  # --isolate: one worker process per model (runner/isolation.py)
+    model_timeout: float | None = None  # --model-timeout, seconds per model's worker
+    run_here: Any = None  # the runner's run_model_here, called in each isolated worker
+
     def _execute(self, ray, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+        if self.isolate:
+            return execute_on_ray(self, ray, plan, ctx, reporter)
         report = ExecutionReport()
         totals = _Totals()
         groups = plan.by_model()
@@ -400,3 +406,58 @@ class RayExecutor:
                     finish(job, by_slug[job.task_slug])
         report.stats = totals.total()
         return report
+
+
+def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+    """``--executor ray --isolate``: each model's jobs as one Ray task in a worker process of its own
+    (``max_calls=1``: the process exits after it, returning its GPU memory; no retries: a model that
+    crashed would crash again), holding the model's declared resources (a GPU for ``cuda``). A worker
+    that dies or times itself out (``--model-timeout``) fails that model's jobs alone."""
+    from pathlib import Path
+
+    from ..results.store import ResultStore
+    from .isolation import _log_tail, _Tally, model_worker
+    from .session import LOG_FOLDER, _safe
+
+    report = ExecutionReport()
+    tally = _Tally()
+    store = ResultStore(ctx.output_dir)
+    remote = ray.remote(max_calls=1, max_retries=0)(model_worker)
+    refs: dict[Any, tuple[list[Job], Path]] = {}
+    for jobs in plan.by_model():
+        res = _with_threads(model_resources(plan.models[jobs[0].model_index], executor.cpus_per_job))
+        log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
+        ref = remote.options(name=f"model {jobs[0].model_display}", **res).remote(
+            executor.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), None, executor.model_timeout)
+        refs[ref] = (jobs, log)
+        reporter.model_start(jobs[0].model_display, len(jobs))
+    waiting = list(refs)
+    while waiting:
+        ready, waiting = ray.wait(waiting, num_returns=1)
+        jobs, log = refs[ready[0]]
+        display = jobs[0].model_display
+        pending = {j.task_slug: j for j in jobs}
+        try:
+            done = ray.get(ready[0])
+        except Exception as exc:  # the worker died (crash, OOM kill, its own timeout): this model only
+            tail = _log_tail(log)
+            why = "timed out (--model-timeout)" if "timed out" in tail else f"the model's Ray worker died " \
+                f"({type(exc).__name__})"
+            for slug, job in pending.items():
+                path = store.path(job.model_slug, slug)
+                if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
+                    outcome = JobOutcome(display, slug, "done", path)
+                else:
+                    outcome = JobOutcome(display, slug, "failed",
+                                         error=f"{why}; log: {log}" + (f" (last line: {tail})" if tail else ""))
+                report.outcomes.append(outcome)
+                reporter.job_done(outcome)
+            continue
+        for outcome in done["outcomes"]:
+            report.outcomes.append(outcome)
+            reporter.job_done(outcome)
+        tally.add(done["stats"])
+        report.load_seconds += done["load_seconds"]
+        report.task_load_seconds += done["task_load_seconds"]
+    report.stats = tally.stats
+    return report

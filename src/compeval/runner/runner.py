@@ -22,7 +22,7 @@ from ..models.registry import ModelBuilder, check_spec
 from ..results.store import ResultStore, ResultWriteError, model_folder
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
-from .executors import make_executor
+from .executors import LocalExecutor, make_executor
 from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env, model_record, task_spec
 from .progress import RichReporter, interactive
 from .reuse import STALE_LOG, record_stale_reuse, what_changed
@@ -47,13 +47,14 @@ def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  cache_dir: Path | str | None = "default", seed: int = 0, download: bool = True,
                  overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
                  bnc_dir: Path | str | None = None, progress: bool = True,
-                 allow_modified_data: bool = False, reuse_stale: bool = False) -> RunContext:
+                 allow_modified_data: bool = False, reuse_stale: bool = False,
+                 max_batch_tokens: int | None = None) -> RunContext:
     """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
     return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
                       seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
                       bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
-                      reuse_stale=reuse_stale, env=forwarded_env())
+                      reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens, env=forwarded_env())
 
 
 def check_writable(output_dir: Path) -> None:
@@ -165,6 +166,44 @@ def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, war
     return None
 
 
+def run_model_here(model_spec: str, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> tuple[Any, float]:
+    """One model's pending jobs planned and run in this process (an isolated worker's body): the
+    execution report and the seconds planning took (building the model)."""
+    from .jobs import ExecutionReport
+
+    the_plan = plan([model_spec], task_specs, ctx)
+    try:
+        for outcome in the_plan.skipped + the_plan.failed:
+            reporter.job_done(outcome)
+        report = LocalExecutor().execute(the_plan, ctx, reporter) if the_plan.jobs else ExecutionReport()
+    finally:
+        the_plan.cache.close()
+    return report, the_plan.load_seconds
+
+
+def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bool | None,
+                     model_timeout: float | None) -> Any:
+    """The executor that runs the plan: the local one becomes ``IsolatedExecutor`` when asked, or by
+    default when more than one torch model runs on a CUDA device or a model timeout is given; the Ray
+    executor takes the isolation settings itself."""
+    from .isolation import IsolatedExecutor, uses_gpu_torch_models
+
+    if isolate is False and model_timeout is not None:
+        raise CompevalError("--model-timeout needs --isolate: a model running in the driver's process cannot be stopped")
+    if executor.name == "ray":
+        if isolate or model_timeout is not None:
+            executor.isolate, executor.model_timeout, executor.run_here = True, model_timeout, run_model_here
+        return executor
+    if not isinstance(executor, LocalExecutor):
+        if isolate or model_timeout is not None:
+            raise CompevalError(f"--isolate applies to the local and Ray executors, not {executor.name!r}")
+        return executor
+    if isolate is None:
+        specs_only = all(j.model_spec is not None and j.task_spec is not None for j in the_plan.jobs)
+        isolate = model_timeout is not None or (specs_only and uses_gpu_torch_models(the_plan, ctx) > 1)
+    return IsolatedExecutor(model_timeout, run_here=run_model_here) if isolate else executor
+
+
 def run(
     models: Sequence[str | Any],
     tasks: Sequence[str | Task],
@@ -183,6 +222,9 @@ def run(
     progress: bool | None = None,
     allow_modified_data: bool = False,
     reuse_stale: bool = False,
+    max_batch_tokens: int | None = None,
+    isolate: bool | None = None,
+    model_timeout: float | None = None,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
@@ -198,6 +240,10 @@ def run(
     error for the tasks reading them); each result records it. A stored result whose seed, data files or
     number-affecting package versions differ from this run's is recomputed (one warning says what changed);
     ``reuse_stale`` keeps it instead, recorded in ``OUTPUT/stale-reuse.jsonl``.
+    ``max_batch_tokens`` is the token budget per forward pass of torch families (``models/batching.py``;
+    None: each family's default), a run setting. ``isolate`` runs each model in its own worker process
+    (``runner/isolation.py``; None: when more than one torch model runs on a CUDA device, or a
+    ``model_timeout`` in seconds is given), so a crash, an out-of-memory kill or a hang fails that model alone.
     """
     started = time.perf_counter()
     if progress is None:
@@ -209,7 +255,7 @@ def run(
         ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
                            overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
                            progress=progress, allow_modified_data=allow_modified_data,
-                           reuse_stale=reuse_stale)
+                           reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens)
         if executor.name == "local" and ctx.device != "auto":
             resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
         the_plan = plan(models, tasks, ctx)  # every spec and option is checked before anything is written
@@ -218,6 +264,7 @@ def run(
         except BaseException:
             the_plan.cache.close()
             raise
+        executor = choose_isolation(executor, the_plan, ctx, isolate, model_timeout)
         for message in the_plan.warnings:
             warn = getattr(reporter, "warning", None)
             if callable(warn):

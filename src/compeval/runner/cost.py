@@ -1,0 +1,272 @@
+"""``compeval run … --plan``: what a sweep will cost, before any weights load.
+
+Per model: the unique texts its tasks declare, their tokens (the model's own tokenizer files, truncated
+at its maximum length, special tokens in: what the encoder sees), its parameters (the safetensors
+headers of a local copy, else mteb's metadata), the forward FLOPs ≈ 2 × parameters × tokens, and the
+minutes that takes at a sustained rate assumed per device kind (``DEVICE_FLOPS``).
+
+The estimate ignores padding (token-budget batching sorts texts by length, so little is wasted),
+attention's quadratic term (short texts) and weight loading. A model whose tokenizer is not on this
+machine is counted with a stand-in tokenizer (the packaged MiniLM's WordPiece) and marked so.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import CompevalError
+
+#: Sustained dense forward FLOP/s assumed per device kind, in the precision a sweep runs (bf16 on GPUs,
+#: float32 on CPUs): about 35-40% of the datasheet's dense tensor peak, what batched encoder inference
+#: with short texts reaches. H100 SXM: 989 TFLOP/s bf16 dense peak; A100: 312; L4: 121; T4: 65 (fp16).
+#: ``cpu-2core``: two AVX2 cores in float32, about a third of their ~100 GFLOP/s peak; compare with
+#: measured encoder time on your machine with benchmarks/plan_vs_measured.py (it prints the ratio).
+DEVICE_FLOPS: dict[str, float] = {
+    "h100": 380e12,
+    "h200": 400e12,
+    "a100": 120e12,
+    "l4": 45e12,
+    "t4": 25e12,
+    "cpu-2core": 35e9,
+}
+
+STAND_IN = "all-MiniLM-L6-v2"  # the packaged tokenizer used where a model's own is not local
+DEFAULT_MAX_LENGTH = 512
+
+
+@dataclass
+class CostRow:
+    spec: str
+    texts: int = 0
+    tokens: int | None = None
+    params: int | None = None
+    params_from: str = ""  # "safetensors" | "mteb" | ""
+    tokenizer: str = ""  # "own" | "stand-in (…)" | "" (no forward pass)
+    note: str = ""
+
+    @property
+    def flops(self) -> float | None:
+        if self.tokens is None or self.params is None:
+            return None
+        return 2.0 * self.params * self.tokens
+
+    def minutes(self, device: str) -> float | None:
+        f = self.flops
+        return None if f is None else f / DEVICE_FLOPS[device] / 60.0
+
+
+@dataclass
+class CostPlan:
+    device: str
+    rows: list[CostRow] = field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(r.tokens or 0 for r in self.rows)
+
+    @property
+    def total_flops(self) -> float:
+        return sum(r.flops or 0.0 for r in self.rows)
+
+    @property
+    def total_minutes(self) -> float:
+        return sum(r.minutes(self.device) or 0.0 for r in self.rows)
+
+
+def safetensors_params(directory: Path) -> int | None:
+    """Parameters counted from the safetensors headers (8-byte length + JSON of shapes): no weights read."""
+    files = sorted(directory.glob("*.safetensors"))
+    if not files:
+        return None
+    total = 0
+    for f in files:
+        with open(f, "rb") as fh:
+            (n,) = struct.unpack("<Q", fh.read(8))
+            header = json.loads(fh.read(n))
+        for key, t in header.items():
+            if key == "__metadata__":
+                continue
+            count = 1
+            for d in t["shape"]:
+                count *= d
+            total += count
+    return total
+
+
+def _max_length(directory: Path, family: str) -> int:
+    sb = directory / "sentence_bert_config.json"
+    if family == "sbert" and sb.is_file():
+        value = json.loads(sb.read_text()).get("max_seq_length")
+        if value:
+            return int(value)
+    return DEFAULT_MAX_LENGTH
+
+
+def count_tokens(tokenizer: Any, texts: Sequence[str], max_length: int) -> int:
+    """Tokens the encoder sees for ``texts`` (special tokens in, truncated at ``max_length``)."""
+    from ..models.batching import token_lengths
+
+    return int(sum(token_lengths(tokenizer, list(texts), max_length)))
+
+
+def _tokenizer(directory: Path):
+    from transformers import AutoTokenizer
+
+    from ..models.transformers_common import quiet
+
+    quiet()
+    return AutoTokenizer.from_pretrained(str(directory))
+
+
+#: Tokenizer and config files: what a plan may fetch for a Hub model that is not in the cache (kept apart
+#: from the Hub cache, so a partial snapshot never stands in for the model's weights).
+TOKENIZER_FILES = ["*.json", "*.txt", "*.model", "tokenizer*", "vocab*", "merges*", "spiece*", "sentencepiece*"]
+
+
+def _local_files(name: str, revision: str | None) -> tuple[Path | None, str]:
+    """(a folder with the model's tokenizer and config files, or None; why not). A packaged model or a
+    folder as it is; a Hub repo from the Hub cache, else (online) its tokenizer files alone, fetched into
+    compeval's cache. Weights are never downloaded here."""
+    from ..models.hub import PACKAGED, cache_dir, is_offline, resolve
+
+    if name in PACKAGED or Path(name).expanduser().is_dir():
+        return resolve(name, revision).directory, ""
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(name, revision=revision, cache_dir=str(cache_dir()), local_files_only=True)), ""
+    except Exception:
+        pass
+    if is_offline():
+        return None, "not in the Hub cache (HF_HUB_OFFLINE)"
+    from ..cache import default_cache_dir
+
+    try:
+        return Path(snapshot_download(name, revision=revision, allow_patterns=TOKENIZER_FILES,
+                                      cache_dir=str(Path(default_cache_dir()) / "plan-tokenizers"))), ""
+    except Exception as exc:
+        return None, f"tokenizer files not reachable ({type(exc).__name__})"
+
+
+_COUNTED: dict[tuple[str, int, int], int] = {}
+
+
+def _counted(directory: Path, texts: Sequence[str], max_length: int) -> int:
+    """``count_tokens`` once per tokenizer folder, length and text list (the stand-in serves many rows)."""
+    key = (str(directory), max_length, id(texts))
+    if key not in _COUNTED:
+        _COUNTED[key] = count_tokens(_tokenizer(directory), texts, max_length)
+    return _COUNTED[key]
+
+
+def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
+    """One model's row: resolve where its files are (never loading weights), count tokens and parameters."""
+    from ..models.hub import resolve
+    from ..models.model_lists import model_metadata
+    from ..models.registry import expand_alias, resolve_family
+    from ..specs import parse_spec
+
+    row = CostRow(spec, texts=len(texts))
+    parsed = parse_spec(spec)
+    if "/" in parsed.name and parsed.arg is None:  # a bare ORG/NAME: sbert when it has modules.json, else hf
+        name, family_name = parsed.name, "sbert"
+    else:
+        parsed = expand_alias(parsed)
+        if parsed.name not in ("sbert", "hf"):
+            family = resolve_family(parsed.name)
+            row.note = "no transformer forward pass" if not family.torch else f"{family.versioned}: not estimated"
+            return row
+        name, family_name = parsed.arg or STAND_IN, parsed.name
+    revision = parsed.options.get("revision") or None
+    directory, where = _local_files(name, revision)
+    if directory is None:
+        row.note = where
+    if directory is not None:
+        if family_name == "sbert" and not (directory / "modules.json").is_file():
+            family_name = "hf"
+        try:
+            row.tokens = _counted(directory, texts, _max_length(directory, family_name))
+            row.tokenizer = "own"
+        except Exception as exc:  # a tokenizer that needs remote code or a missing library: the stand-in
+            row.note = f"own tokenizer did not load ({type(exc).__name__})"
+        row.params = safetensors_params(directory)
+        row.params_from = "safetensors" if row.params is not None else ""
+    if row.tokens is None:
+        row.tokens = _counted(resolve(STAND_IN).directory, texts, DEFAULT_MAX_LENGTH)
+        row.tokenizer = f"stand-in ({STAND_IN})"
+    if row.params is None:
+        facts = model_metadata(name)
+        if facts.n_parameters:
+            row.params, row.params_from = int(facts.n_parameters), "mteb"
+    return row
+
+
+def task_texts(tasks: Sequence[str], data_dir: Path | None) -> tuple[list[str], list[str], list[str]]:
+    """(unique texts of all the tasks, the task slugs that gave texts, notes about tasks left out)."""
+    from ..context import RunContext
+    from ..data.registry import DataContext
+    from ..tasks.registry import get_tasks
+
+    data = DataContext(data_dir, download=False)
+    ctx = RunContext(data_dir=data_dir, cache_dir=None)
+    texts: dict[str, None] = {}
+    used, notes = [], []
+    for t in tasks:
+        for task in get_tasks(t):
+            task.context = ctx
+            try:
+                task.load(data.for_task())
+            except Exception as exc:  # missing data: that task is left out of the estimate, said so
+                notes.append(f"{task.slug}: left out ({type(exc).__name__}: {str(exc).splitlines()[0][:100]})")
+                continue
+            declared = task.texts()
+            if not declared:
+                notes.append(f"{task.slug}: declares no texts up front (not counted)")
+                continue
+            used.append(task.slug)
+            texts.update(dict.fromkeys(declared))
+    return list(texts), used, notes
+
+
+def plan_costs(models: Sequence[str], tasks: Sequence[str], *, data_dir: Path | None = None,
+               device: str = "h100") -> CostPlan:
+    if device not in DEVICE_FLOPS:
+        raise CompevalError(f"--plan-device {device!r}: choose one of {', '.join(DEVICE_FLOPS)}")
+    texts, used, notes = task_texts(tasks, data_dir)
+    out = CostPlan(device=device, tasks=used, notes=notes)
+    for spec in models:
+        out.rows.append(model_cost(spec, texts))
+    return out
+
+
+def _si(x: float | None, unit: str = "") -> str:
+    if x is None:
+        return "–"
+    for f, s in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= f:
+            return f"{x / f:.3g}{s}{unit}"
+    return f"{x:.3g}{unit}"
+
+
+def format_plan(plan: CostPlan) -> str:
+    """The plan as plain text: one row per model, then the totals and the assumption behind the minutes."""
+    head = f"{'model':<72} {'texts':>6} {'tokens':>9} {'params':>7} {'FLOPs':>8} {'min@' + plan.device:>10}  source"
+    lines = [head, "-" * len(head)]
+    for r in plan.rows:
+        mins = r.minutes(plan.device)
+        src = ", ".join(x for x in (f"params: {r.params_from}" if r.params_from else "",
+                                     f"tokens: {r.tokenizer}" if r.tokenizer else "", r.note) if x)
+        name = r.spec if len(r.spec) <= 72 else r.spec[:69] + "…"
+        lines.append(f"{name:<72} {r.texts:>6} {r.tokens if r.tokens is not None else '–':>9} {_si(r.params):>7} "
+                     f"{_si(r.flops):>8} {(f'{mins:.2f}' if mins is not None else '–'):>10}  {src}")
+    lines.append("-" * len(head))
+    lines.append(f"{len(plan.rows)} models, {len(plan.tasks)} tasks with texts; total tokens {plan.total_tokens:,}, "
+                 f"forward FLOPs {_si(plan.total_flops)}, est. {plan.total_minutes:.1f} min on {plan.device} "
+                 f"(assumed sustained {_si(DEVICE_FLOPS[plan.device], 'FLOP/s')}; weight loading not included)")
+    lines += [f"note: {n}" for n in plan.notes]
+    return "\n".join(lines)

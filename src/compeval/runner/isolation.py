@@ -1,0 +1,319 @@
+"""One worker process per model (``--isolate``): a crash in a model's code (a segfault, ``os._exit``), an
+out-of-memory kill or a hang past ``--model-timeout`` fails that model's jobs alone, with the reason and
+the worker's log, and the next model starts in a fresh process, so the GPU memory of one model is
+returned before the next loads.
+
+The worker (forked from a ``forkserver`` that preloaded torch and transformers but never touched a GPU or
+opened a cache, else ``spawn``ed: no CUDA state or open SQLite handles are inherited) re-plans its one
+model from the spec strings and runs the in-process lifecycle (``LocalExecutor``: load, encode the union
+once, evaluate, write each result atomically), sending each outcome back as it finishes. Results, the
+embedding cache (SQLite, safe for several processes) and resuming are therefore exactly as without
+isolation: a result file present means its job is complete, whoever wrote it.
+
+Under ``--executor ray`` the same worker function runs as one Ray task per model holding the model's
+declared resources (one GPU for a ``cuda`` device), ``--model-timeout`` cancelling it by force.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue as queue_module
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cache import CacheStats
+from ..errors import CompevalError
+from ..results.store import ResultStore
+from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext
+from .session import LOG_FOLDER, _safe
+
+#: Seconds a worker may take to exit after it said it is done (it flushes and closes its cache).
+EXIT_GRACE = 30.0
+
+
+#: What the fork server imports once, so each model's worker starts without paying for them (a fresh
+#: process all the same: importing torch does not initialise CUDA, so no CUDA state is shared).
+PRELOAD = ["torch", "transformers", "sentence_transformers", "compeval.runner.runner", "compeval.runner.executors"]
+
+
+def worker_context() -> Any:
+    """``forkserver`` where the platform has it (Linux): workers fork from a server that imported
+    ``PRELOAD`` once and never touched a GPU; else ``spawn``."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        mp = multiprocessing.get_context("forkserver")
+        mp.set_forkserver_preload(PRELOAD)
+        return mp
+    return multiprocessing.get_context("spawn")
+
+
+def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
+    """How many of the plan's pending models are torch families on a CUDA device (the default for
+    ``--isolate``: isolate when this is more than one)."""
+    from ..context import resolve_device
+    from ..models.registry import resolve_family
+
+    try:
+        cuda = resolve_device(ctx.device).startswith("cuda")
+    except CompevalError:
+        return 0
+    if not cuda:
+        return 0
+    n = 0
+    for jobs in plan.by_model():
+        family = plan.models[jobs[0].model_index].config.family.split(".v")[0]
+        try:
+            n += bool(resolve_family(family).torch)
+        except CompevalError:
+            continue
+    return n
+
+
+class _QueueReporter:
+    """The worker's reporter: every callback becomes a message to the driver."""
+
+    def __init__(self, q: Any):
+        self.q = q
+
+    def model_start(self, name: str, n_jobs: int) -> None:
+        pass  # the driver announced the model when it started the worker
+
+    def loading(self, name: str) -> None:
+        self.q.put(("loading", name))
+
+    def encoding(self, name: str, done: int, total: int) -> None:
+        self.q.put(("encoding", name, done, total))
+
+    def job_done(self, outcome: JobOutcome) -> None:
+        self.q.put(("job", outcome))
+
+    def warning(self, message: str) -> None:
+        self.q.put(("warning", message))
+
+
+def _redirect_output(log_path: str) -> None:
+    """The worker's stdout and stderr (Python's and the C libraries') go to its log file."""
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def _exit_with_parent() -> None:
+    """A worker whose driver died (killed, not interrupted) exits too: a thread watches the parent pid."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(70)
+
+    threading.Thread(target=watch, name="compeval-parent-watch", daemon=True).start()
+
+
+TIMEOUT_EXIT = 124  # a worker's exit status when its own watchdog stopped it (as timeout(1))
+
+
+def _watchdog(seconds: float) -> None:
+    """Stop this process after ``seconds``, saying so in its log (Ray workers: the driver cannot see
+    when a queued task starts, so the worker times itself). A thread runs while the main thread sleeps
+    or waits in torch; C code that never releases the GIL is stopped by the driver's own timer instead."""
+    import threading
+
+    def stop() -> None:
+        print(f"timed out after {seconds:g}s (--model-timeout); the worker stopped itself", flush=True)
+        os._exit(TIMEOUT_EXIT)
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
+
+
+def model_worker(run_here: Any, model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None,
+                 q: Any = None, timeout: float | None = None, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local) and
+    are returned at the end (Ray). ``run_here`` is the runner's ``run_model_here`` (plan this model's jobs,
+    run them in process), passed in and pickled by name, so this module does not import the runner."""
+    if environ is not None:  # the driver's environment now, not the fork server's when it started
+        os.environ.clear()
+        os.environ.update(environ)
+    if log_path:
+        _redirect_output(log_path)
+    if q is not None:
+        _exit_with_parent()
+    if timeout is not None:
+        _watchdog(timeout)
+    ctx.apply_env()
+    import faulthandler
+
+    faulthandler.enable()  # a segfault leaves its Python stack in the log
+    print(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} worker pid {os.getpid()}: {model_spec}", flush=True)
+
+    outcomes: list[JobOutcome] = []
+
+    class Collect(_QueueReporter):
+        def job_done(self, outcome: JobOutcome) -> None:
+            outcomes.append(outcome)
+            if self.q is not None:
+                super().job_done(outcome)
+
+        def loading(self, name: str) -> None:
+            if self.q is not None:
+                super().loading(name)
+
+        def encoding(self, name: str, done: int, total: int) -> None:
+            if self.q is not None:
+                super().encoding(name, done, total)
+
+        def warning(self, message: str) -> None:
+            if self.q is not None:
+                super().warning(message)
+
+    reporter = Collect(q)
+    report, plan_seconds = run_here(model_spec, task_specs, ctx, reporter)
+    done = {"stats": report.stats.as_dict(), "load_seconds": report.load_seconds + plan_seconds,
+            "task_load_seconds": report.task_load_seconds, "outcomes": outcomes}
+    if q is not None:
+        q.put(("end", {k: v for k, v in done.items() if k != "outcomes"}))
+    print(f"--- worker done: {len(outcomes)} job(s)", flush=True)
+    return done
+
+
+def describe_exit(code: int | None) -> str:
+    """Why a worker ended, in words."""
+    if code is None:
+        return "the worker did not exit"
+    if code == TIMEOUT_EXIT:
+        return "the model's worker timed out (--model-timeout) and stopped itself"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        hint = " (out of host memory? the kernel's OOM killer sends SIGKILL)" if -code == signal.SIGKILL else ""
+        return f"the model's worker process was killed by {name}{hint}"
+    return f"the model's worker process exited with status {code} before finishing"
+
+
+def _log_tail(path: Path, n: int = 1) -> str:
+    try:
+        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return " | ".join(lines[-n:])
+
+
+@dataclass
+class _Tally:
+    stats: CacheStats = field(default_factory=CacheStats)
+
+    def add(self, stats: dict[str, float]) -> None:
+        for k, v in stats.items():
+            setattr(self.stats, k, getattr(self.stats, k) + v)
+
+
+class IsolatedExecutor:
+    """Each model's jobs in a fresh process, one model at a time (see the module docstring).
+
+    ``model_timeout`` (seconds, None: no limit) counts from the worker's start: loading weights,
+    encoding and evaluating all of the model's pending tasks."""
+
+    name = "local"
+
+    def __init__(self, model_timeout: float | None = None, *, run_here: Any):
+        if model_timeout is not None and model_timeout <= 0:
+            raise CompevalError(f"--model-timeout {model_timeout:g}: must be a positive number of seconds")
+        self.model_timeout = model_timeout
+        self.run_here = run_here  # the runner's run_model_here, called in each worker
+
+    def check(self, plan: Plan) -> None:
+        objects = sorted({j.model_display for j in plan.jobs if j.model_spec is None})
+        tasks = sorted({j.task_slug for j in plan.jobs if j.task_spec is None})
+        if objects or tasks:
+            raise CompevalError(
+                f"--isolate rebuilds each model and task from its spec string in a worker process; "
+                f"{', '.join(objects + tasks)} were given as Python objects (run them without --isolate)")
+
+    def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+        report = ExecutionReport()
+        tally = _Tally()
+        mp = worker_context()
+        store = ResultStore(ctx.output_dir)
+        for jobs in plan.by_model():
+            display = jobs[0].model_display
+            reporter.model_start(display, len(jobs))
+            log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
+            q = mp.Queue()
+            proc = mp.Process(target=model_worker, name=f"compeval {display}", daemon=True,
+                              args=(self.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q,
+                                    None, dict(os.environ)))
+            proc.start()
+            try:
+                self._follow(proc, q, jobs, display, log, plan, store, report, tally, reporter)
+            finally:
+                if proc.is_alive():  # the driver is interrupted: its worker goes with it
+                    proc.kill()
+                    proc.join()
+                q.close()
+        report.stats = tally.stats
+        return report
+
+    def _follow(self, proc, q, jobs, display, log, plan, store, report, tally, reporter) -> None:
+        """Relay the worker's messages until it ends, times out or dies; fail what it did not finish."""
+        started = time.monotonic()
+        pending = {j.task_slug: j for j in jobs}
+        reason, ended = None, False
+        while not ended:
+            left = None if self.model_timeout is None else self.model_timeout - (time.monotonic() - started)
+            if left is not None and left <= 0:
+                proc.kill()
+                reason = f"timed out after {self.model_timeout:g}s (--model-timeout); the worker was killed"
+                break
+            try:
+                msg = q.get(timeout=min(0.5, left) if left is not None else 0.5)
+            except queue_module.Empty:
+                if not proc.is_alive():
+                    break
+                continue
+            kind = msg[0]
+            if kind == "job":
+                outcome = msg[1]
+                pending.pop(outcome.task, None)
+                report.outcomes.append(outcome)
+                reporter.job_done(outcome)
+            elif kind == "loading":
+                reporter.loading(msg[1])
+            elif kind == "encoding":
+                reporter.encoding(*msg[1:])
+            elif kind == "warning":
+                warn = getattr(reporter, "warning", None)
+                if callable(warn):
+                    warn(msg[1])
+            elif kind == "end":
+                tally.add(msg[1]["stats"])
+                report.load_seconds += msg[1]["load_seconds"]
+                report.task_load_seconds += msg[1]["task_load_seconds"]
+                ended = True
+        proc.join(EXIT_GRACE if ended else 5.0)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        if pending:
+            reason = reason or describe_exit(proc.exitcode)
+            tail = _log_tail(log)
+            for slug, job in pending.items():
+                path = store.path(job.model_slug, slug)
+                if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
+                    outcome = JobOutcome(display, slug, "done", path)  # written before the worker died
+                else:
+                    outcome = JobOutcome(display, slug, "failed",
+                                         error=f"{reason}; log: {log}" + (f" (last line: {tail})" if tail else ""))
+                report.outcomes.append(outcome)
+                reporter.job_done(outcome)
+

@@ -27,7 +27,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--limit", type=int, default=None, help="only the first N pinned models")
     args = ap.parse_args()
-    from replicas import FAULTS, build_replica_cache, pinned_hub_specs
+    from sweep_replicas import FAULTS, build_replica_cache, pinned_hub_specs
 
     work = args.workdir
     env = {**os.environ, "HF_HUB_CACHE": str(work / "hub"), "HF_HUB_OFFLINE": "1",

@@ -90,18 +90,26 @@ def _plain(v: str) -> bool:
 
 
 def test_bad_model_fails_its_jobs_only(tmp_path, data_dir):
-    """An unknown Hub repo and an unknown dtype: one line each, exit 1, no result for them; the good model runs."""
+    """An unknown Hub repo fails its own jobs (one line, exit 1, no result for it) while the good model runs; an
+    unknown option is a malformed spec, refused in one line before any work (exit 2, nothing written)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
            "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "1", "COMPEVAL_DATA_DIR": str(data_dir)}
     out = tmp_path / "o"
-    r = subprocess.run([sys.executable, "-c", "from compeval.cli import main; main()", "run",
-                        "-m", "sbert:org/not-here", "-m", "hashbag", "-m", "hashbag,dtype=float8",
-                        "-t", "gs2011,bootstrap=100", "-o", str(out), "--no-cache"],
-                       capture_output=True, text=True, env=env, timeout=600)
+
+    def cli(*models):
+        args = [a for m in models for a in ("-m", m)]
+        return subprocess.run([sys.executable, "-c", "from compeval.cli import main; main()", "run", *args,
+                               "-t", "gs2011,bootstrap=100", "-o", str(out), "--no-cache"],
+                              capture_output=True, text=True, env=env, timeout=600)
+
+    r = cli("sbert:org/not-here", "hashbag", "hashbag,dtype=float8")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "unknown option(s) dtype" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+    r = cli("sbert:org/not-here", "hashbag")
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     assert "org/not-here is not in the Hugging Face cache" in r.stderr and "hf download org/not-here" in r.stderr
-    assert "unknown option(s) dtype" in r.stderr
     written = sorted({p.relative_to(out).parts[0] for p in out.rglob("*.json")})
     assert written == [model_folder(load_model("hashbag").config)], written
     result = json.loads(next(out.rglob("*.json")).read_text())

@@ -1,4 +1,4 @@
-"""Fixtures: the pinned sweep's replicas (and fault replicas) in an offline Hub cache (see replicas.py)."""
+"""Fixtures: the pinned sweep's replicas (and fault replicas) in an offline Hub cache (see sweep_replicas.py)."""
 from __future__ import annotations
 
 import sys
@@ -16,7 +16,7 @@ def replicas(tmp_path_factory):
     this session's environment points at (HF_HUB_CACHE, HF_HUB_OFFLINE=1, HF_MODULES_CACHE)."""
     pytest.importorskip("torch")
     pytest.importorskip("mteb")
-    from replicas import build_replica_cache
+    from sweep_replicas import build_replica_cache
 
     from compeval.models import hub
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from replicas import TASK
+from sweep_replicas import TASK
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

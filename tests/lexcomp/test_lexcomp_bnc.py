@@ -48,11 +48,10 @@ def test_vpc_loader_through_registry(bnc_dir, tmp_path, monkeypatch):
         (data / f"ids_{split}.jsonl").write_text(
             "".join(json.dumps({"bnc_id": i, "span_text": t, "label": l}) + "\n" for i, t, l in rs))
     ctx = DataContext(data_dir=tmp_path / "data", allow_modified=True)  # trimmed copies of the pinned files
-    monkeypatch.delenv(bnc.ENV_VAR, raising=False)
+    monkeypatch.setenv(bnc.ENV_VAR, str(bnc_dir))  # read by the run into its context, never by the loader
     with pytest.raises(MissingDataError, match="British National Corpus"):
         load_splits(ctx, "vpc_classification", "bnc", task="lexcomp-vpc")
-    monkeypatch.setenv(bnc.ENV_VAR, str(bnc_dir))
-    sp = load_splits(ctx, "vpc_classification", "bnc", task="lexcomp-vpc")
+    sp = load_splits(ctx, "vpc_classification", "bnc", bnc_dir=str(bnc_dir), task="lexcomp-vpc")
     item = sp["train"][0]
     assert (item.start, item.end, item.label, item.key1, item.key2) == (1, 4, 1, "take", "on")
     assert sp["test"][0].label == 0 and sp["val"][0].span_words == ("gave", "up")

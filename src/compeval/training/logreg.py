@@ -188,6 +188,15 @@ def solver_dtype(device: torch.device) -> torch.dtype:
     return torch.float32 if device.type == "mps" else torch.float64
 
 
+def logreg_solver_record(trainer: str, device) -> dict:
+    """How the probing logistic regressions were solved (their stopping rule differs between trainers)."""
+    if trainer == "torch":
+        return {"solver": "L-BFGS, preconditioned", "dtype": str(solver_dtype(torch_device(device))).split(".")[-1],
+                "stop": "Euclidean norm of the gradient ≤ logreg_tol"}
+    return {"solver": "scikit-learn lbfgs", "dtype": "float64",
+            "stop": "largest gradient entry ≤ logreg_tol"}
+
+
 def logreg_cv_many(problems: list[LogRegProblem], *, Cs, settings: LBFGSSettings = LBFGSSettings(),
                    device: str = "cpu", precondition: bool = True) -> list[LogRegCVFit]:
     """Every problem's folds × C values and refits as rows of one L-BFGS run (problems of the same width

@@ -64,15 +64,3 @@ def trainer_record(device, trainer: Trainer = "torch", *, named: bool = True) ->
     ``named=False``: the task's params name it), the run's device and the arithmetic."""
     return {**({"name": trainer} if named else {}), "device": str(device),
             "dtype": "float32" if trainer == "torch" else "as input (float32)"}
-
-
-def logreg_solver_record(trainer: str, device) -> dict:
-    """How the probing logistic regressions were solved (their stopping rule differs between trainers)."""
-    if trainer == "torch":
-        from .logreg import solver_dtype
-        from .device import torch_device
-
-        return {"solver": "L-BFGS, preconditioned", "dtype": str(solver_dtype(torch_device(device))).split(".")[-1],
-                "stop": "Euclidean norm of the gradient ≤ logreg_tol"}
-    return {"solver": "scikit-learn lbfgs", "dtype": "float64",
-            "stop": "largest gradient entry ≤ logreg_tol"}

@@ -18,7 +18,7 @@ from pydantic import field_validator
 from ...errors import SpecError
 from ...metrics.bootstrap import DEFAULT_RESAMPLES, mean_ci
 from ...results.schema import Score
-from ...training.settings import AdamSettings, LBFGSSettings, Trainer, logreg_solver_record, trainer_record
+from ...training.settings import AdamSettings, LBFGSSettings, Trainer, trainer_record
 from ..base import TaskOutput
 from ..options import TaskOptions, domain_check
 from ..scoring import embed
@@ -93,6 +93,8 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, op
                       device: str, probe_features: bool, probe_vocab: list[str]) -> TaskOutput:
     """Fit every classifier and the controls per problem, as ``options`` say, on ``device``; scores overall
     (averaged over the problems' test items) and per problem when there are several."""
+    from ...training.logreg import logreg_solver_record  # torch only when training: discovery stays cheap
+
     classifiers, main = options.classifier_names(), options.main_classifier
     all_texts = [t for p in problems for t in p.train.texts + p.test.texts]
     matrix, row = embed(model, all_texts)

@@ -30,9 +30,6 @@ from .session import evaluate_job
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
            "plan", "run", "validate_model_spec"]
 
-_run_job = evaluate_job  # the name this function had before executors
-
-
 def validate_model_spec(spec: str) -> None:
     """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built)."""
     parsed = parse_spec(spec)

@@ -42,7 +42,7 @@ def _ratio(evaluate: float, encode: float) -> str:
 
 
 def _accepts(task_cls, option: str) -> bool:
-    return option in task_cls.Options.model_fields
+    return option in task_cls.Options.flat_fields()
 
 
 def main() -> None:
@@ -85,7 +85,7 @@ def main() -> None:
         trainers = args.trainers.split(",") if _accepts(cls, "trainer") else ["-"]
         for device in devices:
             for trainer in trainers:
-                baseline = ([f"logreg_tol={SKLEARN_DEFAULT_LOGREG['logreg_tol']}"]
+                baseline = ([f"logreg_tol={SKLEARN_DEFAULT_LOGREG.tol}"]
                             if trainer == "sklearn" and _accepts(cls, "logreg_tol")
                             and not any(o.startswith("logreg_tol=") for o in opts) else [])
                 spec = ",".join([name, *opts, *baseline] + ([f"trainer={trainer}"] if trainer != "-" else []))

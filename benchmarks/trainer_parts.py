@@ -29,6 +29,7 @@ from compeval.data.registry import DataContext
 from compeval.models.registry import load_model
 from compeval.tasks.probing import classifiers as clf
 from compeval.tasks.registry import get_tasks
+from compeval.training.settings import AdamSettings, LBFGSSettings
 
 
 class _Captured(Exception):
@@ -44,7 +45,7 @@ def capture(task_name: str, model_name: str, cache_dir: Path, seed: int) -> list
     seen: list = []
     original = clf.fit_many
 
-    def grab(requests, settings):
+    def grab(requests, **settings):
         seen.extend(requests)
         raise _Captured
 
@@ -82,7 +83,7 @@ def main() -> None:
     ap.add_argument("--features", default="/tmp/compeval-trainer-parts")
     ap.add_argument("--mlp-max-iter", type=int, default=700)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--sklearn-tol", type=float, default=clf.SKLEARN_DEFAULT_LOGREG["logreg_tol"],
+    ap.add_argument("--sklearn-tol", type=float, default=clf.SKLEARN_DEFAULT_LOGREG.tol,
                     help="LogisticRegressionCV's tol (default: its own)")
     ap.add_argument("--reference-tol", type=float, default=None,
                     help="also fit scikit-learn's logistic regressions to this tolerance and compare C with it")
@@ -92,7 +93,7 @@ def main() -> None:
     names = args.task or [t.name for s in (args.suite or ["probing"]) for t in get_tasks(s)]
     store = Path(args.features)
     store.mkdir(parents=True, exist_ok=True)
-    settings = clf.ClassifierSettings(mlp_max_iter=args.mlp_max_iter)
+    mlp = AdamSettings(max_iter=args.mlp_max_iter)
     parts, trainers = args.parts.split(","), args.trainers.split(",")
     print(f"model {args.model}; torch threads {torch.get_num_threads()}; load average {os.getloadavg()[0]:.1f}; "
           f"mlp_max_iter {args.mlp_max_iter}", flush=True)
@@ -110,14 +111,13 @@ def main() -> None:
                 continue
             row = {"task": name, "part": part, "heads": len(reqs), "shape": reqs[0].x_train.shape}
             for trainer in trainers:
-                extra = ({**clf.SKLEARN_DEFAULT_LOGREG, "logreg_tol": args.sklearn_tol} if trainer == "sklearn"
-                         else {})
-                s = clf.ClassifierSettings(mlp_max_iter=args.mlp_max_iter, trainer=trainer, **extra)
-                out, w, c = _timed(lambda: clf.fit_many(reqs, s))
+                logreg = (clf.SKLEARN_DEFAULT_LOGREG.model_copy(update={"tol": args.sklearn_tol})
+                          if trainer == "sklearn" else LBFGSSettings())
+                out, w, c = _timed(lambda: clf.fit_many(reqs, mlp=mlp, logreg=logreg, trainer=trainer))
                 row[trainer] = dict(wall=w, cpu=c, info=[i for _, i in out], pred=[p for p, _ in out])
             if part == "logreg" and args.reference_tol:
-                s = clf.ClassifierSettings(trainer="sklearn", logreg_tol=args.reference_tol, logreg_max_iter=100_000)
-                out, w, c = _timed(lambda: clf.fit_many(reqs, s))
+                reference = LBFGSSettings(tol=args.reference_tol, max_iter=100_000)
+                out, w, c = _timed(lambda: clf.fit_many(reqs, mlp=mlp, logreg=reference, trainer="sklearn"))
                 row["reference"] = dict(wall=w, cpu=c, info=[i for _, i in out])
             rows.append(row)
             line = f"{name:24s} {part:6s} heads {row['heads']} {row['shape']}"

@@ -48,12 +48,34 @@ def test_vpc_loader_through_registry(bnc_dir, tmp_path, monkeypatch):
         (data / f"ids_{split}.jsonl").write_text(
             "".join(json.dumps({"bnc_id": i, "span_text": t, "label": l}) + "\n" for i, t, l in rs))
     ctx = DataContext(data_dir=tmp_path / "data", allow_modified=True)  # trimmed copies of the pinned files
-    monkeypatch.delenv(bnc.ENV_VAR, raising=False)
+    monkeypatch.setenv(bnc.ENV_VAR, str(bnc_dir))  # read by the run into its context, never by the loader
     with pytest.raises(MissingDataError, match="British National Corpus"):
         load_splits(ctx, "vpc_classification", "bnc", task="lexcomp-vpc")
-    monkeypatch.setenv(bnc.ENV_VAR, str(bnc_dir))
-    sp = load_splits(ctx, "vpc_classification", "bnc", task="lexcomp-vpc")
+    sp = load_splits(ctx, "vpc_classification", "bnc", bnc_dir=str(bnc_dir), task="lexcomp-vpc")
     item = sp["train"][0]
     assert (item.start, item.end, item.label, item.key1, item.key2) == (1, 4, 1, "take", "on")
     assert sp["test"][0].label == 0 and sp["val"][0].span_words == ("gave", "up")
     assert ctx.used["lexcomp"].verified is False  # hand-made files do not match the pinned hashes
+
+
+def test_the_bnc_folder_comes_from_the_run_context_only(bnc_dir, tmp_path, monkeypatch):
+    """The folder is a run setting: ``--bnc-dir``, else ``$COMPEVAL_BNC_DIR`` read when the run starts, into
+    the run context. No task option carries it, so it never enters a task's params or slug."""
+    from compeval.context import RunContext
+    from compeval.errors import SpecError
+    from compeval.runner.runner import make_context
+    from compeval.tasks.registry import get_tasks
+
+    monkeypatch.setenv(bnc.ENV_VAR, str(bnc_dir))
+    (task,) = get_tasks("lexcomp-vpc")
+    assert "British National Corpus" in task.missing_requirements()  # the task itself reads no environment
+    task.context = make_context(tmp_path / "out", cache_dir=None)
+    assert task.context.bnc_dir == bnc_dir and task.missing_requirements() is None
+    assert task.slug == "lexcomp-vpc" and str(bnc_dir) not in json.dumps(task.params)
+    monkeypatch.delenv(bnc.ENV_VAR)
+    assert make_context(tmp_path / "out", cache_dir=None, bnc_dir=bnc_dir).bnc_dir == bnc_dir
+    assert make_context(tmp_path / "out", cache_dir=None).bnc_dir is None
+    task.context = RunContext(bnc_dir=tmp_path / "elsewhere")
+    assert task.missing_requirements() is None  # the task trusts the context; loading says the folder is absent
+    with pytest.raises(SpecError, match="unknown option 'bnc_dir'"):
+        get_tasks(f"lexcomp-vpc,bnc_dir={bnc_dir}")

@@ -22,7 +22,7 @@ def test_extra_padding_does_not_change_tag_scores(encoder):
     wide_x = torch.cat([x, torch.zeros(3, 20, *x.shape[2:], dtype=x.dtype)], 1)  # as if padded to 25 words
     wide_m = torch.cat([m, torch.zeros(3, 20, dtype=torch.bool)], 1)
     torch.manual_seed(0)
-    tagger = nets.Tagger("mix", encoder, n_layers=2, dim=6, n_tags=3).eval()
+    tagger = nets.Tagger("mix", encoder, n_layers=2, dim=6, n_tags=3, hidden=100).eval()
     with torch.no_grad():
         narrow, wide = tagger(x, m), tagger(wide_x, wide_m)
     assert wide.shape[1] == narrow.shape[1] == 5  # trimmed to the longest sentence of the batch
@@ -37,7 +37,7 @@ def test_span_classifier_ignores_padding_too():
     pad = lambda t, k: torch.cat([t, torch.zeros(t.shape[0], k, *t.shape[2:], dtype=t.dtype)], 1)  # noqa: E731
     start, end = torch.tensor([1, 0]), torch.tensor([2, 1])
     torch.manual_seed(0)
-    net = nets.SpanClassifier("top", "bilstm", 2, 6, use_para=True).eval()
+    net = nets.SpanClassifier("top", "bilstm", 2, 6, hidden=100, use_para=True).eval()
     with torch.no_grad():
         a = net(x, m, start, end, px, pm)
         b = net(pad(x, 9), pad(m, 9), start, end, pad(px, 4), pad(pm, 4))

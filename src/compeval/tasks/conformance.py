@@ -114,7 +114,7 @@ def check_options(task: Task) -> Task:
     default = cls()
     if default.slug != name or default.options.spec_suffix():
         _fail(name, "options defaults", f"the default task must have slug {name!r}, got {default.slug!r}")
-    if default.params != {k: f.get_default() for k, f in cls.Options.model_fields.items()}:
+    if default.params != cls.Options.default_params():
         _fail(name, "options defaults", "params of the default task differ from the Options defaults")
     _rebuild(default)
     if cls(**task.params).params != task.params:

@@ -4,12 +4,17 @@ A task's ``Options`` class gives each option its type, default, range (``Field(g
 (``Literal``). Everything else follows from it: converting the CLI's strings (``--task NAME,key=value``),
 the one-line error for a bad value, the recorded ``params``, the result-file slug (the options that
 differ from their defaults) and the spec string a remote worker rebuilds the task from.
+
+A field typed as a pydantic model is a settings group owned elsewhere (a trainer's ``AdamSettings``):
+its fields are options named ``<prefix><field>`` on the command line (``mlp_max_iter`` for
+``mlp.max_iter``; the prefix is the group's name and ``_`` unless ``group_prefix`` says otherwise), in
+the slug and in the spec string, and recorded once, nested, in ``params``.
 """
 from __future__ import annotations
 
 import os
 import typing
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, ClassVar, Literal, Mapping
 
 import annotated_types as at
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -48,29 +53,74 @@ class TaskOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, validate_default=False)
 
+    #: Settings group → the prefix of its fields' option names, where it is not the group's name + '_'.
+    group_prefix: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def groups(cls) -> dict[str, str]:
+        """Settings groups (fields typed as a pydantic model) → the prefix of their option names."""
+        return {k: cls.group_prefix.get(k, k + "_") for k, f in cls.model_fields.items()
+                if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel)}
+
+    @classmethod
+    def flat_fields(cls) -> dict[str, tuple[tuple[str, ...], FieldInfo, Any]]:
+        """Option name → (path in the model, field, default), settings groups flattened."""
+        groups, out = cls.groups(), {}
+        for name, f in cls.model_fields.items():
+            if name in groups:
+                default = f.get_default(call_default_factory=True)
+                for inner, g in type(default).model_fields.items():
+                    out[groups[name] + inner] = ((name, inner), g, getattr(default, inner))
+            else:
+                out[name] = ((name,), f, f.get_default(call_default_factory=True))
+        return out
+
     @classmethod
     def build(cls, task: str, values: Mapping[str, Any]) -> "TaskOptions":
-        """Validate keyword values (Python objects or the CLI's strings); SpecError names task, option, value
-        and what is allowed, in one line."""
+        """Validate keyword values (Python objects or the CLI's strings; a group's fields by their option
+        names or as the group); SpecError names task, option, value and what is allowed, in one line."""
         try:
-            options = cls.model_validate(dict(values))
+            options = cls.model_validate(cls._nest(values))
         except ValidationError as exc:
             raise SpecError(_message(cls, task, exc.errors(include_url=False)[0])) from None
-        for name, field in cls.model_fields.items():
-            value, cap = getattr(options, name), implicit_cap(name, field)
+        for name, (path, field, _) in cls.flat_fields().items():  # settings groups' fields too
+            value = getattr(getattr(options, path[0]), path[1]) if len(path) == 2 else getattr(options, name)
+            cap = implicit_cap(name, field)
             if cap is not None and isinstance(value, int) and value > cap:
                 raise SpecError(f"task {task!r}: option {name}={value!r} must be at most {cap:,} (a bound that "
                                 "keeps memory and time sane; see compeval.tasks.options)")
         return options
 
+    @classmethod
+    def _nest(cls, values: Mapping[str, Any]) -> dict[str, Any]:
+        flat, out = cls.flat_fields(), {}
+        for key, value in values.items():
+            path = flat[key][0] if key in flat else (key,)
+            if len(path) == 1:
+                out[key] = value if not isinstance(out.get(key), dict) else {**_plain(value), **out[key]}
+            else:
+                group = out.get(path[0], {})
+                out[path[0]] = {**_plain(group), path[1]: value}
+        return out
+
     def params(self) -> dict[str, Any]:
-        """Every option with its value: what results record."""
-        return {k: getattr(self, k) for k in type(self).model_fields}
+        """Every option with its value, settings groups as dicts: what results record."""
+        return {k: _plain(getattr(self, k)) for k in type(self).model_fields}
+
+    @classmethod
+    def default_params(cls) -> dict[str, Any]:
+        return {k: _plain(f.get_default(call_default_factory=True)) for k, f in cls.model_fields.items()}
 
     def non_default(self) -> dict[str, Any]:
-        """The options set away from their defaults, sorted by name (slug and spec string)."""
-        fields = type(self).model_fields
-        return {k: getattr(self, k) for k in sorted(fields) if getattr(self, k) != fields[k].get_default()}
+        """The options set away from their defaults, by option name, sorted (slug and spec string)."""
+        out = {}
+        for key, (path, _, default) in sorted(self.flat_fields().items()):
+            value = self
+            for part in path:
+                value = getattr(value, part)
+            if value != default:
+                out[key] = value
+        return out
 
     def slug_suffix(self) -> str:
         return "".join(f"__{k}-{v}" for k, v in self.non_default().items())
@@ -81,7 +131,11 @@ class TaskOptions(BaseModel):
     @classmethod
     def describe(cls) -> dict[str, str]:
         """Option → 'default; allowed' text, for help screens and error messages."""
-        return {k: f"{f.get_default()!r}; {_allowed(f)}" for k, f in cls.model_fields.items()}
+        return {k: f"{d!r}; {_allowed(f)}" for k, (_, f, d) in cls.flat_fields().items()}
+
+
+def _plain(value: Any) -> Any:
+    return value.model_dump() if isinstance(value, BaseModel) else value
 
 
 def _spec_value(v: Any) -> str:
@@ -135,12 +189,15 @@ def _allowed(field: FieldInfo) -> str:
 
 
 def _message(cls: type[TaskOptions], task: str, err: Mapping[str, Any]) -> str:
-    name = str(err["loc"][0]) if err.get("loc") else ""
+    loc = tuple(str(p) for p in err.get("loc", ()))
+    groups = cls.groups()
+    name = groups[loc[0]] + loc[1] if len(loc) > 1 and loc[0] in groups else (loc[0] if loc else "")
     head = f"task {task!r}"
+    flat = cls.flat_fields()
     if err["type"] == "extra_forbidden":
-        names = ", ".join(cls.model_fields) or "none"
+        names = ", ".join(flat) or "none"
         return f"{head}: unknown option {name!r}; options: {names}"
-    field = cls.model_fields.get(name)
+    field = flat[name][1] if name in flat else None
     if err["type"] == "value_error":  # a domain check: its own message says what is wrong
         reason = str(err.get("ctx", {}).get("error", err["msg"]))
         return f"{head}: option {name}={err.get('input')!r}: {reason}" if field else f"{head}: {reason}"

@@ -6,29 +6,23 @@ Same objective as scikit-learn's ``LogisticRegressionCV`` (solver lbfgs): per mo
 with the highest summed fold accuracy (the first on ties, as scikit-learn), and the test predictions come
 from the model fitted on all training items with that C.
 
-Solved to the minimum, not to where a solver happens to stop. At C ≥ 10 on 1,000 × 384 probes, L-BFGS
-stopped by scikit-learn's rule (largest gradient entry ≤ 1e-4) ends measurably above the minimum (mean
-log loss 0.0129 against 0.0102 on a ``probe-agent-of-verb`` fold, scipy), and which C wins then depends
-on where it stopped: scikit-learn at its default and at tol 1e-10 choose different C on 7 of the 26
-heads of MiniLM's generated probes. So a model stops when the Euclidean norm of its gradient is ≤ ``tol`` (1e-8; the norm
-bounds every entry, so scikit-learn's rule holds too), in float64 (float32 on MPS, which has none), and
-the solver is preconditioned to get there in ≤ 150 iterations. 1e-8, not 1e-6: with fewer training rows
-than features and weak regularisation the minimum is shallow, and at 1e-6 the chosen C still depended
-on rounding (the thread count changed it on 5 of 12 random 200 × 384 problems; at 1e-8 on none, for
-about 20% more time):
+Solved to the minimum, not to where a solver happens to stop: near the minimum of a weakly regularised
+problem the loss is flat, and which C wins depends on how close each fit got. A model stops when the
+Euclidean norm of its gradient is ≤ ``settings.tol`` (``LBFGSSettings``; the norm bounds every entry, so
+scikit-learn's rule holds too), in float64 (float32 on MPS, which has none). The solver is preconditioned
+so that it gets there in few iterations:
 
 1. Each problem's standardised features are rotated once onto the eigenvectors of their covariance
    ``Σ = XᵀX / n``, and every model starts in coordinates scaled by ``(Σ/4 + λ)^(-1/2)``: the Hessian of
-   its objective at 0 (``λ = 1 / (C · n)``; ¼ is the logistic curvature at 0). scipy on one fold at
-   C = 1000: 1,050 iterations in the plain features, 136 in these.
+   its objective at 0 (``λ = 1 / (C · n)``; ¼ is the logistic curvature at 0).
 2. Models still running after ``FIRST_PHASE_ITERATIONS`` restart from where they are in coordinates fitted
    to their current Hessian (``L⁻ᵀ``, ``LLᵀ = H``), again every ``PHASE_ITERATIONS``: a Newton-like change
    of coordinates for the near-separable ones, whose curvature keeps changing as their weights grow.
 
 All models of a problem share its design matrix; a model's rows are a 0/1 weight row, so one objective
 evaluation is two matrix products ``(models × p) · (p × n)`` and ``(models × n) · (n × p)``. Weights are
-kept as rows: this CPU's BLAS multiplies a 1000 × 385 matrix by 2–6 columns 3–5× slower than 2–6 rows by
-its transpose (measured: 520 µs against 80–150 µs), and the last models to converge are that narrow.
+kept as rows: BLAS multiplies a 1000 × 385 matrix by a few columns several times slower than a few rows
+by its transpose, and the last models to converge are that narrow.
 """
 from __future__ import annotations
 
@@ -40,6 +34,7 @@ import torch.nn.functional as F
 
 from ..errors import TrainingError
 from .device import threads_for, torch_device
+from .settings import LBFGSSettings
 
 #: The logistic loss's curvature at 0: the start of the Hessian the preconditioner inverts.
 START_CURVATURE = 0.25
@@ -180,12 +175,12 @@ class LogRegProblem:
     name: str = "logistic regression"
 
 
-def logreg_cv(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, Cs, folds, tol: float = 1e-8,
-              max_iter: int = 2000, device: str = "cpu", name: str = "logistic regression",
+def logreg_cv(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, Cs, folds,
+              settings: LBFGSSettings = LBFGSSettings(), device: str = "cpu", name: str = "logistic regression",
               precondition: bool = True) -> LogRegCVFit:
     """One problem (see ``logreg_cv_many``)."""
-    return logreg_cv_many([LogRegProblem(x_train, y_train, x_test, folds, name)], Cs=Cs, tol=tol,
-                          max_iter=max_iter, device=device, precondition=precondition)[0]
+    return logreg_cv_many([LogRegProblem(x_train, y_train, x_test, folds, name)], Cs=Cs, settings=settings,
+                          device=device, precondition=precondition)[0]
 
 
 def solver_dtype(device: torch.device) -> torch.dtype:
@@ -193,7 +188,16 @@ def solver_dtype(device: torch.device) -> torch.dtype:
     return torch.float32 if device.type == "mps" else torch.float64
 
 
-def logreg_cv_many(problems: list[LogRegProblem], *, Cs, tol: float = 1e-8, max_iter: int = 2000,
+def logreg_solver_record(trainer: str, device) -> dict:
+    """How the probing logistic regressions were solved (their stopping rule differs between trainers)."""
+    if trainer == "torch":
+        return {"solver": "L-BFGS, preconditioned", "dtype": str(solver_dtype(torch_device(device))).split(".")[-1],
+                "stop": "Euclidean norm of the gradient ≤ logreg_tol"}
+    return {"solver": "scikit-learn lbfgs", "dtype": "float64",
+            "stop": "largest gradient entry ≤ logreg_tol"}
+
+
+def logreg_cv_many(problems: list[LogRegProblem], *, Cs, settings: LBFGSSettings = LBFGSSettings(),
                    device: str = "cpu", precondition: bool = True) -> list[LogRegCVFit]:
     """Every problem's folds × C values and refits as rows of one L-BFGS run (problems of the same width
     share it; each keeps its own design matrix), so the solver's per-iteration work is paid once for all
@@ -207,7 +211,7 @@ def logreg_cv_many(problems: list[LogRegProblem], *, Cs, tol: float = 1e-8, max_
         groups.setdefault(np.asarray(prob.x_train).shape[1], []).append(k)
     for members in groups.values():
         for k, fit in zip(members, _solve_group([problems[k] for k in members], np.asarray(Cs, dtype=np.float64),
-                                                tol, max_iter, dev, precondition)):
+                                                settings.tol, settings.max_iter, dev, precondition)):
             out[k] = fit
     return out  # type: ignore[return-value]
 

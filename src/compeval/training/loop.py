@@ -11,7 +11,7 @@ from torch import nn
 
 from ..errors import TrainingError
 from .device import torch_device
-from .settings import check_positive
+from .settings import EarlyStopping
 
 
 @dataclass
@@ -33,21 +33,16 @@ def length_batches(lengths: torch.Tensor, batch_size: int, gen: torch.Generator)
     return [batches[i] for i in torch.randperm(len(batches), generator=gen).tolist()]
 
 
-def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg,
+def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg: EarlyStopping,
           seed: int, lengths: torch.Tensor | None = None, device: str = "cpu", name: str = "head") -> TrainResult:
     """Adam on shuffled mini-batches; after each epoch ``val_score(model)``: a number or a tuple
     compared in order, e.g. (accuracy, -validation loss), so that on a plateau of the metric (all
     majority class in the first epochs) a falling loss still counts as gain instead of stopping
     training at epoch 1 + patience. Stop after ``patience`` epochs without gain; keep the best
     epoch's weights. ``best_val`` is the first element. With ``lengths`` (words per item), batches
-    group items of similar length; without, they are drawn uniformly. ``cfg`` has ``max_epochs``,
-    ``patience``, ``batch_size`` and ``lr``. The model and each batch move to ``device`` (inputs may stay
+    group items of similar length; without, they are drawn uniformly. The model and each batch move to ``device`` (inputs may stay
     on the CPU, e.g. float16, and are cast by the model); ``val_score`` sees the model on that device.
     A NaN or infinite training loss raises ``TrainingError`` naming ``name`` and the seed."""
-    check_positive("max_epochs", cfg.max_epochs)
-    check_positive("patience", cfg.patience)
-    check_positive("batch_size", cfg.batch_size)
-    check_positive("lr", cfg.lr)
     dev = torch_device(device)
     model.to(dev)
     t0 = time.perf_counter()

@@ -1,62 +1,66 @@
-"""Trainer settings without torch: range checks that name the option, and the MLP (Adam) defaults."""
+"""Trainer settings, declared once: each default and range lives on the trainer it configures.
+
+``AdamSettings`` (the batched MLPs of ``training.mlp``), ``LBFGSSettings`` (the cross-validated logistic
+regressions of ``training.logreg``) and ``EarlyStopping`` (the validation-stopped loop of ``training.loop``)
+are pydantic models. Task options nest them (``ClassifierOptions.mlp``, ``LexcompOptions.training``): the
+task's CLI names map onto their fields, its recorded params hold each setting once, and a task that wants
+another default (the 2018 probes' 700 iterations) says so in one place. The device is not a setting: the
+trainers take it as an argument at fit time. No torch here, so task discovery stays cheap.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Literal
 
-from ..errors import SpecError
+from pydantic import BaseModel, ConfigDict, Field
 
-TRAINERS = ("torch", "sklearn")
-
-
-def check_positive(option: str, value: float) -> None:
-    """One-line error naming ``option`` unless ``value`` > 0 (iterations, epochs, learning rates, …)."""
-    if not value > 0:  # also rejects NaN
-        raise SpecError(f"{option}={value}: must be > 0")
+#: Who fits the heads: ``torch`` (``compeval.training``, batched, on the run's device) or scikit-learn.
+Trainer = Literal["torch", "sklearn"]
 
 
-def check_trainer(value: str, option: str = "trainer") -> str:
-    if value not in TRAINERS:
-        raise SpecError(f"{option}={value!r}: choose one of {', '.join(TRAINERS)}")
-    return value
+class TrainerSettings(BaseModel):
+    """Base of the trainers' settings: frozen, no unknown names, finite numbers. Users set them through task
+    options, whose one-line errors name the option (``mlp_max_iter``); built directly, a bad value is
+    pydantic's ``ValidationError`` naming the field."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, validate_default=False)
 
 
-def trainer_record(device, trainer: str = "torch") -> dict:
-    """What a result records of the trainer that fitted its heads (``counts["trainer"]``)."""
-    return {"name": trainer, "device": str(device),
-            "dtype": "float32" if trainer == "torch" else "as input (float32)"}
+class AdamSettings(TrainerSettings):
+    """scikit-learn's ``MLPClassifier``/``MLPRegressor`` defaults (solver adam) and its stopping rule: stop
+    once the training loss (or, with ``early_stopping``, the validation score on a held-out
+    ``validation_fraction``) has not improved by ``tol`` for more than ``n_iter_no_change`` epochs, or
+    after ``max_iter`` epochs."""
 
-
-def logreg_solver_record(trainer: str, device) -> dict:
-    """How the probing logistic regressions were solved (their stopping rule differs between trainers)."""
-    if trainer == "torch":
-        from .logreg import solver_dtype
-        from .device import torch_device
-
-        return {"solver": "L-BFGS, preconditioned", "dtype": str(solver_dtype(torch_device(device))).split(".")[-1],
-                "stop": "Euclidean norm of the gradient ≤ logreg_tol"}
-    return {"solver": "scikit-learn lbfgs", "dtype": "float64",
-            "stop": "largest gradient entry ≤ logreg_tol"}
-
-
-@dataclass(frozen=True)
-class AdamSettings:
-    """scikit-learn's MLP defaults (solver adam) and its stopping rule: stop once the training loss
-    (or, with ``early_stopping``, the validation score on a held-out ``validation_fraction``) has not
-    improved by ``tol`` for more than ``n_iter_no_change`` epochs, or after ``max_iter`` epochs."""
-
-    max_iter: int = 700
-    tol: float = 1e-4
-    n_iter_no_change: int = 10
-    lr: float = 1e-3
-    alpha: float = 1e-4
-    batch_size: int = 200
+    max_iter: int = Field(200, ge=1)  # epochs
     early_stopping: bool = False
-    validation_fraction: float = 0.1
+    tol: float = Field(1e-4, ge=0)  # loss improvement that counts
+    n_iter_no_change: int = Field(10, ge=1)  # epochs without it before stopping
+    lr: float = Field(1e-3, gt=0)  # Adam's learning rate (scikit-learn's learning_rate_init)
+    alpha: float = Field(1e-4, ge=0)  # L2 penalty
+    batch_size: int = Field(200, ge=1)  # clipped to the number of training rows
+    validation_fraction: float = Field(0.1, gt=0, lt=1)  # held out when early_stopping
 
-    def __post_init__(self) -> None:
-        for name in ("max_iter", "lr", "batch_size", "n_iter_no_change"):
-            check_positive(name, getattr(self, name))
-        if self.tol < 0 or self.alpha < 0:
-            raise SpecError(f"tol={self.tol}, alpha={self.alpha}: must be ≥ 0")
-        if not 0 < self.validation_fraction < 1:
-            raise SpecError(f"validation_fraction={self.validation_fraction}: must be in (0, 1)")
+
+class LBFGSSettings(TrainerSettings):
+    """The logistic regressions' solver: each fit runs until the Euclidean norm of its gradient is ≤ ``tol``
+    (scikit-learn's ``lbfgs``: its largest entry), or ``max_iter`` iterations."""
+
+    tol: float = Field(1e-8, gt=0)
+    max_iter: int = Field(10_000, ge=1)
+
+
+class EarlyStopping(TrainerSettings):
+    """Adam on mini-batches, stopped on a validation score (``training.loop.train``): at most
+    ``max_epochs`` epochs, ``patience`` epochs without a better score before stopping."""
+
+    max_epochs: int = Field(500, ge=1)
+    patience: int = Field(20, ge=1)  # epochs without a better validation score before stopping
+    batch_size: int = Field(32, ge=1)
+    lr: float = Field(1e-3, gt=0)  # Adam's learning rate
+
+
+def trainer_record(device, trainer: Trainer = "torch", *, named: bool = True) -> dict:
+    """What a result records of the trainer that fitted its heads (``counts["trainer"]``): its name (unless
+    ``named=False``: the task's params name it), the run's device and the arithmetic."""
+    return {**({"name": trainer} if named else {}), "device": str(device),
+            "dtype": "float32" if trainer == "torch" else "as input (float32)"}

@@ -7,7 +7,6 @@ sentence and to find the candidate span by head word.
 """
 from __future__ import annotations
 
-import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,17 +25,16 @@ class BNCSentence:
 
 
 def resolve_bnc_dir(bnc_dir: str | None, task: str) -> Path:
-    """The BNC folder from the task option or ``$COMPEVAL_BNC_DIR``, with a message naming the corpus."""
-    raw = bnc_dir or os.environ.get(ENV_VAR)
-    if not raw:
+    """The run's BNC folder (``RunContext.bnc_dir``), with a message naming the corpus."""
+    if not bnc_dir:
         raise MissingDataError(
             f"{task} needs the British National Corpus (BNC XML edition, http://www.ota.ox.ac.uk/desc/2554): "
-            f"its data files hold BNC sentence ids only. Give the folder with the task option "
-            f"bnc_dir=PATH or the environment variable {ENV_VAR}."
+            f"its data files hold BNC sentence ids only. Give the folder with compeval run --bnc-dir PATH "
+            f"or the environment variable {ENV_VAR}."
         )
-    path = Path(raw).expanduser()
+    path = Path(bnc_dir).expanduser()
     if not path.is_dir():
-        raise MissingDataError(f"{task}: BNC folder {path} (from bnc_dir / {ENV_VAR}) does not exist")
+        raise MissingDataError(f"{task}: BNC folder {path} (from --bnc-dir / {ENV_VAR}) does not exist")
     return path
 
 

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from ...training.loop import TrainResult, length_batches, train  # noqa: F401  (the one trainer; re-exported)
-from .settings import ENCODERS, LAYERS, TrainConfig  # noqa: F401  (re-exported)
+from .settings import DROPOUT, ENCODERS, LAYERS  # noqa: F401  (ENCODERS, LAYERS re-exported)
 
 
 
@@ -71,8 +71,8 @@ def mlp(d_in: int, d_out: int, hidden: int, dropout: float) -> nn.Module:
 
 
 class SpanClassifier(nn.Module):
-    def __init__(self, layer, encoder, n_layers, dim, use_span=True, use_para=False, hidden=100,
-                 dropout=0.2, n_classes=2):
+    def __init__(self, layer, encoder, n_layers, dim, *, hidden: int, use_span=True, use_para=False,
+                 dropout=DROPOUT, n_classes=2):
         super().__init__()
         self.embed = Embed(layer, n_layers)
         self.encode = Encode(encoder, dim)
@@ -96,7 +96,7 @@ class SpanClassifier(nn.Module):
 
 
 class Tagger(nn.Module):
-    def __init__(self, layer, encoder, n_layers, dim, n_tags, hidden=100, dropout=0.2):
+    def __init__(self, layer, encoder, n_layers, dim, n_tags, *, hidden: int, dropout=DROPOUT):
         super().__init__()
         self.embed = Embed(layer, n_layers)
         self.encode = Encode(encoder, dim)

@@ -7,8 +7,8 @@ separates options in a task spec.
 """
 from __future__ import annotations
 
-import os
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -19,9 +19,9 @@ from ...errors import MissingDataError, SpecError
 from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample_indices
 from ...models.protocol import token_encoder
 from ...results.schema import Score
-from ...training.settings import trainer_record
+from ...training.settings import EarlyStopping, trainer_record
 from ..base import Task, TaskMetadata, TaskOutput
-from ..options import TaskOptions, domain_check, path_text
+from ..options import TaskOptions, domain_check
 from ..registry import register_task
 from . import bio, majority, settings
 from .data import SpanItem, load_splits
@@ -46,15 +46,15 @@ def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
 
 
 class LexcompOptions(TaskOptions):
-    """The options every lexcomp task shares: the grid and the training settings."""
+    """The options every lexcomp task shares: the grid, the head's width and the trainer's settings
+    (``EarlyStopping``, named by their own names: ``max_epochs``, ``patience``, ``batch_size``, ``lr``)."""
+
+    group_prefix: ClassVar[dict[str, str]] = {"training": ""}
 
     baseline_only: bool = False  # score the majority baselines only, train nothing
     encoders: str = "none+bilstm+attention"  # grid values joined by '+'
     layers: str = "top+mix"
-    max_epochs: int = Field(500, ge=1)
-    patience: int = Field(20, ge=1)  # epochs without a better validation score before stopping
-    batch_size: int = Field(32, ge=1)
-    lr: float = Field(1e-3, gt=0)  # Adam's learning rate
+    training: EarlyStopping = EarlyStopping()
     hidden: int = Field(100, ge=1)
 
     @field_validator("encoders")
@@ -68,10 +68,29 @@ class LexcompOptions(TaskOptions):
         return domain_check(lambda v: _grid(v, settings.LAYERS, "layers"))(value)
 
 
+@dataclass
+class _Head:
+    """What the grid template needs from a task to train and test one head per grid setting."""
+
+    inputs: dict[str, tuple]  # split → the head's input tensors; validation and test on the training device
+    y_train: Any
+    loss: Callable[[Any, Any], Any]
+    val_score: Callable[[Any], tuple[float, float]]  # (validation metric, -validation loss)
+    build: Callable[[str, str, int, int], Any]  # (layer, encoder, n_layers, dim) → an untrained head
+    predict: Callable[[Any], Any]  # trained head → test predictions
+    score: Callable[..., Score]  # (predictions, seed, **details) → the test score
+    column: Callable[[Any], Any]  # test predictions → the predictions file's ``model`` column
+
+
 class LexcompTask(Task):
+    """Baselines, then the Embed-Encode-Predict grid: one head per (layer, encoder) trained with early
+    stopping on validation, the best on validation scored on test. Subclasses give two hooks:
+    ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
+
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str
     kind: str  # literality | paraphrase | tagging | bnc
+    chosen_on: str  # the validation metric in words
     Options = LexcompOptions
     options: LexcompOptions
 
@@ -80,22 +99,15 @@ class LexcompTask(Task):
         o = self.options
         self.encoders = _grid(o.encoders, settings.ENCODERS, "encoders")
         self.layers = _grid(o.layers, settings.LAYERS, "layers")
-        self.train_cfg = settings.TrainConfig(max_epochs=o.max_epochs, patience=o.patience, batch_size=o.batch_size,
-                                              lr=o.lr, hidden=o.hidden)
         self.splits: dict[str, list] | None = None
 
     @property
     def ablation(self) -> str:
         return "none"
 
-    @property
-    def bnc_dir(self) -> str | None:
-        return None
-
     def _bnc_folder(self) -> str | None:
-        """The BNC folder from the task option, the run (--bnc-dir) or $COMPEVAL_BNC_DIR; None without one."""
-        found = self.bnc_dir or self.context.bnc_dir or os.environ.get("COMPEVAL_BNC_DIR")
-        return str(found) if found else None
+        """The run's BNC folder (``--bnc-dir``, else ``$COMPEVAL_BNC_DIR`` when the run started); None without."""
+        return str(self.context.bnc_dir) if self.context.bnc_dir else None
 
     def load(self, data: DataContext) -> None:
         self.load_error: MissingDataError | None = None
@@ -132,16 +144,72 @@ class LexcompTask(Task):
         return [Score(subset="human", metric="accuracy", value=HUMAN[self.name] / 100, n=100,
                       details={"source": "Shwartz & Dagan 2019, 100 re-annotated test items (spec lexcomp.md)"})]
 
+    def _baselines(self, sp: dict[str, list], seed: int) -> tuple[list[Score], pd.DataFrame, dict[str, Any]]:
+        """Hook: the scores that need no model, the test predictions table and the counts."""
+        raise NotImplementedError
+
+    def _head(self, cache: TokenCache, sp: dict[str, list], device: str) -> _Head:
+        """Hook: the grid's inputs, targets, loss and scoring for this task."""
+        raise NotImplementedError
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        import torch  # torch only when training: task discovery must stay cheap
+
+        from . import nets
+
+        sp = self._require()
+        metric, n_val, n_test = self.metadata.main_metric, len(sp["val"]), len(sp["test"])
+        scores, preds, counts = self._baselines(sp, seed)
+        if self.options.baseline_only:
+            scores.append(Score(subset="all", metric=metric, value=None, n=n_test,
+                                details={"reason": "baseline_only=true: no model trained"}))
+            return TaskOutput(scores=scores, n_items=n_test, predictions=preds, counts=counts)
+
+        device = self.context.torch_device()
+        cache = self._token_cache(model)
+        try:
+            head = self._head(cache, sp, device)
+        finally:
+            counts["token_cache"] = {"encoded": cache.encoded, "from_disk": cache.from_disk}
+            cache.close()
+        train = head.inputs["train"]
+        n_layers, dim = train[0].shape[2:]
+        runs = []
+        for layer, encoder in _settings(self.layers, self.encoders, n_layers):
+            torch.manual_seed(seed)
+            res = nets.train(head.build(layer, encoder, n_layers, dim), train, head.y_train, head.loss,
+                             head.val_score, self.options.training, seed, lengths=train[1].sum(1), device=device,
+                             name=f"{self.name} {layer}+{encoder}")
+            runs.append((layer, encoder, res))
+            scores.append(Score(subset=f"{layer}+{encoder}", metric=f"val_{metric}", value=res.best_val, n=n_val,
+                                details={"best_epoch": res.best_epoch, "epochs": res.epochs,
+                                         "seconds": round(res.seconds, 1)}))
+        layer, encoder, res = max(runs, key=lambda r: r[2].best_val)  # first wins ties: grid order
+        with torch.no_grad():
+            pred = head.predict(res.model)
+        scores.append(head.score(pred, seed, layer=layer, encoder=encoder, **{f"val_{metric}": res.best_val},
+                                 chosen_on=self.chosen_on))
+        preds["model"] = head.column(pred)
+        counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
+        counts["trainer"] = trainer_record(device)
+        counts["chosen"] = f"{layer}+{encoder}"
+        return TaskOutput(scores=scores, n_items=n_test, predictions=preds, counts=counts)
+
 
 def _settings(layers: list[str], encoders: list[str], n_layers: int) -> list[tuple[str, str]]:
     ls = [l for l in layers if not (l == "mix" and n_layers == 1)] or ["top"]
     return [(l, e) for l in ls for e in encoders]
 
 
+def _on(device: str, tensors: tuple) -> tuple:
+    return tuple(t.to(device) if t is not None else None for t in tensors)
+
+
 class SpanTask(LexcompTask):
     """Binary classification of a target span in its sentence (VPC, LVC, NC literality/relations, AN)."""
 
     has_paraphrase = False
+    chosen_on = "validation accuracy"
 
     def _views(self, items: list[SpanItem]):
         """(sentences, starts, ends, paraphrases) after the ablation, which changes only the input."""
@@ -171,15 +239,12 @@ class SpanTask(LexcompTask):
             px, pm = nets.pad(cache.get(paras))
         return (x, m, torch.tensor(starts), torch.tensor(ends), px, pm)
 
-    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
-        import torch  # torch only when training: task discovery must stay cheap
-        from torch import nn
+    def _labels(self, sp: dict[str, list]) -> dict[str, np.ndarray]:
+        return {k: np.array([i.label for i in v]) for k, v in sp.items()}
 
-        from . import nets
-
-        sp = self._require()
+    def _baselines(self, sp, seed):
         train, val, test = sp["train"], sp["val"], sp["test"]
-        y = {k: np.array([i.label for i in v]) for k, v in sp.items()}
+        y = self._labels(sp)
         scores: list[Score] = []
         base = majority.fit_span(train)
         pv, pt = majority.predict_span(base, val), majority.predict_span(base, test)
@@ -195,56 +260,39 @@ class SpanTask(LexcompTask):
                               "label": y["test"], **{n: pt[n] for n in majority.NAMES}})
         counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
         counts["ablation"] = self.ablation
-        if self.options.baseline_only:
-            scores.append(Score(subset="all", metric="accuracy", value=None, n=len(test),
-                                details={"reason": "baseline_only=true: no model trained"}))
-            return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+        return scores, preds, counts
 
-        cache = self._token_cache(model)
-        try:
-            data = {k: self._tensors(cache, v) for k, v in sp.items()}
-        finally:
-            counts["token_cache"] = {"encoded": cache.encoded, "from_disk": cache.from_disk}
-            cache.close()
-        n_layers, dim = data["train"][0].shape[2:]
-        device = self.context.torch_device()  # validation and test data live on the training device
-        data = {k: v if k == "train" else tuple(t.to(device) if t is not None else None for t in v)
-                for k, v in data.items()}
+    def _head(self, cache, sp, device):
+        import torch
+        from torch import nn
+
+        from . import nets
+
+        data = {k: self._tensors(cache, v) for k, v in sp.items()}
+        data = {k: v if k == "train" else _on(device, v) for k, v in data.items()}
+        y = self._labels(sp)
         yt = {k: torch.from_numpy(v).long().to(device) for k, v in y.items()}
         use_span = self.ablation != "context-phrase"
-        runs = []
-        for layer, encoder in _settings(self.layers, self.encoders, n_layers):
-            torch.manual_seed(seed)
-            net = nets.SpanClassifier(layer, encoder, n_layers, dim, use_span=use_span,
-                                      use_para=self.has_paraphrase, hidden=self.train_cfg.hidden,
-                                      dropout=self.train_cfg.dropout)
 
-            def val_score(m, _d=data["val"]):
-                logits = m(*_d)
-                acc = float((logits.argmax(-1) == yt["val"]).float().mean())
-                return acc, -float(nn.functional.cross_entropy(logits, yt["val"]))
+        def val_score(m):
+            logits = m(*data["val"])
+            acc = float((logits.argmax(-1) == yt["val"]).float().mean())
+            return acc, -float(nn.functional.cross_entropy(logits, yt["val"]))
 
-            res = nets.train(net, data["train"], yt["train"], nn.functional.cross_entropy, val_score,
-                             self.train_cfg, seed, lengths=data["train"][1].sum(1), device=str(device),
-                             name=f"{self.name} {layer}+{encoder}")
-            runs.append((layer, encoder, res))
-            scores.append(Score(subset=f"{layer}+{encoder}", metric="val_accuracy", value=res.best_val,
-                                n=len(val), details={"best_epoch": res.best_epoch, "epochs": res.epochs,
-                                                     "seconds": round(res.seconds, 1)}))
-        layer, encoder, res = max(runs, key=lambda r: r[2].best_val)  # first wins ties: grid order
-        with torch.no_grad():
-            pred = res.model(*data["test"]).argmax(-1).cpu().numpy()
-        scores.append(self._acc_score("all", pred == y["test"], seed, layer=layer, encoder=encoder,
-                                      val_accuracy=res.best_val, chosen_on="validation accuracy"))
-        preds["model"] = pred
-        counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
-        counts["trainer"] = trainer_record(device)
-        counts["chosen"] = f"{layer}+{encoder}"
-        return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+        return _Head(
+            inputs=data, y_train=yt["train"], loss=nn.functional.cross_entropy, val_score=val_score,
+            build=lambda layer, encoder, n_layers, dim: nets.SpanClassifier(
+                layer, encoder, n_layers, dim, use_span=use_span, use_para=self.has_paraphrase,
+                hidden=self.options.hidden, dropout=settings.DROPOUT),
+            predict=lambda m: m(*data["test"]).argmax(-1).cpu().numpy(),
+            score=lambda pred, seed, **details: self._acc_score("all", pred == y["test"], seed, **details),
+            column=lambda pred: pred)
 
 
 class TaggingTask(LexcompTask):
     """Phrase type: BIO tags per word, decoded under the B-before-I constraint; span-level F1."""
+
+    chosen_on = "validation span F1"
 
     def _f1_score(self, subset, gold, pred, seed, **details) -> Score:
         c = bio.span_counts(gold, pred)
@@ -268,13 +316,7 @@ class TaggingTask(LexcompTask):
                                                     "scorer": "AllenNLP SpanBasedF1Measure convention (untyped I "
                                                               "after B-X is a span of type '')"})
 
-    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
-        import torch  # torch only when training: task discovery must stay cheap
-        from torch import nn
-
-        from . import nets
-
-        sp = self._require()
+    def _baselines(self, sp, seed):
         train, val, test = sp["train"], sp["val"], sp["test"]
         gold = {k: [list(i.tags) for i in v] for k, v in sp.items()}
         scores: list[Score] = []
@@ -290,27 +332,24 @@ class TaggingTask(LexcompTask):
         preds = pd.DataFrame({"words": [" ".join(i.words) for i in test], "gold": [" ".join(t) for t in gold["test"]],
                               **{n: [" ".join(t) for t in pt[n]] for n in majority.NAMES}})
         counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
-        if self.options.baseline_only:
-            scores.append(Score(subset="all", metric="span_f1", value=None, n=len(test),
-                                details={"reason": "baseline_only=true: no model trained"}))
-            return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+        return scores, preds, counts
 
+    def _head(self, cache, sp, device):
+        import torch
+        from torch import nn
+
+        from . import nets
+
+        train, val = sp["train"], sp["val"]
         labels = sorted({t for i in train for t in i.tags} | {"O", "I"})
         tag_id = {t: k for k, t in enumerate(labels)}
-        cache = self._token_cache(model)
-        try:
-            data = {k: nets.pad(cache.get([list(i.words) for i in v])) for k, v in sp.items()}
-        finally:
-            counts["token_cache"] = {"encoded": cache.encoded, "from_disk": cache.from_disk}
-            cache.close()
+        K = len(labels)
+        data = {k: nets.pad(cache.get([list(i.words) for i in v])) for k, v in sp.items()}
+        data = {k: v if k == "train" else _on(device, v) for k, v in data.items()}
         T = data["train"][0].shape[1]
         ytr = torch.full((len(train), T), -100, dtype=torch.long)
         for r, it in enumerate(train):
             ytr[r, : len(it.tags)] = torch.tensor([tag_id[t] for t in it.tags])
-        n_layers, dim = data["train"][0].shape[2:]
-        K = len(labels)
-        device = self.context.torch_device()  # validation and test data live on the training device
-        data = {k: v if k == "train" else tuple(t.to(device) for t in v) for k, v in data.items()}
 
         def decode(m, split):
             x, mask = data[split]
@@ -325,6 +364,7 @@ class TaggingTask(LexcompTask):
         yv = torch.full(mv.shape, -100, dtype=torch.long, device=device)
         for r, it in enumerate(val):
             yv[r, : len(it.tags)] = torch.tensor([tag_id.get(t, tag_id["O"]) for t in it.tags])
+        gold = {k: [list(i.tags) for i in sp[k]] for k in ("val", "test")}
 
         def val_score(m):
             logits = m(xv, mv)
@@ -332,27 +372,14 @@ class TaggingTask(LexcompTask):
             pred = [bio.viterbi(logp[r, : len(it.words)], labels) for r, it in enumerate(val)]
             return bio.span_f1(gold["val"], pred), -float(loss_fn(logits, yv))
 
-        runs = []
-        for layer, encoder in _settings(self.layers, self.encoders, n_layers):
-            torch.manual_seed(seed)
-            net = nets.Tagger(layer, encoder, n_layers, dim, K, hidden=self.train_cfg.hidden,
-                              dropout=self.train_cfg.dropout)
-            res = nets.train(net, data["train"], ytr, loss_fn, val_score, self.train_cfg, seed,
-                             lengths=data["train"][1].sum(1), device=str(device), name=f"{self.name} {layer}+{encoder}")
-            runs.append((layer, encoder, res))
-            scores.append(Score(subset=f"{layer}+{encoder}", metric="val_span_f1", value=res.best_val, n=len(val),
-                                details={"best_epoch": res.best_epoch, "epochs": res.epochs,
-                                         "seconds": round(res.seconds, 1)}))
-        layer, encoder, res = max(runs, key=lambda r: r[2].best_val)
-        with torch.no_grad():
-            pred = decode(res.model, "test")
-        scores.append(self._f1_score("all", gold["test"], pred, seed, layer=layer, encoder=encoder,
-                                     val_span_f1=res.best_val, chosen_on="validation span F1"))
-        preds["model"] = [" ".join(t) for t in pred]
-        counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
-        counts["trainer"] = trainer_record(device)
-        counts["chosen"] = f"{layer}+{encoder}"
-        return TaskOutput(scores=scores, n_items=len(test), predictions=preds, counts=counts)
+        return _Head(
+            inputs=data, y_train=ytr, loss=loss_fn, val_score=val_score,
+            build=lambda layer, encoder, n_layers, dim: nets.Tagger(layer, encoder, n_layers, dim, K,
+                                                                    hidden=self.options.hidden,
+                                                                    dropout=settings.DROPOUT),
+            predict=lambda m: decode(m, "test"),
+            score=lambda pred, seed, **details: self._f1_score("all", gold["test"], pred, seed, **details),
+            column=lambda pred: [" ".join(t) for t in pred])
 
 
 def _meta(name, description, metric="accuracy"):
@@ -399,18 +426,6 @@ class _BNCTask(SpanTask):
         if self._bnc_folder() or self.options.baseline_only:
             return None
         return "needs the British National Corpus (--bnc-dir or COMPEVAL_BNC_DIR)"
-
-    class Options(LexcompOptions):
-        bnc_dir: str = ""  # British National Corpus XML folder; else $COMPEVAL_BNC_DIR
-
-        @field_validator("bnc_dir", mode="before")
-        @classmethod
-        def fspath(cls, value: Any) -> Any:
-            return path_text(value)
-
-    @property
-    def bnc_dir(self) -> str | None:
-        return self.options.bnc_dir or None
 
 
 @register_task

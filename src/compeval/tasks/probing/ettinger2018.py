@@ -7,7 +7,7 @@ In ``neg``, TRUE means the probe verb is *not* negated (the negation sits on the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -82,8 +82,6 @@ class Ettinger2018Task(Task):
 
     def __init__(self, **options: Any):
         super().__init__(**options)
-        self.classifiers = self.options.classifier_names()
-        self.settings = self.options.settings()
         self.train: list[EttingerItem] | None = None
         self.test: list[EttingerItem] = []
         self.vocab: list[str] = []
@@ -110,9 +108,8 @@ class Ettinger2018Task(Task):
                               np.array([i.label for i in items], dtype=bool), np.arange(len(items)))
 
         problem = ProbeProblem(self.directory, split(train), split(test), extra={"sent_id": [i.sent_id for i in test]})
-        return evaluate_problems(model, [problem], seed=seed, classifiers=self.classifiers, main="mlp",
-                                 settings=replace(self.settings, device=self.context.torch_device()),
-                                 probe_features=True, probe_vocab=self.vocab)
+        return evaluate_problems(model, [problem], seed=seed, options=self.options,
+                                 device=self.context.torch_device(), probe_features=True, probe_vocab=self.vocab)
 
 
 def _define(directory: str, n_probes: int, description: str) -> type:

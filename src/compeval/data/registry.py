@@ -248,7 +248,7 @@ class DataContext:
             self.downloaded += fetch(url, cached, spec.sha256, label=f"data set {src.name!r}",
                                      progress=self.progress)
         except NoNetworkError as exc:
-            raise NoNetworkError(f"{exc}; {self._how_to_get(src)}") from None
+            raise NoNetworkError(f"{exc}; {self.how_to_get(src)}", exc.host, exc.reason) from None
         return cached
 
     def _checked(self, src: DataSource, spec: DataFile, local: Path) -> Path:
@@ -301,16 +301,18 @@ class DataContext:
             raise DataError(f"data set {src.name!r}: {exc}") from None
         return dest
 
-    def _how_to_get(self, src: DataSource) -> str:
+    def how_to_get(self, src: DataSource | None = None) -> str:
+        """How to get data onto a machine without network (for one data set, or for any)."""
+        holding = f"a folder holding {src.folder or src.name}/" if src is not None else "a folder with the data"
         return (f"get it with `compeval download` where there is network (it fills {self.cache_dir}), set "
-                f"{MIRROR_ENV}, or give --data-dir a folder holding {src.folder or src.name}/")
+                f"{MIRROR_ENV}, or give --data-dir {holding}")
 
     def _offline_message(self, src: DataSource, spec: DataFile, derived: DataFile | None = None) -> str:
         where = " or ".join(str(f) for f in self.folders(src.name))
         what = (f"{derived.path} is built from upstream {spec.path}, which" if derived is not None
                 else spec.path)
         return (f"data set {src.name!r}: {what} is not in {where}, and downloads are off (--offline); copy "
-                f"{spec.url} to {src.folder or src.name}/{spec.path} in your data folder, or {self._how_to_get(src)}")
+                f"{spec.url} to {src.folder or src.name}/{spec.path} in your data folder, or {self.how_to_get(src)}")
 
     def provenance(self, names: tuple[str, ...] | list[str]) -> list[DataProvenance]:
         return [self.used[n] for n in names if n in self.used]

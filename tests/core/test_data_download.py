@@ -119,7 +119,7 @@ def test_default_data_downloads_verifies_and_runs_structure_tasks_offline(mirror
     env = {dl.MIRROR_ENV: mirror.url, "COMPEVAL_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
     r = _cli(["download", "-m", "random"], env, tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "MB downloaded now" in r.stdout and "downloading data set 'sts3k-ratings': STS3k_all_participant" in r.stderr
+    assert "MB downloaded now" in r.stdout and "downloading sts3k-ratings: upstream/STS3k_all_participant_data.xlsx" in r.stderr
     # every default data set is in the cache, byte for byte the shared copy (derived files included)
     from compeval.cli.data import default_tasks, task_sources
 

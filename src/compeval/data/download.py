@@ -89,10 +89,12 @@ def _mb(n: int | None) -> str:
     return "unknown size" if n is None else f"{n / 1e6:.2f} MB"
 
 
-def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadProgress | None = None) -> int:
+def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadProgress | None = None,
+          display: str | None = None) -> int:
     """Download ``url`` to ``dest`` (atomically, resuming a partial file) and check its SHA-256.
 
-    Returns the number of bytes transferred. Raises ``NoNetworkError`` when the host cannot be reached and
+    ``label`` starts every error message; ``display`` names the file to the progress display. Returns the
+    number of bytes transferred. Raises ``NoNetworkError`` when the host cannot be reached and
     ``DataError`` for everything else (404, a hash mismatch, a broken transfer, a full disk), each with the
     partial file removed."""
     import httpx
@@ -130,7 +132,7 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
                     length = resp.headers.get("Content-Length")
                     total = offset + int(length) if length is not None and length.isdigit() else None
                     if not started:
-                        progress.start(f"{label}: {dest.name}", total, offset)
+                        progress.start(display or f"{label}: {dest.name}", total, offset)
                         started = True
                     with open(part, "ab" if resumed else "wb") as f:
                         for block in resp.iter_raw():  # as received: a cut keeps every byte that came

@@ -208,8 +208,9 @@ class DataContext:
         src = get_source(name)
         local = self._resolve(src, src.file(rel))
         digest = self._digest(local)
+        folder = local.parents[len(Path(rel).parts) - 1]  # the data set's folder (data folder or cache)
         prov = self.used.setdefault(
-            name, DataProvenance(source=name, revision=src.revision, location=str(local.parent))
+            name, DataProvenance(source=name, revision=src.revision, location=str(folder))
         )
         prov.files[rel] = digest
         prov.verified = all(prov.files[r] == src.file(r).sha256 for r in prov.files)
@@ -246,7 +247,7 @@ class DataContext:
         url = mirrored(spec.url or "", self.mirror)
         try:
             self.downloaded += fetch(url, cached, spec.sha256, label=f"data set {src.name!r}",
-                                     progress=self.progress)
+                                     progress=self.progress, display=f"{src.name}: {spec.path}")
         except NoNetworkError as exc:
             raise NoNetworkError(f"{exc}; {self.how_to_get(src)}", exc.host, exc.reason) from None
         return cached

@@ -275,6 +275,10 @@ def data_rows(data_dir: Optional[Path]) -> list[dict]:
     return rows
 
 
+def _size(n: int) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
+
+
 def data(
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="data folder to look in (else "
                                             "$COMPEVAL_DATA_DIR), besides the cache"),
@@ -289,8 +293,8 @@ def data(
         return
     lines = []
     for r in rows:
-        size = (f"{r['local_bytes'] / 1e6:.2f} MB on disk" if r["local_bytes"] else
-                f"{r['download_bytes'] / 1e6:.2f} MB to download" if r["download_bytes"] else "size unknown")
+        size = (f"{_size(r['local_bytes'])} on disk" if r["local_bytes"] else
+                f"{_size(r['download_bytes'])} to download" if r["download_bytes"] else "size unknown")
         where = f" in {r['local']}" if r["local"] != "no" else ""
         lines.append(f"{r['name']}: {r['status']}{where}, {r['files']} file(s), {size}")
         lines.append(f"  home: {r['homepage']}")

@@ -28,8 +28,10 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch):
+    """No data folder, no mirror (and whatever a test's CLI code sets, e.g. --data-mirror, undone after)."""
     monkeypatch.delenv("COMPEVAL_DATA_DIR", raising=False)
-    monkeypatch.delenv(dl.MIRROR_ENV, raising=False)
+    monkeypatch.setenv(dl.MIRROR_ENV, "")  # recorded, so that the teardown restores the variable's absence
+    monkeypatch.delenv(dl.MIRROR_ENV)
     dl.forget_unreachable()
     yield
     dl.forget_unreachable()

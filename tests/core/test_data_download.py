@@ -264,6 +264,10 @@ def test_default_run_skips_what_it_cannot_get_and_named_tasks_fail(tmp_path, mon
     named = prepare_run(["random"], ["sts3k", "minimal-pairs"], None, offline=True, mirror=None, console=console)
     assert named.tasks == ["minimal-pairs"] and [t for t, _ in named.failed] == ["sts3k"]
     assert "--offline" in named.failed[0][1]
+    # a suite named whose tasks partly lack data: the others still run, the rest fail by name
+    suite = prepare_run(["random"], ["structure"], None, offline=True, mirror=None, console=console)
+    assert "minimal-pairs" in suite.tasks and "sts3k-types" in {t for t, _ in suite.failed}
+    assert not set(suite.tasks) & {t for t, _ in suite.failed}
 
 
 # -- model prefetch through a fake Hub endpoint ---------------------------------------------------------------

@@ -96,3 +96,15 @@ def test_each_result_lists_only_the_files_its_task_read(data_dir, tmp_path):
     full = store.load(next(tmp_path.glob("hashbag-*/sts3k.json"))).data[0].files
     assert set(pilot) == {"pilot/Fodor_pilot_2022.txt"}
     assert "STS3k_all.txt" in full and "pilot/Fodor_pilot_2022.txt" not in full
+
+
+def test_available_means_on_disk_or_derivable_from_upstream_files_on_disk(data_dir, tmp_path):
+    empty = DataContext(tmp_path / "empty" if (tmp_path / "empty").mkdir() is None else None, download=False,
+                        cache_dir=tmp_path / "cache")
+    assert not empty.available("sts3k") and not empty.available("sts3k-ratings")
+    assert DataContext(data_dir, download=False, cache_dir=tmp_path / "cache").available("sts3k-ratings")
+    only_upstream = tmp_path / "up"
+    (only_upstream / "sts3k" / "upstream").mkdir(parents=True)
+    for name in ("STS3k_all_participant_data.xlsx", "Check_split_half_reliability.ipynb"):
+        (only_upstream / "sts3k" / "upstream" / name).symlink_to(data_dir / "sts3k" / "upstream" / name)
+    assert DataContext(only_upstream, download=False, cache_dir=tmp_path / "cache").available("sts3k-ratings")

@@ -139,22 +139,30 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
     for m in models:  # a typo in a model spec is reported before any download
         validate_model_spec(m)
     specs = list(named) if named else default_tasks(console)
-    needs = {spec: task_sources(spec) for spec in specs}
-    names = list(dict.fromkeys(s for sources in needs.values() for s in sources))
+    from ..runner.jobs import task_spec
+    from ..tasks.registry import get_tasks
+
+    expanded = {spec: get_tasks(spec) for spec in specs}
+    names = list(dict.fromkeys(s for tasks in expanded.values() for t in tasks for s in t.metadata.data_sources))
     fetched = fetch_sources(names, data_dir, offline=offline, console=console)
     if fetched.downloaded:
         console.print(f"data: downloaded {fetched.downloaded / 1e6:.2f} MB in {fetched.seconds:.1f}s into "
                       f"{escape(str(fetched.cache))}", highlight=False, soft_wrap=True)
     keep, failed = [], []
     skipped: dict[str, list[str]] = {}
-    for spec, sources in needs.items():
-        bad = [s for s in sources if s in fetched.errors]
+    for spec, tasks in expanded.items():
+        bad = {t.slug: next(s for s in t.metadata.data_sources if s in fetched.errors) for t in tasks
+               if any(s in fetched.errors for s in t.metadata.data_sources)}
         if not bad:
-            keep.append(spec)
-        elif named:
-            failed.append((spec, str(fetched.errors[bad[0]])))
-        else:
-            skipped.setdefault(_skip_reason(fetched.errors[bad[0]], fetched.how), []).append(spec)
+            keep.append(spec)  # as given: a suite or a task with its options
+            continue
+        for t in tasks:  # a suite some of whose tasks lack data: the others still run
+            if t.slug not in bad:
+                keep.append(task_spec(t) or t)  # a task whose options have no spec form runs as the object
+            elif named:
+                failed.append((t.slug, str(fetched.errors[bad[t.slug]])))
+            else:
+                skipped.setdefault(_skip_reason(fetched.errors[bad[t.slug]], fetched.how), []).append(t.slug)
     for reason, tasks in skipped.items():
         console.print(f"[yellow]skipped[/] {len(tasks)} task(s) ({escape(', '.join(tasks))}): {escape(reason)}",
                       soft_wrap=True, highlight=False)

@@ -198,9 +198,11 @@ class DataContext:
         disk already (no download attempted, nothing hashed)."""
         src = get_source(name)
         for spec in (src.file(r) for r in (files or [f.path for f in src.files])):
-            if self.find(name, spec.path) is None and not all(self.find(name, u.path) for u in spec.upstream
-                                                              if spec.derived is not None):
-                return False
+            if self.find(name, spec.path) is not None:
+                continue
+            if spec.derived is not None and all(self.find(name, u.path) for u in spec.derived.inputs):
+                continue
+            return False
         return True
 
     def path(self, name: str, rel: str) -> Path:

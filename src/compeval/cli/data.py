@@ -216,7 +216,7 @@ def download(
     names = list(dict.fromkeys(s for spec in specs for s in task_sources(spec)))
     t0 = time.perf_counter()
     fetched = fetch_sources(names, data_dir, offline=False, console=console)
-    problems = [f"{n}: {e}" for n, e in fetched.errors.items()]
+    problems = [str(e) for e in fetched.errors.values()]  # each names its data set
     from ..data.registry import DataContext
 
     ctx = DataContext(data_dir, download=False)
@@ -237,10 +237,13 @@ def download(
                 problems.append(f"{m}: {exc}")
                 continue
         where = Path(config.location) if config.location else None
-        size = _folder_size(where) if where is not None and where.is_dir() else 0
+        if where is None or not where.exists():
+            out.print(f"model {escape(m)}: ready (its weights come with an installed package or code)", highlight=False,
+                      soft_wrap=True)
+            continue
+        size = _folder_size(where) if where.is_dir() else where.stat().st_size
         model_bytes += size
-        out.print(f"model {escape(m)}: {size / 1e6:.2f} MB at {escape(str(where) if where else 'in code')}",
-                  highlight=False, soft_wrap=True)
+        out.print(f"model {escape(m)}: {size / 1e6:.2f} MB at {escape(str(where))}", highlight=False, soft_wrap=True)
     for t in specs:
         from ..tasks.registry import get_tasks
 

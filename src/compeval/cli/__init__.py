@@ -12,6 +12,7 @@ from rich.table import Table
 
 from .. import __version__
 from ..errors import CompevalError
+from . import data as data_cli
 from . import usage
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -128,34 +129,6 @@ def _first_line(text) -> str:
     return first_line(text)
 
 
-def _default_tasks(data_dir: Optional[Path]) -> list[str]:
-    """Generated suites plus every data-backed task whose data is already on disk."""
-    from ..data.registry import DataContext
-    from ..tasks.registry import TASKS, discover
-
-    discover()
-    ctx = DataContext(data_dir, download=False)
-    chosen, skipped, slow, unmet = [], [], [], []
-    for name, cls in sorted(TASKS.items()):
-        sources = cls.metadata.data_sources
-        if not cls.default_run:
-            slow.append(name)
-        elif sources and not all(ctx.available(s) for s in sources):
-            skipped.append(name)
-        elif (need := cls().missing_requirements()):
-            unmet.append(f"{name} ({need})")
-        else:
-            chosen.append(name)
-    if skipped:
-        console.print(f"[dim]no local data for: {', '.join(skipped)} (name them with --task to download, "
-                      "or give --data-dir)[/]", soft_wrap=True)
-    if slow:
-        console.print(f"[dim]not in the default run (they train many models): {', '.join(slow)}[/]", soft_wrap=True)
-    if unmet:
-        console.print(f"[dim]skipped: {'; '.join(unmet)}[/]", soft_wrap=True)
-    return chosen
-
-
 @app.command()
 def run(
     model: List[str] = typer.Option(None, "--model", "-m", help="model spec (repeatable); see `compeval models`"),
@@ -164,7 +137,9 @@ def run(
     models_file: Optional[Path] = typer.Option(None, "--models-file", help="model specs, one per line, # comments"),
     task: List[str] = typer.Option(None, "--task", "-t", help="task or suite name (repeatable); see `compeval tasks`"),
     output_dir: Path = typer.Option(Path("results"), "--output-dir", "-o", help="results folder"),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="local data folder (else $COMPEVAL_DATA_DIR, else download)"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="local data folder (else $COMPEVAL_DATA_DIR); data sets it lacks come from the cache or are downloaded"),
+    offline: bool = typer.Option(False, "--offline", help=data_cli.OFFLINE_HELP),
+    data_mirror: Optional[str] = typer.Option(None, "--data-mirror", help=data_cli.DATA_MIRROR_HELP),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="embedding cache (else $COMPEVAL_CACHE_DIR or ~/.cache/compeval)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="keep embeddings in memory only"),
     overwrite: bool = typer.Option(False, "--overwrite", help="recompute and replace existing results"),
@@ -198,7 +173,8 @@ def run(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
 ):
-    """Run every model on every task; without --model/--task, run the defaults on what is available."""
+    """Run every model on every task; without --model/--task, the default models on every default task (data
+    downloaded as needed; without network, tasks whose data is not on disk are skipped)."""
     from ..runner import run as run_grid
     from ..runner.executors import make_executor
 
@@ -217,7 +193,8 @@ def run(
     from .sweep import model_specs, print_plan
 
     models_ = model_specs(model, models_list, models_file) or DEFAULT_MODELS
-    tasks_ = list(task) if task else _default_tasks(data_dir)
+    run_data = data_cli.prepare_run(models_, task, data_dir, offline=offline, mirror=data_mirror, console=console)
+    tasks_ = run_data.tasks
     if plan:
         return print_plan(models_, tasks_, data_dir, plan_device)
     cache = None if no_cache else (cache_dir or "default")
@@ -228,7 +205,9 @@ def run(
                            seed=seed, reporter=reporter, executor=runner_executor, device=device,
                            batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
                            allow_modified_data=allow_modified_data, reuse_stale=reuse_stale,
-                           max_batch_tokens=max_batch_tokens, isolate=isolate, model_timeout=model_timeout)
+                           max_batch_tokens=max_batch_tokens, isolate=isolate, model_timeout=model_timeout,
+                           download=not offline)
+    data_cli.add_failures(summary, models_, run_data.failed)
     from .summary import end_of_run
 
     status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report)
@@ -363,6 +342,9 @@ def verify_command(
     status = verify(directory, data_dir, cache_dir, no_cache, console, out)
     if status:
         raise typer.Exit(status)
+
+
+data_cli.register(app)  # compeval download, compeval data
 
 
 def _markdown_cell(text: str) -> str:

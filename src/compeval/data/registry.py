@@ -1,49 +1,82 @@
 """The data registry: where each data set comes from, pinned and hashed, and how to find it.
 
-Lookup order for a data set ``NAME``: an explicit ``data_dir`` (CLI ``--data-dir``), then
-``$COMPEVAL_DATA_DIR``; both hold ``NAME/…`` folders laid out like the project's shared data. Without
-either, files are downloaded from their original public location at the pinned revision into
-``<cache>/data/NAME/`` and their SHA-256 checked. No data file ships with compeval.
+Lookup order for each file of a data set ``NAME``: an explicit ``data_dir`` (CLI ``--data-dir``, else
+``$COMPEVAL_DATA_DIR``) laid out like the project's shared data (``NAME/…`` folders); then the cache
+``<cache>/data/NAME/``; then a download from the file's original public location at the pinned revision
+(or from ``$COMPEVAL_DATA_MIRROR`` / ``--data-mirror``, which replaces the host and keeps the path), into the
+cache, its SHA-256 checked before it is used. ``download=False`` (``--offline``) stops at the cache. No data
+file ships with compeval.
+
+A file compeval reads may be *derived* (``Derivation``): the registry then pins the upstream files as they
+are (kept under ``NAME/upstream/``) and a function of the suite's ``sources.py`` builds the file from them;
+the derived file's SHA-256 is checked as well. A derived file already in the data folder is accepted when
+it matches; otherwise it is built from the upstream files, found in the data folder, the cache or online.
 
 A local file whose SHA-256 differs from the pin (truncated, edited, another release) is an error, unless
 the run allows it (``--allow-modified-data``, ``DataContext(allow_modified=True)``): then it is used, its
 result records ``verified: false`` and ``modified_allowed: true``, and a text file that is not UTF-8 is
-still refused with a one-line error naming the file and line.
+still refused with a one-line error naming the file and line. A cached file that fails its hash is
+fetched again.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import urllib.request
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable, Sequence
 
-from ..errors import CompevalError, DataError, MalformedDataError, MissingDataError
+from ..errors import CompevalError, CompevalWarning, DataError, MalformedDataError, MissingDataError
 from ..results.schema import DataProvenance
+from .download import MIRROR_ENV, DownloadProgress, NoNetworkError, check_mirror, fetch, mirrored
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """How a file is built from upstream files: ``build`` gets their local paths (in ``inputs`` order) and
+    returns the file's bytes; it must read them as data (never execute them) and be deterministic."""
+
+    inputs: tuple["DataFile", ...]  # the upstream files as they are (path under NAME/, url, sha256)
+    build: Callable[[Sequence[Path]], bytes]
+    recipe: str  # one line: what is taken from the inputs
 
 
 @dataclass(frozen=True)
 class DataFile:
     path: str  # relative to the data set folder
-    url: str
+    url: str | None  # None for a derived file (its inputs have URLs)
     sha256: str
+    derived: Derivation | None = None
+
+    @property
+    def upstream(self) -> tuple["DataFile", ...]:
+        """The files fetched for this one: itself, or the inputs of its derivation."""
+        return self.derived.inputs if self.derived is not None else (self,)
 
 
 @dataclass(frozen=True)
 class DataSource:
     name: str
     description: str
-    homepage: str
+    homepage: str  # the data set's own home (paper page, original release), never a third-party copy
     revision: str
     license: str
     files: tuple[DataFile, ...]
     folder: str | None = None  # local sub-folder when it is not the source name (e.g. "sts3k/parses")
+    download_size: int | None = None  # bytes fetched from upstream for the whole set (what a download costs)
+    mirror: str | None = None  # the third-party copy the files are downloaded from, when not the homepage
 
     def file(self, rel: str) -> DataFile:
         for f in self.files:
             if f.path == rel:
                 return f
         raise KeyError(f"data set {self.name!r} has no registered file {rel!r}")
+
+    @property
+    def location(self) -> str:
+        """Where the files are downloaded from: the homepage or the named mirror."""
+        return self.mirror or self.homepage
 
 
 SOURCES: dict[str, DataSource] = {}
@@ -104,15 +137,18 @@ class DataContext:
 
     Give each task its own record (``for_task``) so that its result lists the files it read and nothing
     another task of the same run read; the copies share one table of file hashes, so a file is hashed
-    once per run.
+    once per run. ``progress`` receives every download (``compeval run`` draws it as a bar).
     """
 
     data_dir: Path | None = None
-    download: bool = True
+    download: bool = True  # False: --offline, nothing beyond the data folder and the cache
     cache_dir: Path | None = None
     allow_modified: bool = False  # use local files whose hash differs from the pin (recorded)
+    mirror: str | None = None  # base URL replacing the upstream host; else $COMPEVAL_DATA_MIRROR
+    progress: DownloadProgress | None = field(default=None, repr=False, compare=False)
     used: dict[str, DataProvenance] = field(default_factory=dict)
     digests: dict[tuple[str, int, int], str] = field(default_factory=dict, repr=False, compare=False)
+    downloaded: int = field(default=0, compare=False)  # bytes this context (and its copies' parent) fetched
 
     def __post_init__(self):
         if self.data_dir is None and os.environ.get("COMPEVAL_DATA_DIR"):
@@ -126,6 +162,8 @@ class DataContext:
                 )
         if self.cache_dir is None:
             self.cache_dir = default_data_cache()
+        self.cache_dir = Path(self.cache_dir).expanduser()
+        self.mirror = check_mirror(self.mirror if self.mirror is not None else os.environ.get(MIRROR_ENV))
 
     def for_task(self) -> "DataContext":
         """The same settings and hash table, an empty record of files read."""
@@ -139,75 +177,145 @@ class DataContext:
         return self.digests[key]
 
     def root(self, name: str) -> Path:
+        """The data set's folder in the data folder when one is given, else in the cache."""
         base = self.data_dir if self.data_dir is not None else self.cache_dir
         return base / (get_source(name).folder or name)
 
+    def folders(self, name: str) -> list[Path]:
+        """Where the data set's files are looked for, in order: the data folder, then the cache."""
+        sub = get_source(name).folder or name
+        return [b / sub for b in (self.data_dir, self.cache_dir) if b is not None]
+
+    def find(self, name: str, rel: str) -> Path | None:
+        """The first local copy of a registered file (data folder, then cache), unverified; None if none."""
+        for folder in self.folders(name):
+            if (folder / rel).is_file():
+                return folder / rel
+        return None
+
     def available(self, name: str, files: list[str] | None = None) -> bool:
-        """True when every needed file is already on disk (no download attempted)."""
+        """True when every needed file (or, for a derived file, every upstream file it is built from) is on
+        disk already (no download attempted, nothing hashed)."""
         src = get_source(name)
-        rels = files or [f.path for f in src.files]
-        return all((self.root(name) / r).is_file() for r in rels)
+        for spec in (src.file(r) for r in (files or [f.path for f in src.files])):
+            if self.find(name, spec.path) is not None:
+                continue
+            if spec.derived is not None and all(self.find(name, u.path) for u in spec.derived.inputs):
+                continue
+            return False
+        return True
 
     def path(self, name: str, rel: str) -> Path:
-        """The local path of one registered file, downloading it if allowed; records provenance."""
+        """The local path of one registered file, downloading or deriving it if needed; records provenance."""
         src = get_source(name)
-        spec = src.file(rel)
-        local = self.root(name) / rel
-        if not local.is_file():
-            if self.data_dir is not None:
-                raise MissingDataError(
-                    f"data set {name!r}: file {local} is missing. Copy it there (from {src.homepage} at "
-                    f"revision {src.revision}), point --data-dir / COMPEVAL_DATA_DIR at a folder that has "
-                    f"{name}/{rel}, or unset them to download into {self.cache_dir}"
-                )
-            if not self.download:
-                raise MissingDataError(
-                    f"data set {name!r}: {local} is not in the cache and downloads are off; "
-                    f"run with downloads on, or give --data-dir"
-                )
-            self._download(spec, local, src)
+        local = self._resolve(src, src.file(rel))
         digest = self._digest(local)
-        if digest != spec.sha256:
-            if not self.allow_modified:
-                raise DataError(
-                    f"data set {name!r}: {local} has SHA-256 {digest[:16]}…, not the pinned {spec.sha256[:16]}… "
-                    f"(revision {src.revision}); the file is truncated, edited or another version. Restore it "
-                    f"from {src.homepage}, or pass --allow-modified-data to use it anyway (recorded in the result)"
-                )
-            check_text_file(local)
+        folder = local.parents[len(Path(rel).parts) - 1]  # the data set's folder (data folder or cache)
         prov = self.used.setdefault(
-            name, DataProvenance(source=name, revision=src.revision, location=str(self.root(name)))
+            name, DataProvenance(source=name, revision=src.revision, location=str(folder))
         )
         prov.files[rel] = digest
-        prov.verified = all(
-            prov.files[r] == src.file(r).sha256 for r in prov.files
-        )
+        prov.verified = all(prov.files[r] == src.file(r).sha256 for r in prov.files)
         if not prov.verified:
             prov.modified_allowed = True
         return local
 
-    def _download(self, spec: DataFile, local: Path, src: DataSource) -> None:
-        local.parent.mkdir(parents=True, exist_ok=True)
+    def fetch(self, name: str) -> list[Path]:
+        """Every file of a data set, local and verified (downloaded or derived as needed)."""
+        src = get_source(name)
+        return [self._resolve(src, f) for f in src.files]
+
+    # -- resolution ---------------------------------------------------------------------------------------
+
+    def _resolve(self, src: DataSource, spec: DataFile) -> Path:
+        sub = src.folder or src.name
+        if self.data_dir is not None:
+            local = self.data_dir / sub / spec.path
+            if local.is_file():
+                return self._checked(src, spec, local)
+        cached = self.cache_dir / sub / spec.path
+        if cached.is_file():
+            if self._digest(cached) == spec.sha256:
+                return cached
+            if self.allow_modified or not self.download:
+                return self._checked(src, spec, cached)
+            warnings.warn(f"data set {src.name!r}: the cached {cached} has the wrong SHA-256; fetching it again",
+                          CompevalWarning, stacklevel=2)
+            cached.unlink()
+        if spec.derived is not None:
+            return self._derive(src, spec, cached)
+        if not self.download:
+            raise MissingDataError(self._offline_message(src, spec))
+        url = mirrored(spec.url or "", self.mirror)
         try:
-            with urllib.request.urlopen(spec.url, timeout=60) as resp:
-                payload = resp.read()
-        except Exception as exc:  # network errors vary by platform
-            raise MissingDataError(
-                f"data set {src.name!r}: could not download {spec.url} ({exc}). Without network access, "
-                f"copy the data set to a folder and pass --data-dir (or set COMPEVAL_DATA_DIR)"
-            ) from exc
+            self.downloaded += fetch(url, cached, spec.sha256, label=f"data set {src.name!r}",
+                                     progress=self.progress, display=f"{src.name}: {spec.path}")
+        except NoNetworkError as exc:
+            raise NoNetworkError(f"{exc}; {self.how_to_get(src)}", exc.host, exc.reason) from None
+        return cached
+
+    def _checked(self, src: DataSource, spec: DataFile, local: Path) -> Path:
+        """``local`` when its hash is the pin (or modified files are allowed); else a one-line error."""
+        digest = self._digest(local)
+        if digest == spec.sha256:
+            return local
+        if not self.allow_modified:
+            if spec.derived is not None:
+                put = ", ".join(f"{u.url} at {local.parent / u.path}" for u in spec.derived.inputs)
+                raise DataError(
+                    f"data set {src.name!r}: {local} has SHA-256 {digest[:16]}…, not that of the file compeval "
+                    f"derives from upstream ({spec.sha256[:16]}…, {spec.derived.recipe}). Delete it and put "
+                    f"the upstream file(s) there instead ({put}), or pass --allow-modified-data to use it anyway"
+                )
+            raise DataError(
+                f"data set {src.name!r}: {local} has SHA-256 {digest[:16]}…, not the pinned {spec.sha256[:16]}… "
+                f"(revision {src.revision}); the file is truncated, edited or another version. Restore it "
+                f"from {src.location}, or pass --allow-modified-data to use it anyway (recorded in the result)"
+            )
+        check_text_file(local)
+        return local
+
+    def _derive(self, src: DataSource, spec: DataFile, dest: Path) -> Path:
+        """Build a derived file from its upstream inputs (each found locally or fetched) into the cache."""
+        inputs = []
+        for u in spec.derived.inputs:
+            if not self.download and not any((f / u.path).is_file() for f in self.folders(src.name)):
+                raise MissingDataError(self._offline_message(src, u, derived=spec))
+            inputs.append(self._resolve(src, u))
+        try:
+            payload = spec.derived.build(inputs)
+        except CompevalError:
+            raise
+        except Exception as exc:  # a reader's error on a file whose hash matched: say which and why
+            raise DataError(f"data set {src.name!r}: cannot derive {spec.path} from "
+                            f"{', '.join(map(str, inputs))}: {type(exc).__name__}: {exc}") from None
         digest = hashlib.sha256(payload).hexdigest()
         if digest != spec.sha256:
             raise DataError(
-                f"data set {src.name!r}: {spec.url} has SHA-256 {digest}, expected {spec.sha256}; "
-                "the file changed upstream or the download was corrupted. Nothing was saved."
+                f"data set {src.name!r}: {spec.path} derived from {', '.join(u.path for u in spec.derived.inputs)} "
+                f"has SHA-256 {digest[:16]}…, not the pinned {spec.sha256[:16]}…; nothing was saved (is the "
+                f"reader's version the one compeval pins?)"
             )
         from ..results.store import atomic_write_bytes
 
         try:
-            atomic_write_bytes(local, payload)  # no stray temporary file, the user's umask
+            atomic_write_bytes(dest, payload)  # no stray temporary file, the user's umask
         except CompevalError as exc:
             raise DataError(f"data set {src.name!r}: {exc}") from None
+        return dest
+
+    def how_to_get(self, src: DataSource | None = None) -> str:
+        """How to get data onto a machine without network (for one data set, or for any)."""
+        holding = f"a folder holding {src.folder or src.name}/" if src is not None else "a folder with the data"
+        return (f"get it with `compeval download` where there is network (it fills {self.cache_dir}), set "
+                f"{MIRROR_ENV}, or give --data-dir {holding}")
+
+    def _offline_message(self, src: DataSource, spec: DataFile, derived: DataFile | None = None) -> str:
+        where = " or ".join(str(f) for f in self.folders(src.name))
+        what = (f"{derived.path} is built from upstream {spec.path}, which" if derived is not None
+                else spec.path)
+        return (f"data set {src.name!r}: {what} is not in {where}, and downloads are off (--offline); copy "
+                f"{spec.url} to {src.folder or src.name}/{spec.path} in your data folder, or {self.how_to_get(src)}")
 
     def provenance(self, names: tuple[str, ...] | list[str]) -> list[DataProvenance]:
         return [self.used[n] for n in names if n in self.used]

@@ -38,6 +38,7 @@ register_source(
         homepage="https://github.com/vered1986/lexcomp",
         revision=_REV,
         license="Apache-2.0 (repository); underlying sources keep their own terms (BNC, STREUSLE CC BY-SA 4.0, …)",
+        download_size=2_413_856,
         files=tuple(DataFile(rel, f"{_RAW}/{rel}", sha) for rel, sha in _FILES),
     )
 )

@@ -17,6 +17,7 @@ register_source(
         homepage="https://github.com/dscarvalho/modifiers_consistency",
         revision=_REV,
         license="no licence file (all rights reserved); the word lists are the paper's published stimuli, cite the paper",
+        download_size=1_679,
         files=(
             DataFile("adjectives.csv", f"{_RAW}/data/adjectives.csv",
                      "fd72ec74b092163cb65640ef0ef25588e38c0e45d210d844134cb3f66550b7ad"),

@@ -31,6 +31,7 @@ register_source(
         homepage="https://github.com/aetting/aetting.github.io",
         revision=_REV,
         license="no licence file; released with Ettinger, Elgohary, Phillips & Resnik (COLING 2018), cite the paper",
+        download_size=2_336_208,
         files=tuple(DataFile(rel, f"{_RAW}/task_datasets/{rel}", sha) for rel, sha in _TASK_FILES)
         + (DataFile("vocab.txt", f"{_RAW}/classifier_code/vocab.txt",
                     "4ef7a541c248b6391e45d916175e1d4a98cd9ddefc3597e928ef3e85acc01c39"),),

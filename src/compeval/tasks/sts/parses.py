@@ -45,6 +45,7 @@ register_source(
         homepage="https://github.com/bmmlab/compositional-semantics-eval",
         revision=_REV,
         license="no licence file; released with Fodor, De Deyne & Suzuki (2024), cite the paper",
+        download_size=9_729_219,
         files=tuple(
             [DataFile(f"verbnet/{name}", f"{_RAW}/VerbNet%20Parsing/{name}", sha) for name, sha in _VERBNET.items()]
             + [DataFile(f"amr/{name}", f"{_RAW}/AMR%20Parsing/{name}", sha) for name, sha in _AMR.items()]

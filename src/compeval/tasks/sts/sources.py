@@ -1,4 +1,7 @@
-"""STS data sets at their original public locations (pinned commits, SHA-256 of each file).
+"""STS data sets, pinned (commit and SHA-256 of each file) where their files are published.
+
+``homepage`` is each data set's own home; STS Benchmark and SICK are downloaded from a named third-party
+copy on GitHub (``mirror``), which is pinnable where the original sites are not.
 
 STS3k's released role and AMR parses (``parses.py``) are registered with them: they are the same release
 (same repository, same pinned revision) and annotate this suite's sentences. Role and graph models and the
@@ -19,6 +22,7 @@ register_source(
         homepage=_BMM_HOME,
         revision=_BMM_REV,
         license=_BMM_LICENSE,
+        download_size=334_023,
         files=(
             DataFile("STS3k_all.txt", f"{_BMM}/Data-experiment/STS3k_all.txt",
                      "d3da29fbc353879fe839c29011c83604a9f86f6e02db60a49e1dfd2cd48db674"),
@@ -34,18 +38,18 @@ register_source(
     )
 )
 
-for _name, _file, _sha, _desc in [
-    ("gs2011", "GS2011_processed.csv", "0487d0553ea3e2b62b1eb7ed071c931680d6ae52c74fcacb1bedb04bdb4c01e3",
+for _name, _file, _sha, _size, _desc in [
+    ("gs2011", "GS2011_processed.csv", "0487d0553ea3e2b62b1eb7ed071c931680d6ae52c74fcacb1bedb04bdb4c01e3", 13_246,
      "GS2011 transitive-verb sentence similarity (STS3k authors' processed copy)"),
-    ("ks2013", "KS2013_processed.csv", "ca424625684e4fa31feebaf07607dcb8d5893829668ea8a7b0b5b7971f70a062",
+    ("ks2013", "KS2013_processed.csv", "ca424625684e4fa31feebaf07607dcb8d5893829668ea8a7b0b5b7971f70a062", 7_009,
      "KS2013 SVO sentence similarity (STS3k authors' processed copy)"),
-    ("stss131", "STS131_processed.csv", "caabb4601ae817c72cdf434e0b48e1cdf2e5a11c422ac1dedaca3cbc4f3f7d5a",
+    ("stss131", "STS131_processed.csv", "caabb4601ae817c72cdf434e0b48e1cdf2e5a11c422ac1dedaca3cbc4f3f7d5a", 18_807,
      "STSS-131 dictionary-definition similarity (STS3k authors' processed copy)"),
 ]:
     register_source(
         DataSource(
             name=_name, description=_desc, homepage=_BMM_HOME, revision=_BMM_REV, license=_BMM_LICENSE,
-            files=(DataFile(_file, f"{_BMM}/Data-experiment/{_file}", _sha),),
+            download_size=_size, files=(DataFile(_file, f"{_BMM}/Data-experiment/{_file}", _sha),),
         )
     )
 
@@ -54,7 +58,9 @@ register_source(
     DataSource(
         name="stsb",
         description="STS Benchmark (Cer et al. 2017), original tab-separated release",
-        homepage="https://github.com/amao0o0/SynWMD",
+        homepage="https://ixa2.si.ehu.eus/stswiki/index.php/STSbenchmark",
+        mirror="https://github.com/amao0o0/SynWMD (third-party copy of the original release files)",
+        download_size=1_439_276,
         revision="59042a92e862db58bd01e47914345d2f52d2a4a3",
         license="scores CC BY-SA 4.0; sentence sources under their own licences",
         files=(
@@ -69,7 +75,9 @@ register_source(
     DataSource(
         name="sick",
         description="SICK relatedness (Marelli et al. 2014), full original release",
-        homepage="https://github.com/kkalouli/SICK-processing",
+        homepage="https://marcobaroni.org/composes/sick.html",
+        mirror="https://github.com/kkalouli/SICK-processing (third-party copy of the full original release)",
+        download_size=2_432_648,
         revision="0848f4aec60870122a4ca18de08ba0e25f6f9a75",
         license="CC BY-NC-SA 3.0",
         files=(

@@ -25,7 +25,7 @@ def sweep_results(tmp_path_factory):
     from compeval.runner import run
 
     out = tmp_path_factory.mktemp("lb") / "results"
-    models = [f"hashbag:,seed={i},name={n}" for i, n in enumerate(NAMES)]
+    models = [f"hashbag,seed={i},name={n}" for i, n in enumerate(NAMES)]
     summary = run(models, [TASK, "invariance-qa"], out, cache_dir=None, progress=False)
     assert not summary.failed, [o.error for o in summary.failed]
     return out

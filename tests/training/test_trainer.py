@@ -155,10 +155,11 @@ def test_logreg_reaches_the_minimum_where_plain_lbfgs_stops_short(C):
     assert (fit.predictions == (z_ref[:5] > 0)).all()
     assert fit.cv_accuracy[0, 0] == pytest.approx(((z_ref > 0) == y).mean())
     sk = LogisticRegression(C=C, max_iter=2000).fit(xs, y)
-    if C >= 1e3:  # the point of solving to the minimum: scikit-learn stops measurably short of it here
+    if C >= 1e3:  # the point of solving to the minimum: scikit-learn stops short of it here
         z = xs @ sk.coef_[0] + sk.intercept_[0]
         f_sk = (np.logaddexp(0, z) - y * z).mean() + 0.5 / (C * n) * sk.coef_[0] @ sk.coef_[0]
-        assert f_sk > f_ref + 1e-4
+        # how far short depends on scikit-learn's version (6.7e-5 above the minimum with 1.9.1)
+        assert f_sk > f_ref + 1e-6
 
 
 def test_with_fewer_rows_than_features_held_out_scores_are_the_minimums():

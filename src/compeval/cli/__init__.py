@@ -193,7 +193,8 @@ def run(
     from .sweep import model_specs, print_plan
 
     models_ = model_specs(model, models_list, models_file) or DEFAULT_MODELS
-    run_data = data_cli.prepare_run(models_, task, data_dir, offline=offline, mirror=data_mirror, console=console)
+    run_data = data_cli.prepare_run(models_, task, data_dir, offline=offline, mirror=data_mirror, console=console,
+                                    allow_modified=allow_modified_data)
     tasks_ = run_data.tasks
     if plan:
         return print_plan(models_, tasks_, data_dir, plan_device)

@@ -108,10 +108,11 @@ class Fetched:
     how: str = ""  # how to get data onto a machine without network
 
 
-def fetch_sources(names: list[str], data_dir: Optional[Path], *, offline: bool, console: Console) -> Fetched:
+def fetch_sources(names: list[str], data_dir: Optional[Path], *, offline: bool, console: Console,
+                  allow_modified: bool = False) -> Fetched:
     from ..data.registry import DataContext
 
-    ctx = DataContext(data_dir, download=not offline, progress=RichDownloads(console))
+    ctx = DataContext(data_dir, download=not offline, progress=RichDownloads(console), allow_modified=allow_modified)
     out = Fetched(cache=ctx.cache_dir, how=ctx.how_to_get())
     t0 = time.perf_counter()
     for name in names:
@@ -130,9 +131,10 @@ class RunData:
 
 
 def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optional[Path], *, offline: bool,
-                mirror: Optional[str], console: Console) -> RunData:
+                mirror: Optional[str], console: Console, allow_modified: bool = False) -> RunData:
     """The tasks of a run with their data on disk: named ones (their data failures reported back) or the
-    default ones (those that cannot get their data skipped, one line per reason)."""
+    default ones (those that cannot get their data skipped, one line per reason). ``allow_modified`` is the
+    run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded)."""
     from ..runner.runner import validate_model_spec
 
     set_mirror(mirror)
@@ -144,7 +146,7 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
 
     expanded = {spec: get_tasks(spec) for spec in specs}
     names = list(dict.fromkeys(s for tasks in expanded.values() for t in tasks for s in t.metadata.data_sources))
-    fetched = fetch_sources(names, data_dir, offline=offline, console=console)
+    fetched = fetch_sources(names, data_dir, offline=offline, console=console, allow_modified=allow_modified)
     if fetched.downloaded:
         console.print(f"data: downloaded {fetched.downloaded / 1e6:.2f} MB in {fetched.seconds:.1f}s into "
                       f"{escape(str(fetched.cache))}", highlight=False, soft_wrap=True)

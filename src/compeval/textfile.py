@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -18,20 +19,27 @@ from .errors import MalformedDataError
 BOM = "\ufeff"
 
 
-def read_bytes(path: Path | str) -> bytes:
-    """The file's bytes, decompressed when its name ends in ``.gz``."""
-    path = Path(path)
+@contextmanager
+def _one_line_errors(path: Path):
+    """A file that cannot be opened or decompressed as one line naming it (line 1: the file as a whole)."""
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as f:
-                return f.read()
-        return path.read_bytes()
+        yield
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise MalformedDataError(path, 1, f"not a readable gzip file ({exc}); is the .gz name wrong?") from None
     except IsADirectoryError:
         raise MalformedDataError(path, 1, "is a folder, not a file") from None
     except OSError as exc:
         raise MalformedDataError(path, 1, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def read_bytes(path: Path | str) -> bytes:
+    """The file's bytes, decompressed when its name ends in ``.gz``."""
+    path = Path(path)
+    with _one_line_errors(path):
+        if path.suffix == ".gz":
+            with gzip.open(path, "rb") as f:
+                return f.read()
+        return path.read_bytes()
 
 
 def decode(payload: bytes, path: Path | str) -> str:
@@ -54,7 +62,7 @@ def lines(path: Path | str) -> Iterator[tuple[int, str]]:
     stripped; read as a stream, so a many-gigabyte vectors file is never held as text."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    try:
+    with _one_line_errors(path):
         with opener(path, "rb") as f:
             for i, raw in enumerate(f, 1):
                 try:
@@ -65,12 +73,6 @@ def lines(path: Path | str) -> Iterator[tuple[int, str]]:
                 if i == 1 and line.startswith(BOM):
                     line = line[1:]
                 yield i, line.rstrip("\r\n")
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise MalformedDataError(path, 1, f"not a readable gzip file ({exc}); is the .gz name wrong?") from None
-    except IsADirectoryError:
-        raise MalformedDataError(path, 1, "is a folder, not a file") from None
-    except OSError as exc:
-        raise MalformedDataError(path, 1, f"cannot be read: {exc.strerror or exc}") from None
 
 
 def first_seen(seen: dict[str, int], key: str, line_no: int, path: Path | str, what: str = "key") -> None:

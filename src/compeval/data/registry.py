@@ -99,11 +99,8 @@ def get_source(name: str) -> DataSource:
 
 
 def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 TEXT_SUFFIXES = {".txt", ".csv", ".tsv", ".json", ".jsonl", ".ipynb", ".tab", ".xml", ".conll", ".conllu"}

@@ -16,23 +16,13 @@ from typing import Any
 
 from ..context import resolve_device
 from ..errors import CompevalError, SpecError
-from .hub import PACKAGED, Weights, content_digest, resolve  # noqa: F401  (re-exported)
+from .hub import Weights, resolve  # noqa: F401  (resolve: the families import it from here)
 from .options import DTYPES, Opt
 
 HUB_OPTIONS: tuple[Opt, ...] = (
     Opt("revision", None, help="branch, tag or commit of a Hub repo (default main)"),
     Opt("trust_remote_code", False, bool, help="run the Python code a Hub repo ships (explicit opt-in)"),
 )
-
-
-def resolve_weights(arg: str, revision: str | None = None) -> tuple[Path, str, str]:
-    """(directory, display name, weights id): the older interface of ``hub.resolve``."""
-    w = resolve(arg, revision)
-    return w.directory, w.name, w.weights
-
-
-def weights_digest(path: Path) -> str:
-    return content_digest(path)
 
 
 def model_arg(spec: Any) -> str:
@@ -150,5 +140,3 @@ def quiet() -> None:
     except ImportError:
         pass
 
-
-offline = quiet  # the older name; it no longer forces the process offline

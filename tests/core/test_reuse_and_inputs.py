@@ -398,3 +398,19 @@ def test_verify_lists_what_no_longer_holds_without_recomputing(data_dir, tmp_pat
     assert {p: p.read_bytes() for p in files() if p.is_file()} == before  # nothing written
     proc = cli("verify", str(out), "--data-dir", str(data), "--cache-dir", str(cache))
     assert proc.returncode == 1 and "2 result(s) checked, 0 hold, 2 do not" in proc.stderr
+
+
+def test_a_cache_file_of_the_previous_version_is_set_aside_not_read(tmp_path):
+    """The previous version wrote no model id into its cache files: such a file's rows cannot be tied to the
+    model opening it, so it is moved aside with a warning and rebuilt, never read."""
+    old = EmbeddingStore(tmp_path, "hashbag-aaaa")
+    old.put_vectors(["x"], np.ones((1, 4), np.float32))
+    old.close()
+    with sqlite3.connect(old.path) as con:  # as the previous version left it: rows, no meta.model_id
+        con.execute("DELETE FROM meta WHERE key = 'model_id'")
+    con.close()
+    with pytest.warns(CompevalWarning, match="holds entries but no model id"):
+        reopened = EmbeddingStore(tmp_path, "hashbag-aaaa")
+    assert reopened.get_vectors(["x"]) == {}
+    assert list(tmp_path.rglob("*.corrupt-*")), "the old file is kept aside, not deleted"
+    reopened.close()

@@ -24,7 +24,8 @@ from typing import Any, Callable
 from .errors import CompevalError
 
 DEVICE_CHOICES = "auto|cpu|cuda|cuda:N|mps"
-_DEVICE = re.compile(r"^(auto|cpu|cuda|cuda:\d+|mps)$")
+DEVICE_PATTERN = r"auto|cpu|cuda(?::\d+)?|mps"  # the one pattern: --device here, device= in model options
+_DEVICE = re.compile(rf"^(?:{DEVICE_PATTERN})$")
 
 
 def check_device(device: str) -> str:

@@ -16,6 +16,7 @@ ROOT = Path(compeval.__file__).parent
 # lower ones, never a higher one.
 LAYERS = [
     {"compeval", "compeval.errors", "compeval.specs", "compeval.paths", "compeval.context", "compeval.vectors",
+     "compeval.options",
      "compeval.textfile",
      "compeval.plugins"},
     {"compeval.metrics", "compeval.results", "compeval.training"},

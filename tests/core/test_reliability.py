@@ -389,12 +389,12 @@ def test_result_files_follow_the_umask(data_dir, tmp_path):
 # -- ranges of model options --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("spec, message", [
-    ("random,dim=0", "dim='0' must be at least 1"),
-    ("random,dim=-3", "dim='-3' must be at least 1"),
-    ("hashbag,dim=0", "dim='0' must be at least 1"),
-    ("api:m,batch=-5", "batch='-5' must be at least 1"),
-    ("api:m,rpm=nan", "rpm='nan' must be at least 0"),
-    ("api:m,dims=0", "dims='0' must be at least 1"),
+    ("random,dim=0", "dim='0' must be a whole number, at least 1"),
+    ("random,dim=-3", "dim='-3' must be a whole number, at least 1"),
+    ("hashbag,dim=0", "dim='0' must be a whole number, at least 1"),
+    ("api:m,batch=-5", "batch='-5' must be a whole number, at least 1"),
+    ("api:m,rpm=nan", "rpm='nan' must be a number, at least 0"),
+    ("api:m,dims=0", "dims='0' must be a whole number, at least 1"),
 ])
 def test_numeric_model_options_are_range_checked(spec, message):
     with pytest.raises(SpecError, match=message.replace("(", r"\(")):

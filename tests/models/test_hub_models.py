@@ -109,7 +109,7 @@ def test_dtype_is_identity_device_and_batch_are_settings(hub_cache, tiny_models)
     ("sbert:org/tiny-st,dtype=float8", "dtype='float8' must be one of float32, float16, bfloat16"),
     ("hf:org/tiny-st,pool=median", "pool='median' must be one of cls, mean, mean-nospecial, max, last"),
     ("sbert:org/tiny-st,device=tpu", "device='tpu' must look like auto|cpu|cuda"),
-    ("sbert:org/tiny-st,batch=0", "batch='0' must be at least 1"),
+    ("sbert:org/tiny-st,batch=0", "batch='0' must be a whole number, at least 1"),
     ("sbert:org/tiny-st,batch=4,batch_size=8", "given twice"),
     ("sbert:org/tiny-st,prompt_name=nope", "no prompt named 'nope'; its prompts: doc, .*query"),
 ])

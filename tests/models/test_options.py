@@ -1,5 +1,6 @@
-"""Options declared once per family: every family takes the common ones, torch families the torch ones;
-spec quoting round-trips; a bad model spec fails its own jobs only."""
+"""Options declared once per family, on the one options base: every family takes the common ones, torch
+families the torch ones; run settings never enter the id; spec quoting round-trips; a bad model spec fails
+its own jobs only."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from compeval.errors import SpecError
-from compeval.models.options import COMMON, TORCH_OPTIONS
+from compeval.models.options import ModelOptions, TorchOptions
 from compeval.models.registry import FAMILIES, discover, list_models, load_model
 from compeval.results.store import model_folder
 from compeval.specs import Spec, parse_spec
@@ -27,10 +28,10 @@ def test_every_family_declares_the_common_options_and_torch_ones_where_torch_bac
     fams = _families()
     assert len(fams) >= 12
     for fam in fams:
-        assert fam.options is not None, f"{fam.name} still parses options by hand"
-        assert {o.name for o in COMMON} <= set(fam.options), fam.name
+        assert issubclass(fam.options, ModelOptions), fam.name
+        assert {"norm", "name"} <= set(fam.options.model_fields), fam.name
         if fam.torch:
-            assert {o.name for o in TORCH_OPTIONS} <= set(fam.options), fam.name
+            assert set(TorchOptions.model_fields) <= set(fam.options.model_fields), fam.name
     assert {f.name for f in fams if f.torch} >= {"sbert", "hf", "roles", "amr-cn"}
 
 
@@ -53,11 +54,14 @@ def test_name_renames_any_family_and_enters_the_identity():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("hashbag,dim=0", "dim='0' must be at least 1"),
-    ("hashbag,dim=many", "dim='many' must be an integer"),
-    ("random,colour=red", r"unknown option\(s\) colour; allowed: norm, name, dim, seed"),
+    ("hashbag,dim=0", "dim='0' must be a whole number, at least 1 and at most 65536"),
+    ("hashbag,dim=many", "dim='many' must be a whole number"),
+    ("random,colour=red", r"unknown option 'colour'; options: norm, name, dim, seed"),
     ("hashbag,norm=whiten", "norm='whiten' must be one of none, zscore"),
     ("roles:glove-6b-50d,align=maybe", "align='maybe' must be true or false"),
+    ("hashbag,seed=4294967296", "seed=4294967296 must be at most 4,294,967,295"),
+    ("sbert:org/x,batch=4,batch_size=8", "option batch given twice"),
+    ("api:m,rpm=nan", "rpm='nan' must be a number, at least 0"),
     ("roles:glove-6b-50d,dtype=bfloat16", "apply to a torch-backed inner model"),
     ("mixed:hashbag+random,norm=zscore", "needs vectors"),
 ])
@@ -75,6 +79,29 @@ def test_quoted_prompt_keeps_comma_and_trailing_space():
     for bad in ['m,prompt="open', 'm,prompt="a"b', 'm,prompt=a"b"']:
         with pytest.raises(SpecError):
             parse_spec(bad)
+
+
+@pytest.mark.parametrize("spec, flag", [(f"roles:glove-6b-50d,align={v}", v.lower() in ("true", "yes", "on", "1"))
+                                        for v in ("true", "false", "YES", "no", "on", "Off", "1", "0")])
+def test_bool_options_take_the_usual_spellings(spec, flag):
+    from compeval.models.registry import resolve_family
+
+    assert resolve_family("roles").options.parse(parse_spec(spec).options, spec).align is flag
+
+
+def test_older_names_and_run_settings():
+    """``batch_size`` is ``batch``; device and batch are run settings (listed so, outside the id), the rest identity."""
+    from compeval.models.registry import resolve_family
+
+    sbert = resolve_family("sbert").options
+    opts = sbert.parse({"batch_size": "8", "device": "cpu", "dtype": "float16"}, "sbert:x")
+    assert opts.batch == 8 and opts.model_fields_set == {"batch", "device", "dtype"}
+    assert opts.run_settings() == {"device": "cpu", "batch": 8, "recipe": None}
+    kinds = {r["option"]: r["kind"] for r in sbert.rows()}
+    assert kinds["batch (or batch_size)"] == kinds["device"] == "run setting" and kinds["dtype"] == "identity"
+    a, b = load_model("random,dim=8"), load_model("api:m,batch=4,rpm=10,timeout=3")
+    assert "batch" not in b.config.params and "rpm" not in b.config.params and "batch" not in b.config.id
+    assert a.config.id == load_model("random,dim=8,seed=0").config.id
 
 
 @settings(max_examples=200, deadline=None)
@@ -104,7 +131,7 @@ def test_bad_model_fails_its_jobs_only(tmp_path, data_dir):
 
     r = cli("sbert:org/not-here", "hashbag", "hashbag,dtype=float8")
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "unknown option(s) dtype" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "unknown option 'dtype'" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not out.exists()
     r = cli("sbert:org/not-here", "hashbag")
     assert r.returncode == 1, r.stderr

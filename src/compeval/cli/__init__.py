@@ -65,13 +65,10 @@ def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbe
         return list_from(from_, out)
 
     if family:
-        from ..models.options import option_rows
         from ..models.registry import resolve_family
 
         fam = resolve_family(family)
-        if fam.options is None:
-            raise CompevalError(f"{fam.versioned} parses its own options: {' | '.join(fam.spec_forms)}")
-        out.print(_table(option_rows(fam.options), ["option", "default", "values", "kind", "help"],
+        out.print(_table(fam.options.rows(), ["option", "default", "values", "kind", "help"],
                          f"{fam.versioned}: {' | '.join(fam.spec_forms)}"))
         return
     out.print(_table(list_models(), ["name", "kind", "spec", "description"], "compeval models"))

@@ -33,12 +33,14 @@ import urllib.request
 import warnings
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
+from pydantic import Field
 
 from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
-from .options import MAX_DIM, Opt
+from ..options import setting
+from .options import MAX_DIM, ModelOptions
 from .protocol import ModelConfig
 from .registry import register_model
 
@@ -424,18 +426,23 @@ class ApiEncoder:
         return rows  # type: ignore[return-value]
 
 
+class ApiOptions(ModelOptions):
+    base_url: str | None = Field(None, description="server URL (else $COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, "
+                                                   "OpenAI)")
+    dims: int | None = Field(None, ge=1, le=MAX_DIM, description="ask the API for N dimensions")
+    truncate: Literal[TRUNCATE] = Field(DEFAULTS["truncate"], description="over-long texts: cut or fail")  # type: ignore[valid-type]
+    max_chars: int = Field(DEFAULTS["max_chars"], ge=1)
+    batch: int = setting(DEFAULTS["batch"], ge=1)
+    rpm: float = setting(DEFAULTS["rpm"], ge=0, description="requests per minute at most")
+    max_retries: int = setting(DEFAULTS["max_retries"], ge=0)
+    timeout: float = setting(DEFAULTS["timeout"], ge=0.001)
+    backoff: float = setting(DEFAULTS["backoff"], ge=0)
+
+
 @register_model(
     "api", 1, "OpenAI-compatible embedding API (POST {base_url}/embeddings; key from $COMPEVAL_API_KEY)",
     ("api:MODEL",),
-    options=(Opt("base_url", None, help="server URL (else $COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, OpenAI)"),
-             Opt("dims", None, int, min=1, max=MAX_DIM, help="ask the API for N dimensions"),
-             Opt("truncate", DEFAULTS["truncate"], choices=TRUNCATE, help="over-long texts: cut or fail"),
-             Opt("max_chars", DEFAULTS["max_chars"], int, min=1),
-             Opt("batch", DEFAULTS["batch"], int, min=1, identity=False),
-             Opt("rpm", DEFAULTS["rpm"], float, min=0, identity=False, help="requests per minute at most"),
-             Opt("max_retries", DEFAULTS["max_retries"], int, min=0, identity=False),
-             Opt("timeout", DEFAULTS["timeout"], float, min=0.001, identity=False),
-             Opt("backoff", DEFAULTS["backoff"], float, min=0, identity=False)),
+    options=ApiOptions,
 )
 def _api(spec, builder, opts):
     if not spec.arg:

@@ -41,12 +41,15 @@ import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ..errors import SpecError
-from .options import Opt
+from pydantic import Field
+
+from ..options import setting
+from .options import TorchOptions
 from .protocol import ModelConfig
 from .registry import register_model
 
@@ -492,13 +495,16 @@ def _mix_weights(raw: str | None, where: str) -> tuple[float, ...] | None:
     return values
 
 
+class ElmoOptions(TorchOptions):
+    layer: Literal[LAYER_CHOICES] = Field(  # type: ignore[valid-type]
+        "all", description="all = every layer to token tasks; 0 = char CNN, 1-2 = biLSTM; mix = weighted")
+    mix: str | None = Field(None, description="ScalarMix weights w0/w1/w2 for layer=mix (softmax; default equal)")
+    sha256: str | None = setting(None, pattern=r"^[0-9a-f]{64}$", form="64 lower-case hex digits",
+                                 description="a 64-hex-digit SHA-256 that the downloaded weights must have")
+
+
 @register_model("elmo", 1, "ELMo biLM (bilm-tf options.json + HDF5 weights): character CNN and 2 biLSTM layers",
-                ("elmo:original|PATH",), extra="elmo", torch=True,
-                options=(Opt("layer", "all", choices=LAYER_CHOICES,
-                             help="all = every layer to token tasks; 0 = char CNN, 1-2 = biLSTM; mix = weighted"),
-                         Opt("mix", None, help="ScalarMix weights w0/w1/w2 for layer=mix (softmax; default equal)"),
-                         Opt("sha256", None, pattern=r"[0-9a-f]{64}", identity=False,
-                             help="a 64-hex-digit SHA-256 that the downloaded weights must have")))
+                ("elmo:original|PATH",), extra="elmo", options=ElmoOptions)
 def _elmo(spec, builder, opts):
     from ..paths import default_cache_dir
     from .transformers_common import TorchSetup

@@ -16,19 +16,20 @@ from __future__ import annotations
 
 import json
 from importlib import metadata
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ..context import resolve_device
 from ..errors import SpecError
 from .batching import Budget, encode_budgeted, family_default, token_lengths
-from .options import Opt
+from pydantic import Field
+
 from .protocol import ModelConfig
-from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
+from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens, with_recipe
 from .registry import register_model
 from .tokens import hidden_state_tokens
-from .transformers_common import (HUB_OPTIONS, TorchSetup, check_remote_code, model_arg, quiet, resolve,
+from .transformers_common import (HubOptions, TorchSetup, check_remote_code, model_arg, quiet, resolve,
                                  torch_dtype)
 
 POOLINGS = ("cls", "mean", "mean-nospecial", "max", "last")
@@ -262,12 +263,15 @@ class HFModel:
         self._loaded = None
 
 
+class HFOptions(HubOptions):
+    layer: int = Field(-1, description="0 = input embeddings, negative counts from the end")
+    pool: Literal[POOLINGS] = Field("mean", description="how token states become one vector")  # type: ignore[valid-type]
+    prompt: str = Field("", description='text prepended to every input; quote it: prompt="query: "')
+    recipe: RecipeName | None = recipe_setting()
+
+
 @register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling (Hub repo, local folder or packaged)",
-                ("hf:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", torch=True,
-                options=(Opt("layer", -1, int, help="0 = input embeddings, negative counts from the end"),
-                         Opt("pool", "mean", choices=POOLINGS, help="how token states become one vector"),
-                         Opt("prompt", "", help='text prepended to every input; quote it: prompt="query: "'),
-                         RECIPE_OPTION, *HUB_OPTIONS))
+                ("hf:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", options=HFOptions)
 def _hf(spec, builder, opts):
     where = str(spec)
     model_arg(spec)

@@ -38,7 +38,7 @@ class MixedModel:
 
 
 @register_model("mixed", 1, "sum of several models' pair scores (cosine for encoders)",
-                ("mixed:SPEC+SPEC[+SPEC…]  (inner specs without ',' options; use aliases)",), options=())
+                ("mixed:SPEC+SPEC[+SPEC…]  (inner specs without ',' options; use aliases)",))
 def _mixed(spec, builder, opts):
     if not spec.arg or "+" not in spec.arg:
         raise SpecError(f"{spec}: write mixed:A+B, e.g. mixed:overlap+all-MiniLM-L6-v2")

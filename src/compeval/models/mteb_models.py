@@ -18,12 +18,14 @@ from __future__ import annotations
 import json
 import re
 from importlib import metadata
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ..errors import SpecError
-from .options import Opt
+from pydantic import Field
+
+from .options import ModelOptions, batch_setting
 from .protocol import ModelConfig, register_object_adapter
 from .registry import register_model
 
@@ -142,18 +144,21 @@ def from_mteb_object(obj: Any, task: str = "STSBenchmark", prompt_type: str = "n
     return MtebModel(meta.name or type(obj).__name__, meta.revision, task, prompt_type, loaded=obj)
 
 
+class MtebOptions(ModelOptions):
+    revision: str | None = Field(None, description="the model revision MTEB pins (default: its metadata's)")
+    task: str = Field("STSBenchmark", description="the MTEB task whose prompts the model is given")
+    prompt_type: Literal[PROMPT_TYPES] = Field("none", description="query or document prompts")  # type: ignore[valid-type]
+    batch: int = batch_setting(32, "texts per batch (else the run's --batch-size)")
+    trust_remote_code: bool = Field(False, description="run the Python code the repo ships, where MTEB's loader "
+                                                       "does (explicit opt-in)")
+
+
 @register_model("mteb", 1, "a model through mteb.get_model, with its MTEB prompts, loader and revision",
                 ("mteb:NAME",), extra="mteb",
-                options=(Opt("revision", None, help="the model revision MTEB pins (default: its metadata's)"),
-                         Opt("task", "STSBenchmark", help="the MTEB task whose prompts the model is given"),
-                         Opt("prompt_type", "none", choices=PROMPT_TYPES, help="query or document prompts"),
-                         Opt("batch", 32, int, min=1, identity=False, aliases=("batch_size",),
-                             help="texts per batch (else the run's --batch-size)"),
-                         Opt("trust_remote_code", False, bool,
-                             help="run the Python code the repo ships, where MTEB's loader does (explicit opt-in)")))
+                options=MtebOptions)
 def _mteb(spec, builder, opts):
     if not spec.arg:
         raise SpecError(f"{spec}: give the MTEB model name, e.g. mteb:intfloat/multilingual-e5-small")
-    batch = opts.batch if "batch" in opts.given or not builder.batch_size else builder.batch_size
+    batch = opts.batch if "batch" in opts.model_fields_set or not builder.batch_size else builder.batch_size
     return MtebModel(spec.arg, revision=opts.revision, task=opts.task, prompt_type=opts.prompt_type,
                      batch_size=batch, trust_remote_code=opts.trust_remote_code)

@@ -34,10 +34,12 @@ import numpy as np
 
 from ..context import resolve_device
 from ..errors import InputTextError, SpecError
-from .options import Opt
+from pydantic import Field
+
+from .options import TorchOptions, batch_setting
 from .protocol import ModelConfig
 from .registry import register_model
-from .transformers_common import HUB_OPTIONS, TorchSetup, quiet, resolve, torch_dtype
+from .transformers_common import TorchSetup, revision_field, quiet, resolve, torch_dtype
 
 DEFAULT_REPO = "nvidia/NV-Embed-v2"
 DEFAULT_TASK = "Retrieve semantically similar text."  # the NV-Embed paper's instruction for STS tasks
@@ -341,16 +343,18 @@ class NVEmbedModel:
         return out
 
 
+class NVEmbedOptions(TorchOptions):
+    instruction: str = Field(DEFAULT_TASK, description='task text, sent as "Instruct: TASK\\nQuery: " before each '
+                                                       'text; "" for none')
+    batch: int = batch_setting(DEFAULT_BATCH)
+    max_length: int | None = Field(None, ge=1, description=f"truncate inputs to N tokens (default "
+                                                           f"{DEFAULT_MAX_LENGTH}, the card's)")
+    revision: str | None = revision_field()
+
+
 @register_model("nvembed", 1, "NV-Embed-v2: bidirectional Mistral + latent-attention pooling, the card's "
                 "instruction format, without the repo's code", ("nvembed:ORG/NAME|PATH",), extra="transformers",
-                torch=True,
-                options=(Opt("instruction", DEFAULT_TASK,
-                             help='task text, sent as "Instruct: TASK\\nQuery: " before each text; "" for none'),
-                         Opt("batch", DEFAULT_BATCH, int, min=1, identity=False, help="texts per forward pass",
-                             aliases=("batch_size",)),
-                         Opt("max_length", None, int, min=1,
-                             help=f"truncate inputs to N tokens (default {DEFAULT_MAX_LENGTH}, the card's)"),
-                         *(o for o in HUB_OPTIONS if o.name == "revision")))
+                options=NVEmbedOptions)
 def _nvembed(spec, builder, opts):
     where = str(spec)
     return NVEmbedModel(spec.arg or DEFAULT_REPO, opts.instruction, revision=opts.revision,

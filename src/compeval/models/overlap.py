@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import metadata
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
+from pydantic import Field
 
-from .options import Opt
+from .options import ModelOptions
 from .protocol import ModelConfig
 from .registry import register_model
 from .tokenize import NLTK_STOPWORDS, tokenize
@@ -71,9 +72,13 @@ class LemmaOverlap:
         return out
 
 
+class OverlapOptions(ModelOptions):
+    lemmatizer: Literal["spacy", "none"] = Field("spacy", description="none: lower-cased words")
+
+
 @register_model("overlap", 1, "lemma overlap pair scorer (Cheung & Penn 2012)",
                 ("overlap",), extra="spacy",
-                options=(Opt("lemmatizer", "spacy", choices=("spacy", "none"), help="none: lower-cased words"),))
+                options=OverlapOptions)
 def _overlap(spec, builder, opts):
     return LemmaOverlap(opts.lemmatizer)
 

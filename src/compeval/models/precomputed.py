@@ -123,7 +123,7 @@ def read_precomputed(path: Path):
 
 
 @register_model("precomputed", 1, "scores (one per line, item order) or text→vector file from another tool",
-                ("precomputed:FILE  (.txt scores | .jsonl {text, vector} | .tsv text<TAB>vector)",), options=())
+                ("precomputed:FILE  (.txt scores | .jsonl {text, vector} | .tsv text<TAB>vector)",))
 def _precomputed(spec, builder, opts):
     if not spec.arg:
         raise SpecError("precomputed: needs a file, e.g. precomputed:scores.txt")

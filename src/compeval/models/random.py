@@ -8,7 +8,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .options import MAX_DIM, Opt
+from pydantic import Field
+
+from .options import MAX_DIM, ModelOptions
 from .protocol import ModelConfig
 from .registry import register_model
 from .toy import hashed_gaussian
@@ -31,7 +33,12 @@ class RandomModel:
         return out
 
 
+class RandomOptions(ModelOptions):
+    dim: int = Field(300, ge=1, le=MAX_DIM)
+    seed: int = Field(0, ge=0)
+
+
 @register_model("random", 1, "seeded random vector per text (chance baseline)", ("random",),
-                options=(Opt("dim", 300, int, min=1, max=MAX_DIM), Opt("seed", 0, int, min=0)))
+                options=RandomOptions)
 def _random(spec, builder, opts):
     return RandomModel(dim=opts.dim, seed=opts.seed)

@@ -28,10 +28,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import SpecError
-from .options import Opt
+from ..options import setting
 
 STS_INSTRUCTION = "Retrieve semantically similar text."
 """The instruction e5-mistral's authors (and MTEB) give instruction-tuned embedders for STS tasks."""
@@ -139,10 +139,6 @@ TEST_NAMES = {"st": "test_bare_repo_id_matches_its_card[sentence-transformers/al
               "mteb": "test_bare_repo_id_matches_its_card[Linq-AI-Research/Linq-Embed-Mistral]",
               "assumed": "test_unknown_repo_runs_the_assumed_default_and_says_so"}
 """Where tests/models/test_recipes.py checks each recipe against its card (the recipe table's last column)."""
-
-
-def recipe_choices() -> tuple[str, ...]:
-    return tuple(RECIPES)
 
 
 def _json(path: Path) -> dict:
@@ -259,9 +255,15 @@ def special_tokens(tokenizer: Any, directory: Path, where: str) -> dict[str, boo
     return {"bos": has_bos, "eos": has_eos}
 
 
-RECIPE_OPTION = Opt("recipe", None, choices=recipe_choices, identity=False,
-                    help="a published recipe (docs/models.md): its settings are defaults the spec's own options "
-                         "override; a bare ORG/NAME gets its own")
+#: The ``recipe=`` option's values (the recipes above).
+RecipeName = Literal[tuple(RECIPES)]  # type: ignore[valid-type]
+
+
+def recipe_setting() -> Any:
+    """The ``recipe`` option of the families that recipes run in (a run setting: what a recipe sets is in the
+    model's params)."""
+    return setting(None, description="a published recipe (docs/models.md): its settings are defaults the spec's "
+                                     "own options override; a bare ORG/NAME gets its own")
 
 
 def with_recipe(opts: Any, family: str, where: str, repo: str | None = None) -> Any:
@@ -272,7 +274,4 @@ def with_recipe(opts: Any, family: str, where: str, repo: str | None = None) -> 
     if recipe.family != family:
         raise SpecError(f"{where}: recipe {recipe.key} runs in the {recipe.family} family; write "
                         f"{recipe.family}:NAME,recipe={recipe.key} or the bare repo id")
-    for key, value in recipe_options(recipe, repo).items():
-        if key not in opts.given:
-            opts[key] = opts.declared[key].convert(value, where)
-    return opts
+    return opts.with_defaults(recipe_options(recipe, repo), where)

@@ -3,9 +3,9 @@
 A family registers under ``NAME`` with a version; ``NAME:ARG`` uses the latest version and
 ``NAME.vN:ARG`` pins one. Aliases give packaged models short names (``glove-6b-50d``).
 Composite models (mixed, normalised, role models) build their parts through the same builder, so
-every part sits behind the cache too. A family declares its spec options once (``options=``, see
-``models/options.py``); the builder parses them, applies the common ``norm`` and ``name``, and hands the
-factory typed values.
+every part sits behind the cache too. A family declares its spec options once (``options=``, a
+``ModelOptions`` subclass, see ``models/options.py``); the builder parses them, applies the common ``norm``
+and ``name``, and hands the factory the typed options.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from typing import Any, Callable
 from .. import plugins
 from ..errors import SpecError
 from ..specs import Spec, parse_spec
-from .options import COMMON, NORMS, Opt, declared_options, options_form, parse_options
+from .options import NORMS, ModelOptions, TorchOptions
 
-Factory = Callable[..., Any]  # (spec, builder, options) -> model; (spec, builder) for undeclared families
+Factory = Callable[..., Any]  # (spec, builder, options) -> model
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,12 @@ class ModelFamily:
     spec_forms: tuple[str, ...]
     factory: Factory
     extra: str | tuple[str, ...] | None = None  # optional-dependency group(s) that the family needs
-    options: dict[str, Opt] | None = None  # None: the factory parses its own options (older plug-ins)
-    torch: bool = False  # torch-backed: accepts device, dtype, batch, max_length
+    options: type[ModelOptions] = ModelOptions
+
+    @property
+    def torch(self) -> bool:
+        """Torch-backed: accepts device, dtype, batch, max_length."""
+        return issubclass(self.options, TorchOptions)
 
     @property
     def versioned(self) -> str:
@@ -50,19 +54,19 @@ BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked 
 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
-                   extra: str | tuple[str, ...] | None = None, options: tuple[Opt, ...] | list[Opt] | None = None,
-                   torch: bool = False):
+                   extra: str | tuple[str, ...] | None = None, options: type[ModelOptions] = ModelOptions):
     """Decorator for a factory ``(spec, builder, options) -> model``.
 
-    ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` declare the family's own spec
-    options (the common ones, and with ``torch=True`` the torch ones, are added). A family registered
-    without ``options`` gets ``(spec, builder)`` and parses its own (the common ones are taken out first).
+    ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` is the family's ``Options``
+    class (a ``ModelOptions`` subclass: the common options; ``TorchOptions`` adds the torch ones), and the
+    factory receives an instance of it.
     """
+    if not (isinstance(options, type) and issubclass(options, ModelOptions)):
+        raise TypeError(f"register_model({name!r}): options must be a ModelOptions subclass, got {options!r}")
 
     def deco(factory: Factory) -> Factory:
-        declared = declared_options(options, torch) if options is not None or torch else None
         FAMILIES.setdefault(name, {})[version] = ModelFamily(
-            name, version, description, tuple(spec_forms), factory, extra, declared, torch
+            name, version, description, tuple(spec_forms), factory, extra, options
         )
         return factory
 
@@ -131,8 +135,7 @@ def check_spec(text: str) -> None:
     if spec.arg is not None and not any(":" in form for form in family.spec_forms):
         raise SpecError(f"{text}: model family {spec.name!r} takes no ':ARG' (got ':{spec.arg}'); its form is "
                         f"{' | '.join(family.spec_forms)}")
-    if family.options is not None:
-        parse_options(family.options, dict(spec.options), text)
+    family.options.parse(dict(spec.options), text)
 
 
 @dataclass
@@ -166,15 +169,9 @@ class ModelBuilder:
         check_spec(text)
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
-        raw = dict(spec.options)
+        opts = family.options.parse(dict(spec.options), text)
         try:
-            if family.options is not None:
-                opts = parse_options(family.options, raw, text)
-                model = family.factory(Spec(spec.name, spec.arg, raw), self, opts)
-            else:
-                common = {o.name: o for o in COMMON}
-                opts = parse_options(common, {k: raw.pop(k) for k in list(raw) if k in common}, text)
-                model = family.factory(Spec(spec.name, spec.arg, raw), self)
+            model = family.factory(spec, self, opts)
         except ImportError as exc:
             extras = (family.extra,) if isinstance(family.extra, str) else family.extra
             hint = f"pip install 'compeval[{','.join(extras)}]'" if extras else "install the missing package"
@@ -191,13 +188,22 @@ class ModelBuilder:
 
 
 def _renamed(model: Any, name: str, text: str) -> Any:
-    """``,name=``: the model's name in its id and results, whatever the family would call it."""
-    if not hasattr(model, "_config"):
-        raise SpecError(f"{text}: this model cannot be renamed (it keeps no _config)")
+    """``,name=``: the model's name in its id and results, whatever the family would call it. The new
+    config replaces the one the model keeps: ``_config`` behind a ``config`` property, or a plain
+    ``config`` attribute."""
     if not name.isprintable():
         raise SpecError(f"{text!r}: name={name!r} holds a line break or another control character; names are "
                         "one printable line (they head tables and file listings)")
-    model._config = model.config.model_copy(update={"name": name})
+    config = model.config.model_copy(update={"name": name})
+    attr = "_config" if hasattr(model, "_config") else "config"
+    try:
+        setattr(model, attr, config)
+    except AttributeError:
+        raise SpecError(f"{text}: {type(model).__name__} cannot be renamed: its config is a read-only property "
+                        "with no _config behind it; keep the config in self._config or self.config") from None
+    if model.config.name != name:
+        raise SpecError(f"{text}: {type(model).__name__} cannot be renamed: its config property builds a new "
+                        "ModelConfig on every call; keep the config in self._config or self.config")
     return model
 
 
@@ -216,8 +222,8 @@ def load_model(spec: str, cache: Any = None, data_dir: Any = None) -> Any:
 
 
 def family_forms(fam: ModelFamily) -> str:
-    """Spec forms with the declared options appended (undeclared families show their own forms)."""
-    suffix = options_form(fam.options) if fam.options is not None else ""
+    """Spec forms with the declared options appended."""
+    suffix = fam.options.spec_form()
     return " | ".join(f + suffix for f in fam.spec_forms)
 
 

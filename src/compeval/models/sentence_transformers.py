@@ -17,13 +17,15 @@ import numpy as np
 from ..errors import SpecError
 from ..context import resolve_device
 from .batching import Budget, encode_budgeted, family_default, token_lengths
-from .options import Opt
+from pydantic import Field
+
+from .options import batch_setting
 from .protocol import ModelConfig
-from .recipes import RECIPE_OPTION, asked_special_tokens, special_tokens, with_recipe
+from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens, with_recipe
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
 from .hf import check_loaded_weights
-from .transformers_common import (HUB_OPTIONS, TorchSetup, check_remote_code, model_arg, quiet, resolve,
+from .transformers_common import (HubOptions, TorchSetup, check_remote_code, model_arg, quiet, resolve,
                                  torch_dtype)
 
 
@@ -156,13 +158,15 @@ class SentenceTransformerModel:
                                    first.max_seq_length or 512, self._config.name)
 
 
+class SbertOptions(HubOptions):
+    batch: int = batch_setting(64)
+    prompt: str = Field("", description='text prepended to every input; quote it: prompt="query: "')
+    prompt_name: str | None = Field(None, description="one of the model's named prompts (e.g. query)")
+    recipe: RecipeName | None = recipe_setting()
+
+
 @register_model("sbert", 1, "sentence-transformers model with its own pooling (Hub repo, local folder or packaged)",
-                ("sbert:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", torch=True,
-                options=(Opt("batch", 64, int, min=1, identity=False, help="texts per forward pass",
-                             aliases=("batch_size",)),
-                         Opt("prompt", "", help='text prepended to every input; quote it: prompt="query: "'),
-                         Opt("prompt_name", None, help="one of the model's named prompts (e.g. query)"),
-                         RECIPE_OPTION, *HUB_OPTIONS))
+                ("sbert:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", options=SbertOptions)
 def _sbert(spec, builder, opts):
     where = str(spec)
     model_arg(spec)

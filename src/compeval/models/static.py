@@ -10,14 +10,15 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
+from pydantic import Field
 
 from .. import textfile
 from ..data.registry import sha256_file
 from ..errors import SpecError
-from .options import Opt
+from .options import ModelOptions
 from .protocol import ModelConfig
 from .registry import register_alias, register_model
 from .tokenize import CONVENTIONS, lookup_tokens, tokenize
@@ -261,12 +262,16 @@ class StaticModel:
                 for s in sentences]
 
 
+class StaticOptions(ModelOptions):
+    op: Literal[OPERATORS] = Field("mean", description="composition operator")  # type: ignore[valid-type]
+    tok: Literal[CONVENTIONS] = Field("clean", description="tokenisation convention")  # type: ignore[valid-type]
+    seed: int = Field(0, ge=0, description="seed of the tensor operator's projection")
+
+
 @register_model(
     "static", 1, "static word vectors composed by an operator (Mitchell & Lapata)",
     ("static:glove-6b-50d|PATH",), extra="glove",
-    options=(Opt("op", "mean", choices=OPERATORS, help="composition operator"),
-             Opt("tok", "clean", choices=CONVENTIONS, help="tokenisation convention"),
-             Opt("seed", 0, int, min=0, help="seed of the tensor operator's projection")),
+    options=StaticOptions,
 )
 def _static(spec, builder, opts):
     if not spec.arg:

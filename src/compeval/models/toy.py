@@ -10,10 +10,11 @@ import re
 from typing import Mapping, Sequence
 
 import numpy as np
+from pydantic import Field
 
 from .protocol import ModelConfig
 from .registry import register_model
-from .options import MAX_DIM, Opt
+from .options import MAX_DIM, ModelOptions
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -69,7 +70,12 @@ class TableEncoder:
         return np.stack([self.table[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
 
 
+class HashBagOptions(ModelOptions):
+    dim: int = Field(32, ge=1, le=MAX_DIM)
+    seed: int = Field(0, ge=0)
+
+
 @register_model("hashbag", 1, "deterministic bag of hashed word vectors (tests, examples)", ("hashbag",),
-                options=(Opt("dim", 32, int, min=1, max=MAX_DIM), Opt("seed", 0, int, min=0)))
+                options=HashBagOptions)
 def _hashbag(spec, builder, opts):
     return HashBagEncoder(dim=opts.dim, seed=opts.seed)

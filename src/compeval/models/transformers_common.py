@@ -17,12 +17,19 @@ from typing import Any
 from ..context import resolve_device
 from ..errors import CompevalError, SpecError
 from .hub import Weights, resolve  # noqa: F401  (resolve: the families import it from here)
-from .options import DTYPES, Opt
+from pydantic import Field
 
-HUB_OPTIONS: tuple[Opt, ...] = (
-    Opt("revision", None, help="branch, tag or commit of a Hub repo (default main)"),
-    Opt("trust_remote_code", False, bool, help="run the Python code a Hub repo ships (explicit opt-in)"),
-)
+from .options import DTYPES, TorchOptions
+
+def revision_field() -> Any:
+    return Field(None, description="branch, tag or commit of a Hub repo (default main)")
+
+
+class HubOptions(TorchOptions):
+    """Options of families that load a Hub repo or local folder through transformers."""
+
+    revision: str | None = revision_field()
+    trust_remote_code: bool = Field(False, description="run the Python code a Hub repo ships (explicit opt-in)")
 
 
 def model_arg(spec: Any) -> str:
@@ -69,14 +76,14 @@ class TorchSetup:
     def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
         """The spec's own ``device=`` / ``batch=`` win; else the run's (``RunContext.device`` /
         ``batch_size`` through ``ModelBuilder``); else the family's declared default batch."""
-        own_device = "device" in opts.given
+        own_device = "device" in opts.model_fields_set
         device = opts.device if own_device else (getattr(builder, "device", None) or "auto")
         if own_device and device not in ("auto", "cpu"):
             check_device(device, where)  # the run's --device is checked once by the runner
         run_batch = getattr(builder, "batch_size", None)
-        batch = opts.batch if "batch" in opts.given or not run_batch else run_batch
+        batch = opts.batch if "batch" in opts.model_fields_set or not run_batch else run_batch
         return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
-                   trust_remote_code=bool(opts.get("trust_remote_code", False)),
+                   trust_remote_code=bool(getattr(opts, "trust_remote_code", False)),
                    max_batch_tokens=getattr(builder, "max_batch_tokens", None))
 
     def identity(self) -> dict[str, Any]:

@@ -11,18 +11,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ..options import OptionsBase
 
 #: Who fits the heads: ``torch`` (``compeval.training``, batched, on the run's device) or scikit-learn.
 Trainer = Literal["torch", "sklearn"]
 
 
-class TrainerSettings(BaseModel):
-    """Base of the trainers' settings: frozen, no unknown names, finite numbers. Users set them through task
-    options, whose one-line errors name the option (``mlp_max_iter``); built directly, a bad value is
-    pydantic's ``ValidationError`` naming the field."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, validate_default=False)
+class TrainerSettings(OptionsBase):
+    """Base of the trainers' settings, on the one options base (``compeval.options``): frozen, no unknown
+    names, finite numbers. Users set them through task options, whose one-line errors name the option
+    (``mlp_max_iter``); built directly, a bad value is pydantic's ``ValidationError`` naming the field."""
 
 
 class AdamSettings(TrainerSettings):

@@ -2,13 +2,21 @@
 from __future__ import annotations
 
 from ...errors import SpecError
-from ..options import Opt
+from typing import Literal
+
+from pydantic import Field
+
+from ..options import ModelOptions
 from ..registry import register_model
+
+
+class DistOptions(ModelOptions):
+    compose: Literal["add", "mult"] = Field("add", description="how word vectors combine")
 
 
 @register_model("dist", 1, "count-based distributional model trained with train_distributional (M&L, E&P, TFP, D&L)",
                 ("dist:PATH",), extra="spacy",
-                options=(Opt("compose", "add", choices=("add", "mult"), help="how word vectors combine"),))
+                options=DistOptions)
 def _dist(spec, builder, opts):
     if not spec.arg:
         raise SpecError(f"{spec}: give the trained model folder, e.g. dist:/tmp/dist/ml,compose=mult")

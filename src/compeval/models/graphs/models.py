@@ -3,13 +3,15 @@ parses from a file or over spaCy dependency graphs (a syntax-only baseline for a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ...errors import SpecError
 from ...specs import Spec
-from ..options import Opt
+from pydantic import Field
+
+from ..options import ModelOptions, TorchOptions
 from ..protocol import ModelConfig, can_encode
 from ..registry import register_model
 from ..roles.model import TOK_CHOICES, _inner_spec
@@ -143,8 +145,11 @@ class WLModel(_GraphScorer):
                          else np.nan for a, b in zip(ga, gb)])
 
 
-GRAPH_OPTIONS = (Opt("amr", "released", help="released|PATH: where the AMR parses come from"),
-                 Opt("missing", "error", choices=("error", "nan"), help="a text without a graph: fail or NaN"))
+class GraphOptions(ModelOptions):
+    """Options of the graph families: where the parses come from, and what a missing graph gives."""
+
+    amr: str = Field("released", description="released|PATH: where the AMR parses come from")
+    missing: Literal["error", "nan"] = Field("error", description="a text without a graph: fail or NaN")
 
 
 class WWLKModel(_GraphScorer):
@@ -207,36 +212,53 @@ class WWLKModel(_GraphScorer):
                          for a, b in zip(ga, gb)])
 
 
+class AmrCnOptions(GraphOptions, TorchOptions):
+    graphs: Literal["amr", "dep"] = "amr"
+    tok: Literal[TOK_CHOICES] = Field("sts3k", description="tokenisation of static inner vectors")  # type: ignore[valid-type]
+
+
 @register_model("amr-cn", 1, "AMR-CN: AMR role paths compared by word-vector cosine (Fodor et al. 2024)",
-                ("amr-cn:WORDVECTORS",), extra="graphs", torch=True,
-                options=(Opt("graphs", "amr", choices=("amr", "dep")), *GRAPH_OPTIONS,
-                         Opt("tok", "sts3k", choices=TOK_CHOICES, help="tokenisation of static inner vectors")))
+                ("amr-cn:WORDVECTORS",), extra="graphs", options=AmrCnOptions)
 def _amr_cn(spec: Spec, builder: Any, opts: Any) -> AmrCnModel:
     inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, str(spec)))
     return AmrCnModel(inner, _graph_source(opts.graphs, opts.amr, builder.data_dir), opts.missing)
 
 
+class SmatchOptions(GraphOptions):
+    restarts: int = Field(5, ge=1)
+    seed: int = Field(0, ge=0)
+
+
 @register_model("smatch", 1, "SMATCH F1 between AMR or dependency graphs (seeded hill climbing)",
                 ("smatch:amr|dep",), extra="graphs",
-                options=(*GRAPH_OPTIONS, Opt("restarts", 5, int, min=1), Opt("seed", 0, int, min=0)))
+                options=SmatchOptions)
 def _smatch(spec: Spec, builder: Any, opts: Any) -> SmatchModel:
     return SmatchModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.restarts, opts.seed,
                        opts.missing)
 
 
+class WLOptions(GraphOptions):
+    iterations: int = Field(2, ge=0)
+    senses: Literal["strip", "keep"] = "strip"
+
+
 @register_model("wl", 1, "Weisfeiler-Leman subtree kernel between AMR or dependency graphs",
                 ("wl:amr|dep",), extra="graphs",
-                options=(*GRAPH_OPTIONS, Opt("iterations", 2, int, min=0), Opt("senses", "strip", choices=("strip", "keep"))))
+                options=WLOptions)
 def _wl(spec: Spec, builder: Any, opts: Any) -> WLModel:
     return WLModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.iterations,
                    opts.senses == "strip", opts.missing)
 
 
+class WWLKOptions(GraphOptions):
+    vectors: str = Field("glove-6b-50d", description="spec of the word vectors for node labels")
+    iterations: int = Field(2, ge=0)
+    seed: int = Field(0, ge=0)
+
+
 @register_model("wwlk", 1, "Wasserstein Weisfeiler-Leman kernel between AMR or dependency graphs (Opitz et al. "
                 "2021; score = -distance)", ("wwlk:amr|dep",), extra="graphs",
-                options=(*GRAPH_OPTIONS,
-                         Opt("vectors", "glove-6b-50d", help="spec of the word vectors for node labels"),
-                         Opt("iterations", 2, int, min=0), Opt("seed", 0, int, min=0)))
+                options=WWLKOptions)
 def _wwlk(spec: Spec, builder: Any, opts: Any) -> WWLKModel:
     return WWLKModel(builder(opts.vectors), _graph_source(spec.arg or "amr", opts.amr, builder.data_dir),
                      opts.iterations, opts.seed, opts.missing)

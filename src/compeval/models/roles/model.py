@@ -8,13 +8,15 @@ under a neighbouring role; the sentence score is the weighted sum over roles div
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from ...errors import SpecError
 from ...specs import Spec, parse_spec, quote_value
-from ..options import TORCH_OPTIONS, Opt
+from pydantic import Field
+
+from ..options import ModelOptions, TorchOptions
 from ..protocol import ModelConfig, can_encode
 from ..registry import expand_alias, register_model
 from ...linguistics.roles import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses,
@@ -152,7 +154,8 @@ class RoleModel:
 
 
 TOK_CHOICES = ("sts3k", "clean", "montague", "inner")
-INNER_TORCH = tuple(o.name for o in TORCH_OPTIONS)  # device, dtype, batch, max_length: for the inner model
+# device, dtype, batch, max_length: for the inner model
+INNER_TORCH = tuple(k for k in TorchOptions.model_fields if k not in ModelOptions.model_fields)
 
 
 def _inner_spec(arg: str, tok: str, opts: Any = None, where: str = "") -> str:
@@ -166,12 +169,12 @@ def _inner_spec(arg: str, tok: str, opts: Any = None, where: str = "") -> str:
         family = ""
     if family == "static" and tok != "inner" and "tok=" not in arg:
         arg = f"{arg},tok={tok}"
-    forwarded = [k for k in INNER_TORCH if opts is not None and k in opts.given]
+    forwarded = [k for k in INNER_TORCH if opts is not None and k in opts.model_fields_set]
     if forwarded:
         if not family or not resolve_family(family).torch:
             raise SpecError(f"{where}: {', '.join(forwarded)} apply to a torch-backed inner model (sbert:, hf:), "
                             f"and {arg.split(',')[0]!r} is not one")
-        arg += "".join(f",{k}={quote_value(str(opts[k]))}" for k in forwarded)
+        arg += "".join(f",{k}={quote_value(str(getattr(opts, k)))}" for k in forwarded)
     return arg
 
 
@@ -192,14 +195,19 @@ def build_parses(source: str, sentences: str | None, builder: Any, spec_text: st
     return load_parse_file(path, Path(sentences).expanduser() if sentences else None)
 
 
+class RolesOptions(TorchOptions):
+    parses: str = Field("hand", description="hand|gpt4|spacy|PATH")
+    sentences: str | None = Field(None, description="PATH of the sentences a parse file follows")
+    form: Literal[FORMS] = "basic"  # type: ignore[valid-type]
+    weights: str | None = Field(None, description="8 numbers joined by '/'")
+    align: bool = True
+    missing: Literal["error", "nan"] = "error"
+    tok: Literal[TOK_CHOICES] = Field("sts3k", description="tokenisation of static inner vectors")  # type: ignore[valid-type]
+
+
 @register_model(
     "roles", 1, "hybrid role model (VerbNet-CN): 8 role vectors, weighted role cosines with alignment",
-    ("roles:WORDVECTORS",), extra=("glove", "spacy"), torch=True,
-    options=(Opt("parses", "hand", help="hand|gpt4|spacy|PATH"),
-             Opt("sentences", None, help="PATH of the sentences a parse file follows"),
-             Opt("form", "basic", choices=FORMS), Opt("weights", None, help="8 numbers joined by '/'"),
-             Opt("align", True, bool), Opt("missing", "error", choices=("error", "nan")),
-             Opt("tok", "sts3k", choices=TOK_CHOICES, help="tokenisation of static inner vectors")),
+    ("roles:WORDVECTORS",), extra=("glove", "spacy"), options=RolesOptions,
 )
 def _roles(spec: Spec, builder: Any, opts: Any) -> RoleModel:
     s = str(spec)

@@ -1,0 +1,329 @@
+"""Options declared once, as a pydantic model: task options, model-family options and trainer settings.
+
+A subclass of ``OptionsBase`` gives each option its type, default, range (``Field(ge=…)``), choices
+(``Literal``), pattern (``Field(pattern=…)``) or older names (``Field(validation_alias=AliasChoices(…))``).
+Everything else follows from it: converting the CLI's strings (``--task NAME,key=value``,
+``--model NAME,key=value``), the one-line error for a bad value, the recorded ``params``, the result-file
+slug (the options that differ from their defaults), the spec string a remote worker rebuilds from, and the
+option listings of ``compeval tasks`` / ``compeval models FAMILY``.
+
+Each field is identity (it changes what a score means, so it is recorded and keyed on) unless declared
+with ``setting(…)``: a run setting (device, batch size, rate limits) that is recorded beside a result and
+never part of an id (``run_settings()``).
+
+A field typed as a pydantic model is a settings group owned elsewhere (a trainer's ``AdamSettings``):
+its fields are options named ``<prefix><field>`` on the command line (``mlp_max_iter`` for
+``mlp.max_iter``; the prefix is the group's name and ``_`` unless ``group_prefix`` says otherwise), in
+the slug and in the spec string, and recorded once, nested, in ``params``.
+"""
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, Callable, ClassVar, Literal, Mapping
+
+import annotated_types as at
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
+
+from .context import DEVICE_CHOICES, DEVICE_PATTERN, MAX_SEED
+from .errors import SpecError
+
+__all__ = ["MAX_COUNT", "OptionsBase", "device_setting", "is_run_setting", "setting"]
+
+#: Upper bound of an integer option that declares none (``Field(le=…)`` overrides it), checked when the
+#: options are built, before any work: past 1,000,000 items, epochs or components memory or time runs away
+#: on a workstation. Seeds get ``MAX_SEED`` (what numpy takes); subclasses add their own (``implicit_cap``).
+MAX_COUNT = 1_000_000
+
+
+def setting(default: Any = None, *, form: str | None = None, **kwargs: Any) -> Any:
+    """A run setting's ``Field``: how a run goes (device, batch size, rate limits), recorded beside a result
+    and never part of an id. ``form`` is what a value looks like, for messages (else the pattern)."""
+    return Field(default, json_schema_extra={"run_setting": True, **({"form": form} if form else {})}, **kwargs)
+
+
+def device_setting(description: str = "auto|cpu|cuda|cuda:N|mps (auto: cuda, then mps, then cpu)") -> Any:
+    """The device field of every option set that has one: the pattern of ``compeval.context``."""
+    return setting("auto", pattern=f"^(?:{DEVICE_PATTERN})$", form=DEVICE_CHOICES, description=description)
+
+
+def is_run_setting(field: FieldInfo) -> bool:
+    extra = field.json_schema_extra
+    return isinstance(extra, dict) and bool(extra.get("run_setting"))
+
+
+class OptionsBase(BaseModel):
+    """Base of every option set: frozen, no unknown names, finite numbers. Subclasses add fields; field order
+    is the order recorded and listed. Build from user input with ``parse`` (one-line ``SpecError``s); built
+    directly, a bad value is pydantic's ``ValidationError`` naming the field."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, validate_default=False,
+                              validate_by_name=True, validate_by_alias=True)
+
+    #: Settings group → the prefix of its fields' option names, where it is not the group's name + '_'.
+    group_prefix: ClassVar[dict[str, str]] = {}
+
+    # --- declarations ----------------------------------------------------------------------------------
+
+    @classmethod
+    def groups(cls) -> dict[str, str]:
+        """Settings groups (fields typed as a pydantic model) → the prefix of their option names."""
+        return {k: cls.group_prefix.get(k, k + "_") for k, f in cls.model_fields.items()
+                if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel)}
+
+    @classmethod
+    def flat_fields(cls) -> dict[str, tuple[tuple[str, ...], FieldInfo, Any]]:
+        """Option name → (path in the model, field, default), settings groups flattened."""
+        groups, out = cls.groups(), {}
+        for name, f in cls.model_fields.items():
+            if name in groups:
+                default = f.get_default(call_default_factory=True)
+                for inner, g in type(default).model_fields.items():
+                    out[groups[name] + inner] = ((name, inner), g, getattr(default, inner))
+            else:
+                out[name] = ((name,), f, f.get_default(call_default_factory=True))
+        return out
+
+    @classmethod
+    def aliases(cls) -> dict[str, str]:
+        """Older option names → the option they mean (``batch_size`` → ``batch``)."""
+        out = {}
+        for name, f in cls.model_fields.items():
+            if isinstance(f.validation_alias, AliasChoices):
+                out.update({a: name for a in f.validation_alias.choices if isinstance(a, str) and a != name})
+        return out
+
+    @classmethod
+    def implicit_cap(cls, name: str, field: FieldInfo) -> int | None:
+        """The upper bound an integer option gets when it declares none (see ``MAX_COUNT``)."""
+        if _base_type(field) is not int or any(isinstance(m, (at.Le, at.Lt, at.Interval)) for m in field.metadata):
+            return None
+        return MAX_SEED if name.endswith("seed") else MAX_COUNT
+
+    # --- building --------------------------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, values: Mapping[str, Any], where: str) -> "OptionsBase":
+        """Validate keyword values (Python objects or the CLI's strings; a group's fields by their option
+        names or as the group). A SpecError names ``where`` (``task 'x'``, a model spec), the option, the
+        value and what is allowed, in one line."""
+        aliases, seen = cls.aliases(), {}
+        for key in values:
+            name = aliases.get(key, key)
+            if name in seen:
+                raise SpecError(f"{where}: option {name} given twice (as {seen[name]} and {key})")
+            seen[name] = key
+        try:
+            options = cls.model_validate(cls._nest(values))
+        except ValidationError as exc:
+            raise SpecError(_message(cls, where, exc.errors(include_url=False))) from None
+        for name, (path, field, _) in cls.flat_fields().items():  # settings groups' fields too
+            value = getattr(getattr(options, path[0]), path[1]) if len(path) == 2 else getattr(options, name)
+            cap = cls.implicit_cap(name, field)
+            if cap is not None and isinstance(value, int) and value > cap:
+                raise SpecError(f"{where}: option {name}={value!r} must be at most {cap:,} (a bound that "
+                                "keeps memory and time sane; see compeval.options)")
+        return options
+
+    @classmethod
+    def _nest(cls, values: Mapping[str, Any]) -> dict[str, Any]:
+        flat, out = cls.flat_fields(), {}
+        for key, value in values.items():
+            path = flat[key][0] if key in flat else (key,)
+            if len(path) == 1:
+                out[key] = value if not isinstance(out.get(key), dict) else {**_plain(value), **out[key]}
+            else:
+                group = out.get(path[0], {})
+                out[path[0]] = {**_plain(group), path[1]: value}
+        return out
+
+    def with_defaults(self, values: Mapping[str, Any], where: str) -> "OptionsBase":
+        """These options with ``values`` filled in where the user set none (a recipe's settings); which
+        options the user set (``model_fields_set``) is kept."""
+        given = {k: getattr(self, k) for k in self.model_fields_set}
+        out = type(self).parse({**{k: v for k, v in values.items() if k not in given}, **given}, where)
+        object.__setattr__(out, "__pydantic_fields_set__", set(self.model_fields_set))
+        return out
+
+    # --- what is recorded ------------------------------------------------------------------------------
+
+    def params(self) -> dict[str, Any]:
+        """Every option with its value, settings groups as dicts: what results record."""
+        return {k: _plain(getattr(self, k)) for k in type(self).model_fields}
+
+    @classmethod
+    def default_params(cls) -> dict[str, Any]:
+        return {k: _plain(f.get_default(call_default_factory=True)) for k, f in cls.model_fields.items()}
+
+    def run_settings(self) -> dict[str, Any]:
+        """The run settings (``setting(…)`` fields) with their values: recorded, never in an id."""
+        return {k: getattr(self, k) for k, f in type(self).model_fields.items() if is_run_setting(f)}
+
+    def non_default(self) -> dict[str, Any]:
+        """The options set away from their defaults, by option name, sorted (slug and spec string)."""
+        out = {}
+        for key, (path, _, default) in sorted(self.flat_fields().items()):
+            value = self
+            for part in path:
+                value = getattr(value, part)
+            if value != default:
+                out[key] = value
+        return out
+
+    def slug_suffix(self) -> str:
+        return "".join(f"__{k}-{v}" for k, v in self.non_default().items())
+
+    def spec_suffix(self) -> str:
+        return "".join(f",{k}={_show(v)}" for k, v in self.non_default().items())
+
+    # --- listings --------------------------------------------------------------------------------------
+
+    @classmethod
+    def describe(cls) -> dict[str, str]:
+        """Option → 'default; allowed' text, for help screens and error messages."""
+        return {k: f"{d!r}; {_allowed(f)}" for k, (_, f, d) in cls.flat_fields().items()}
+
+    @classmethod
+    def spec_form(cls) -> str:
+        """The options as a spec form shows them: ``[,pool=mean|cls|last][,batch=32]``."""
+        return "".join(f"[,{k}={_form_value(k, f, d)}]" for k, (_, f, d) in cls.flat_fields().items())
+
+    @classmethod
+    def rows(cls) -> list[dict[str, str]]:
+        """One row per option (``compeval models FAMILY``): name and older names, default, values, kind, help."""
+        aliases = cls.aliases()
+        rows = []
+        for k, (_, f, d) in cls.flat_fields().items():
+            rows.append({"option": k + "".join(f" (or {a})" for a, n in aliases.items() if n == k),
+                         "default": "" if d is None else _show(d), "values": _values(f),
+                         "kind": "run setting" if is_run_setting(f) else "identity", "help": f.description or ""})
+        return rows
+
+
+# --- values and types ----------------------------------------------------------------------------------
+
+def _plain(value: Any) -> Any:
+    return value.model_dump() if isinstance(value, BaseModel) else value
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _base_type(field: FieldInfo) -> Any:
+    """The annotation without ``| None``."""
+    ann = field.annotation
+    if typing.get_origin(ann) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(ann) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return ann
+
+
+def _choices(field: FieldInfo) -> tuple[Any, ...] | None:
+    ann = _base_type(field)
+    return typing.get_args(ann) if typing.get_origin(ann) is Literal else None
+
+
+def _pattern_form(field: FieldInfo) -> str | None:
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    for m in field.metadata:
+        pattern = getattr(m, "pattern", None)
+        if pattern is not None:
+            return str(extra.get("form") or pattern.removeprefix("^").removesuffix("$"))
+    return None
+
+
+def _bounds(field: FieldInfo) -> list[str]:
+    out = []
+    for m in field.metadata:
+        for attr, word in (("ge", "at least"), ("gt", "greater than"), ("le", "at most"), ("lt", "less than")):
+            v = getattr(m, attr, None) if isinstance(m, (at.Ge, at.Gt, at.Le, at.Lt, at.Interval)) else None
+            if v is not None:
+                out.append(f"{word} {v}")
+    return out
+
+
+_KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
+def _allowed(field: FieldInfo) -> str:
+    choices = _choices(field)
+    if choices is not None:
+        return "one of " + ", ".join(map(str, choices))
+    form = _pattern_form(field)
+    if form is not None:
+        return f"text like {form}"
+    ann = _base_type(field)
+    bounds = _bounds(field)
+    return _KINDS.get(ann, str(ann)) + (", " + " and ".join(bounds) if bounds else "")
+
+
+def _values(field: FieldInfo) -> str:
+    """The values column of ``rows``."""
+    choices = _choices(field)
+    if choices is not None:
+        return "|".join(map(str, choices))
+    ann = _base_type(field)
+    out = _pattern_form(field) or {int: "integer", float: "number", bool: "true|false"}.get(ann, "text")
+    for m in field.metadata:
+        for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+            v = getattr(m, attr, None) if isinstance(m, (at.Ge, at.Gt, at.Le, at.Lt, at.Interval)) else None
+            if v is not None:
+                out += f" {sign} {_show(v)}"
+    return out
+
+
+def _form_value(name: str, field: FieldInfo, default: Any) -> str:
+    choices = _choices(field)
+    if choices:
+        first = [default] if default in choices else []
+        return "|".join(str(c) for c in first + [c for c in choices if c != default])
+    if default in (None, ""):
+        kind = _base_type(field)
+        return {int: "N", float: "X", bool: "true|false"}.get(kind, "TEXT" if default == "" else name.upper())
+    return _show(default)
+
+
+# --- messages -------------------------------------------------------------------------------------------
+
+def _message(cls: type[OptionsBase], head: str, errors: list[Mapping[str, Any]]) -> str:
+    extras = [e for e in errors if e["type"] == "extra_forbidden"]
+    err = extras[0] if extras else errors[0]
+    loc = tuple(str(p) for p in err.get("loc", ()))
+    groups = cls.groups()
+    name = groups[loc[0]] + loc[1] if len(loc) > 1 and loc[0] in groups else (loc[0] if loc else "")
+    flat = cls.flat_fields()
+    if err["type"] == "extra_forbidden":
+        unknown = [str(e["loc"][-1]) for e in extras]
+        names = ", ".join(flat) or "none"
+        what = f"option {unknown[0]!r}" if len(unknown) == 1 else "options " + ", ".join(map(repr, unknown))
+        return f"{head}: unknown {what}; options: {names}"
+    field = flat[name][1] if name in flat else None
+    if err["type"] == "value_error":  # a domain check: its own message says what is wrong
+        reason = str(err.get("ctx", {}).get("error", err["msg"]))
+        return f"{head}: option {name}={err.get('input')!r}: {reason}" if field else f"{head}: {reason}"
+    if field is None:
+        return f"{head}: {err['msg']}"
+    if err["type"] == "string_pattern_mismatch":
+        return f"{head}: option {name}={err.get('input')!r} must look like {_pattern_form(field)}"
+    return f"{head}: option {name}={err.get('input')!r} must be {_allowed(field)}"
+
+
+def domain_check(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Wrap a domain parser that raises SpecError (probe words, classifier lists…) for a field validator:
+    pydantic reports ValueError with the option's name; the raw value is kept."""
+
+    def check(value: Any) -> Any:
+        try:
+            parse(value)
+        except SpecError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    return check

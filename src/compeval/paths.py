@@ -2,8 +2,12 @@
 can ask for them without importing the layers above it."""
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from pathlib import Path
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def default_cache_dir() -> Path:
@@ -13,3 +17,16 @@ def default_cache_dir() -> Path:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "compeval"
+
+
+def safe_component(text: str, limit: int = 150) -> str:
+    """``text`` as one file-name component: ``[A-Za-z0-9._-]`` only, no leading dot, never ``.``/``..``.
+
+    The one rule for every name compeval writes (result folders and files, logs, exports). A name that
+    had to be changed gets a short hash of the original, so two different names never map to one folder
+    or file (``path=a/b`` and ``path=a_b`` stay apart)."""
+    text = str(text)
+    out = _UNSAFE.sub("_", text).lstrip("._-")[:limit].rstrip("._-") or "x"
+    if out != text:
+        out = f"{out[: limit - 9]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    return out

@@ -445,3 +445,15 @@ def test_a_result_from_an_older_task_version_is_recomputed_not_reused(tmp_path):
     assert again.outcomes[0].status == "done"
     assert any(f"version {current}-old of task modifiers-test3" in w for w in again.warnings), again.warnings
     assert json.loads(path.read_text())["task"]["version"] == current
+
+
+def test_failure_logs_of_two_names_that_sanitise_alike_stay_apart(tmp_path):
+    """Logs use the one file-name rule (with its hash), so two jobs never append to one traceback file."""
+    from compeval.context import RunContext
+    from compeval.runner.session import record_failure
+
+    ctx = RunContext(output_dir=tmp_path)
+    lines = [record_failure(ctx, ValueError("boom"), task) for task in ("probe,path=a/b", "probe,path=a_b")]
+    paths = {line.rsplit("traceback in ", 1)[1].rstrip(")") for line in lines}
+    assert len(paths) == 2 and all(Path(p).parent == tmp_path / "logs" for p in paths)
+    assert all("ValueError: boom" in Path(p).read_text() for p in paths)

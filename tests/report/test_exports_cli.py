@@ -14,6 +14,7 @@ import pytest
 from compeval.report import leaderboard_frame
 from compeval.report.loading import ResultsIndex
 from compeval.report.tables import leaderboard_columns
+from compeval.paths import safe_component
 from compeval.results import ResultStore
 
 
@@ -100,13 +101,13 @@ def test_export_mteb_layout(toy_results, tmp_path):
     files = sorted((tmp_path / "mteb").glob("*/*/*.json"))
     tasks = [p for p in files if p.name != "model_meta.json"]
     store = ResultStore(toy_results)
-    results = {(res.model["display"], path.stem): res for path, res in store.iter_results()}
+    results = {(res.model["id"], path.stem): res for path, res in store.iter_results()}
     assert len(tasks) == len(results)
     for p in tasks:
         data = json.loads(p.read_text())
-        res = results[(p.parent.parent.name.replace("_", ","), p.stem)] if (p.parent.parent.name, p.stem) not in results \
-            else results[(p.parent.parent.name, p.stem)]
-        assert data["task_name"] == p.stem and p.parent.name == res.model["id"]
+        res = results[(p.parent.name, p.stem)]  # <model>/<revision = model id>/<task>.json
+        assert data["task_name"] == p.stem
+        assert p.parent.parent.name == safe_component(res.model["display"].replace("/", "__"))
         main = next(x for x in data["scores"]["test"] if x["hf_subset"] == res.task.main_subset)
         assert main["main_score"] == pytest.approx(res.main_score)
         assert (p.parent / "model_meta.json").is_file()

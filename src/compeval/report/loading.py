@@ -19,7 +19,7 @@ import pandas as pd
 from ..errors import CompevalError
 from ..results.schema import PublishedScore, Score, TaskInfo, TaskResult
 from ..data.registry import sha256_file
-from ..results.store import ResultStore
+from ..results.store import ResultStore, model_labels
 
 #: The task facts a result carries since they were recorded; ``None`` in an older result.
 FACTS = ("directions", "ranked", "data_sources", "published")
@@ -157,8 +157,9 @@ class ResultsIndex:
         if not loaded:
             raise CompevalError(f"results folder {self.root} holds no results: expected "
                                 "<model>/<task>.json files written by `compeval run`")
-        labels = _model_labels(loaded)
-        self.entries = [Entry(path=p, result=r, model=labels[p.parent.name], task=p.stem) for p, r in loaded]
+        labels = model_labels([r for _, r in loaded])
+        self.entries = [Entry(path=p, result=r, model=labels[str(r.model.get("id"))], task=p.stem)
+                        for p, r in loaded]
         self.models = sorted({e.model for e in self.entries}, key=str.lower)
 
     def suite(self, suite: str) -> list[Entry]:
@@ -214,17 +215,6 @@ class ResultsIndex:
             if e.result.environment not in seen:
                 seen.append(e.result.environment)
         return seen
-
-
-def _model_labels(loaded: list[tuple[Path, TaskResult]]) -> dict[str, str]:
-    """Folder name → label: the model's display name, disambiguated when two configs share one."""
-    display: dict[str, str] = {}
-    for path, r in loaded:
-        display.setdefault(path.parent.name, str(r.model.get("display") or r.model.get("name") or path.parent.name))
-    counts: dict[str, int] = {}
-    for d in display.values():
-        counts[d] = counts.get(d, 0) + 1
-    return {folder: (d if counts[d] == 1 else f"{d} ({folder})") for folder, d in display.items()}
 
 
 def finite(x) -> bool:

@@ -9,17 +9,17 @@ subset; the 95% interval of each metric rides along as ``<metric>_ci_low`` / ``<
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
+from ..paths import safe_component
 from .loading import ResultsIndex
 
 MTEB_VERSION = "1.14.0"  # the results format written (TaskResult of mteb 1.x)
 
 
-def _safe(name: str) -> str:
-    """MTEB's folder name of a model: ``org/name`` → ``org__name``; nothing a path cannot hold."""
-    return re.sub(r"[^A-Za-z0-9._=,+-]+", "_", name.replace("/", "__")).strip("._") or "model"
+def _folder(name: str) -> str:
+    """MTEB's folder name of a model (``org/name`` → ``org__name``), through compeval's one file-name rule."""
+    return safe_component(name.replace("/", "__"))
 
 
 def export_mteb(results_dir: Path | str, output: Path | str) -> list[Path]:
@@ -31,7 +31,7 @@ def export_mteb(results_dir: Path | str, output: Path | str) -> list[Path]:
         r = e.result
         model_name = str(r.model.get("name") or e.model)
         revision = str(r.model.get("id") or "no_revision_available")
-        folder = out / _safe(e.model) / _safe(revision)
+        folder = out / _folder(e.model) / safe_component(revision)
         folder.mkdir(parents=True, exist_ok=True)
         subsets: dict[str, dict] = {}
         for s in r.scores:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 import threading
 from pathlib import Path
@@ -27,6 +26,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from ..errors import CompevalError
+from ..paths import safe_component
 from .schema import SCHEMA_VERSION, TaskResult
 
 
@@ -42,20 +42,7 @@ class ResultWriteError(CompevalError):
     """A result could not be written (disk full, read-only or missing output folder…)."""
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _umask_lock = threading.Lock()
-
-
-def safe_component(text: str, limit: int = 150) -> str:
-    """``text`` as one file-name component: ``[A-Za-z0-9._-]`` only, no leading dot, never ``.``/``..``.
-
-    A name that had to be changed gets a short hash of the original, so two different names never map to
-    one folder or file (``path=a/b`` and ``path=a_b`` stay apart)."""
-    text = str(text)
-    out = _UNSAFE.sub("_", text).lstrip("._-")[:limit].rstrip("._-") or "x"
-    if out != text:
-        out = f"{out[: limit - 9]}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
-    return out
 
 
 def model_folder(model: Any) -> str:

@@ -28,7 +28,8 @@ from ..cache import CacheStats
 from ..errors import CompevalError
 from ..results.store import ResultStore
 from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext
-from .session import LOG_FOLDER, _safe
+from ..paths import safe_component
+from .session import LOG_FOLDER
 
 #: Seconds a worker may take to exit after it said it is done (it flushes and closes its cache).
 EXIT_GRACE = 30.0
@@ -248,7 +249,7 @@ class IsolatedExecutor:
         for jobs in plan.by_model():
             display = jobs[0].model_display
             reporter.model_start(display, len(jobs))
-            log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
+            log = Path(ctx.output_dir) / LOG_FOLDER / (safe_component(jobs[0].model_slug) + "__worker.log")
             q = mp.Queue()
             proc = mp.Process(target=model_worker, name=f"compeval {display}", daemon=True,
                               args=(self.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q,

@@ -417,7 +417,8 @@ def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporte
 
     from ..results.store import ResultStore
     from .isolation import _log_tail, _Tally, model_worker
-    from .session import LOG_FOLDER, _safe
+    from ..paths import safe_component
+    from .session import LOG_FOLDER
 
     report = ExecutionReport()
     tally = _Tally()
@@ -426,7 +427,7 @@ def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporte
     refs: dict[Any, tuple[list[Job], Path]] = {}
     for jobs in plan.by_model():
         res = _with_threads(model_resources(plan.models[jobs[0].model_index], executor.cpus_per_job))
-        log = Path(ctx.output_dir) / LOG_FOLDER / (_safe(jobs[0].model_slug) + "__worker.log")
+        log = Path(ctx.output_dir) / LOG_FOLDER / (safe_component(jobs[0].model_slug) + "__worker.log")
         ref = remote.options(name=f"model {jobs[0].model_display}", **res).remote(
             executor.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), None, executor.model_timeout)
         refs[ref] = (jobs, log)

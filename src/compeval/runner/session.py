@@ -10,7 +10,6 @@ timeouts, a locked SQLite file).
 """
 from __future__ import annotations
 
-import re
 import time
 import traceback
 from datetime import datetime, timezone
@@ -23,6 +22,7 @@ from ..context import RunContext
 from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.protocol import CachedEncoder, Closeable, Loadable, can_encode
+from ..paths import safe_component
 from ..results.schema import TaskResult
 from ..results.store import ResultStore, model_folder
 from .environment import environment
@@ -30,10 +30,6 @@ from .jobs import JobOutcome, Reporter, model_record
 
 LOG_FOLDER = "logs"
 Reraise = tuple[type[BaseException], ...]
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")[:150] or "job"
 
 
 def record_failure(ctx: RunContext, exc: BaseException, task_slug: str, model_slug: str | None = None,
@@ -47,7 +43,7 @@ def record_failure(ctx: RunContext, exc: BaseException, task_slug: str, model_sl
     line = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
     if ctx.output_dir is None:
         return f"{line} (while {stage})"
-    name = _safe(f"{model_slug}__{task_slug}" if model_slug else task_slug) + ".log"
+    name = safe_component(f"{model_slug}__{task_slug}" if model_slug else task_slug) + ".log"
     path = Path(ctx.output_dir) / LOG_FOLDER / name
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

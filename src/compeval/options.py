@@ -128,14 +128,20 @@ class OptionsBase(BaseModel):
 
     @classmethod
     def _nest(cls, values: Mapping[str, Any]) -> dict[str, Any]:
-        flat, out = cls.flat_fields(), {}
+        """Flat option names onto their places; a settings group set in part keeps this class's default
+        for the rest of its fields (a probe's ``mlp_tol=…`` leaves its ``max_iter`` at the probe's 700,
+        not at the trainer's own 200)."""
+        flat, groups, out = cls.flat_fields(), cls.groups(), {}
         for key, value in values.items():
             path = flat[key][0] if key in flat else (key,)
+            group = path[0] if path[0] in groups else None
+            if group is not None and group not in out:
+                out[group] = _plain(cls.model_fields[group].get_default(call_default_factory=True))
             if len(path) == 1:
-                out[key] = value if not isinstance(out.get(key), dict) else {**_plain(value), **out[key]}
+                out[key] = {**out[key], **_plain(value)} if group is not None and isinstance(
+                    _plain(value), dict) else value
             else:
-                group = out.get(path[0], {})
-                out[path[0]] = {**_plain(group), path[1]: value}
+                out[group] = {**out[group], path[1]: value}
         return out
 
     def with_defaults(self, values: Mapping[str, Any], where: str) -> "OptionsBase":

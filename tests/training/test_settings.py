@@ -30,6 +30,26 @@ def test_flat_option_names_map_onto_the_trainers_settings():
     assert lex.slug == "lexcomp-nc-literality__batch_size-8__max_epochs-60__patience-10"
 
 
+def test_a_group_set_in_part_keeps_the_tasks_defaults_for_its_other_fields():
+    """Every task with a settings group: one flat option changes that field only; the others stay at the
+    task's own defaults (a probe's 700 iterations), never fall back to the trainer class's."""
+    from compeval.tasks.registry import TASKS, discover
+
+    discover()
+    checked = 0
+    for name, cls in sorted(TASKS.items()):
+        for flat, (path, field, default) in cls.Options.flat_fields().items():
+            if len(path) != 2 or not isinstance(default, (int, float)) or isinstance(default, bool):
+                continue
+            other = default + 1 if isinstance(default, int) else default / 2
+            (task,) = get_tasks(f"{name},{flat}={other}")
+            expect = {**cls.Options.default_params()[path[0]], path[1]: other}
+            assert task.params[path[0]] == expect, (name, flat)
+            assert task.options.non_default() == {flat: other}, (name, flat)
+            checked += 1
+    assert checked >= 20
+
+
 def test_each_trainer_default_and_range_is_the_trainers_own():
     flat = ClassifierOptions.flat_fields()
     for name, field in AdamSettings.model_fields.items():

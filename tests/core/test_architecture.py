@@ -3,6 +3,7 @@ no cycles, layers that only import downwards, and tasks that see models only thr
 from __future__ import annotations
 
 import ast
+import re
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -12,22 +13,22 @@ import compeval
 
 ROOT = Path(compeval.__file__).parent
 
-# compeval's packages (and top-level modules) from the bottom up; a module may import its own layer or
-# lower ones, never a higher one.
-LAYERS = [
-    {"compeval", "compeval.errors", "compeval.specs", "compeval.paths", "compeval.context", "compeval.vectors",
-     "compeval.options",
-     "compeval.textfile",
-     "compeval.plugins"},
-    {"compeval.metrics", "compeval.results", "compeval.training"},
-    {"compeval.data"},
-    {"compeval.linguistics"},
-    {"compeval.models"},
-    {"compeval.cache"},
-    {"compeval.tasks"},
-    {"compeval.runner", "compeval.report"},
-    {"compeval.cli", "compeval.__main__"},  # python -m compeval is the command line
-]
+DOC = ROOT.parents[1] / "docs" / "architecture.md"
+
+
+def documented_layers() -> list[set[str]]:
+    """compeval's packages and top-level modules from the bottom up, as docs/architecture.md writes them
+    down (the numbered list between ``<!-- layers -->`` markers): the layering this test checks is the one
+    the document states."""
+    text = DOC.read_text(encoding="utf-8")
+    block = text[text.index("<!-- layers -->"):text.index("<!-- /layers -->")]
+    layers = []
+    for line in re.findall(r"^\s*\d+\. (.+)$", block, re.M):
+        layers.append({"compeval" if n.strip() == "compeval" else f"compeval.{n.strip()}" for n in line.split(",")})
+    return layers
+
+
+LAYERS = documented_layers()
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 # What a task may import from compeval.models: the protocol, the registry (baselines by spec) and the kit.
 TASK_MAY_IMPORT = {"compeval.models", "compeval.models.protocol", "compeval.models.registry",

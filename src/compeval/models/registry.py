@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 from .. import plugins
@@ -46,6 +47,11 @@ class Alias:
     name: str
     target: str  # a spec string
     description: str
+
+    @cached_property
+    def spec(self) -> Spec:
+        """The target, parsed once per process (every build of the alias expands it)."""
+        return parse_spec(self.target)
 
 
 FAMILIES: dict[str, dict[int, ModelFamily]] = {}
@@ -118,24 +124,30 @@ def expand_alias(spec: Spec) -> Spec:
         if spec.name in seen:
             raise SpecError(f"alias loop at {spec.name!r}")
         seen.add(spec.name)
-        target = parse_spec(ALIASES[spec.name].target)
+        target = ALIASES[spec.name].spec
         spec = Spec(target.name, target.arg, {**target.options, **spec.options})
     return spec
 
 
-def check_spec(text: str) -> None:
+def check_spec(text: str | Spec) -> Spec:
     """Everything about a model spec that can be known without building it (name, family, argument form,
     options and their ranges): a SpecError now rather than when a job runs. A bare Hub ``ORG/NAME`` is
-    checked when built."""
-    spec = parse_spec(text)
+    checked when built. Returns the parsed spec (a ``Spec`` given is not parsed again)."""
+    spec = parsed = parse_spec(text) if isinstance(text, str) else text
+    text = str(text)
     if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
-        return
+        return parsed
     spec = expand_alias(spec)
     family = resolve_family(spec.name)
+    _check_form(spec, family, text)
+    family.options.parse(dict(spec.options), text)
+    return parsed
+
+
+def _check_form(spec: Spec, family: ModelFamily, text: str) -> None:
     if spec.arg is not None and not any(":" in form for form in family.spec_forms):
         raise SpecError(f"{text}: model family {spec.name!r} takes no ':ARG' (got ':{spec.arg}'); its form is "
                         f"{' | '.join(family.spec_forms)}")
-    family.options.parse(dict(spec.options), text)
 
 
 @dataclass
@@ -166,9 +178,10 @@ class ModelBuilder:
         return self._built[key]
 
     def _build(self, spec: Spec, text: str) -> Any:
-        check_spec(text)
+        """Checks the spec as it builds (``check_spec`` without a second pass): alias, family, form, options."""
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
+        _check_form(spec, family, text)
         opts = family.options.parse(dict(spec.options), text)
         try:
             model = family.factory(spec, self, opts)

@@ -7,21 +7,20 @@ written atomically by whoever computed it (its presence means the job is complet
 """
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..results.store import ResultStore
-from .jobs import ExecutionReport, Executor, JobOutcome, Plan, Reporter, RunContext
-from .session import ModelSession, load_task
+from .jobs import ExecutionReport, Executor, Plan, Reporter, RunContext
+from .loop import TaskLoader, run_model_jobs
 
 __all__ = ["EXECUTORS", "ExecutionReport", "Executor", "LocalExecutor", "make_executor"]
 
 
 class LocalExecutor:
-    """In process and sequential: per model, load its pending tasks, encode the union of their texts once
-    (weights load only if something is not in the cache), then evaluate each task and write its result."""
+    """In process and sequential: ``run_model_jobs`` for each model in turn (load its pending tasks, encode
+    the union of their texts once — weights load only if something is not in the cache — then evaluate
+    each task and write its result). Each task is loaded once, for every model."""
 
     name = "local"
 
@@ -30,39 +29,12 @@ class LocalExecutor:
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
         report = ExecutionReport()
-        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
         store = ResultStore(ctx.output_dir)
-        task_ctx = ctx.with_builder(plan.builder)
-        loaded: dict[int, str | None] = {}  # task index -> None when loaded, else the load error
-        task_data: dict[int, DataContext] = {}  # task index -> the files that task read
-
-        def done(outcome: JobOutcome) -> None:
-            report.outcomes.append(outcome)
-            reporter.job_done(outcome)
-
+        context = ctx.with_builder(plan.builder)
+        loader = TaskLoader(context)
         for jobs in plan.by_model():
-            model = plan.models[jobs[0].model_index]
-            display = model.config.display
-            reporter.model_start(display, len(jobs))
-            session = ModelSession(model, ctx, store, reporter=reporter)
-            ready = []
-            for job in jobs:
-                task = plan.tasks[job.task_index]
-                if job.task_index not in loaded:  # once per run: every model shares the loaded task
-                    t0 = time.perf_counter()
-                    task_data[job.task_index] = data.for_task()
-                    loaded[job.task_index] = load_task(task, task_data[job.task_index], task_ctx)
-                    report.task_load_seconds += time.perf_counter() - t0
-                if loaded[job.task_index] is None:
-                    ready.append(job)
-                else:
-                    done(JobOutcome(display, task.slug, "failed", error=loaded[job.task_index]))
-            session.prepare([plan.tasks[j.task_index] for j in ready])
-            for job in ready:
-                done(session.evaluate(plan.tasks[job.task_index], task_data[job.task_index]))
-            session.close()
-            report.load_seconds += session.load_seconds
-        report.stats = plan.cache.totals()
+            model = plan.models[jobs[0].model_id]
+            report.merge(run_model_jobs(model, [job.task for job in jobs], context, store, reporter, loader=loader))
         return report
 
 

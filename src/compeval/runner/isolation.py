@@ -5,8 +5,9 @@ returned before the next loads.
 
 The worker (forked from a ``forkserver`` that preloaded torch and transformers but never touched a GPU or
 opened a cache, else ``spawn``ed: no CUDA state or open SQLite handles are inherited) re-plans its one
-model from the spec strings and runs the in-process lifecycle (``LocalExecutor``: load, encode the union
-once, evaluate, write each result atomically), sending each outcome back as it finishes. Results, the
+model from the spec the driver parsed and the task spec strings, and runs the in-process loop
+(``LocalExecutor``, i.e. ``runner.loop.run_model_jobs``: load, encode the union once, evaluate, write each
+result atomically), sending each outcome back as it finishes and its ``ExecutionReport`` at the end. Results, the
 embedding cache (SQLite, safe for several processes) and resuming are therefore exactly as without
 isolation: a result file present means its job is complete, whoever wrote it.
 
@@ -20,15 +21,15 @@ import os
 import queue as queue_module
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..cache import CacheStats
 from ..errors import CompevalError
 from ..results.store import ResultStore
-from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext
 from ..paths import safe_component
+from ..specs import Spec
+from .jobs import ExecutionReport, JobOutcome, Plan, Reporter, RunContext
 from .session import LOG_FOLDER
 
 #: Seconds a worker may take to exit after it said it is done (it flushes and closes its cache).
@@ -64,7 +65,7 @@ def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
         return 0
     n = 0
     for jobs in plan.by_model():
-        family = plan.models[jobs[0].model_index].config.family.split(".v")[0]
+        family = jobs[0].model.family.split(".v")[0]
         try:
             n += bool(resolve_family(family).torch)
         except CompevalError:
@@ -73,25 +74,30 @@ def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
 
 
 class _QueueReporter:
-    """The worker's reporter: every callback becomes a message to the driver."""
+    """The worker's reporter: every callback becomes a message to the driver (none without a queue: a
+    Ray worker returns its report at the end)."""
 
     def __init__(self, q: Any):
         self.q = q
+
+    def _put(self, *message: Any) -> None:
+        if self.q is not None:
+            self.q.put(message)
 
     def model_start(self, name: str, n_jobs: int) -> None:
         pass  # the driver announced the model when it started the worker
 
     def loading(self, name: str) -> None:
-        self.q.put(("loading", name))
+        self._put("loading", name)
 
     def encoding(self, name: str, done: int, total: int) -> None:
-        self.q.put(("encoding", name, done, total))
+        self._put("encoding", name, done, total)
 
     def job_done(self, outcome: JobOutcome) -> None:
-        self.q.put(("job", outcome))
+        self._put("job", outcome)
 
     def warning(self, message: str) -> None:
-        self.q.put(("warning", message))
+        self._put("warning", message)
 
 
 def _redirect_output(log_path: str) -> None:
@@ -136,11 +142,12 @@ def _watchdog(seconds: float) -> None:
     timer.start()
 
 
-def model_worker(run_here: Any, model_spec: str, task_specs: list[str], ctx: RunContext, log_path: str | None,
-                 q: Any = None, timeout: float | None = None, environ: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local) and
-    are returned at the end (Ray). ``run_here`` is the runner's ``run_model_here`` (plan this model's jobs,
-    run them in process), passed in and pickled by name, so this module does not import the runner."""
+def model_worker(run_here: Any, model_spec: Spec, task_specs: list[str], ctx: RunContext, log_path: str | None,
+                 q: Any = None, timeout: float | None = None, environ: dict[str, str] | None = None) -> ExecutionReport:
+    """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local), the
+    report (outcomes, counters, seconds) is returned at the end (Ray) and sent to ``q`` without its
+    outcomes. ``run_here`` is the runner's ``run_model_here`` (plan this model's jobs, run them in
+    process), passed in and pickled by name, so this module does not import the runner."""
     if environ is not None:  # the driver's environment now, not the fork server's when it started
         os.environ.clear()
         os.environ.update(environ)
@@ -156,34 +163,11 @@ def model_worker(run_here: Any, model_spec: str, task_specs: list[str], ctx: Run
     faulthandler.enable()  # a segfault leaves its Python stack in the log
     print(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} worker pid {os.getpid()}: {model_spec}", flush=True)
 
-    outcomes: list[JobOutcome] = []
-
-    class Collect(_QueueReporter):
-        def job_done(self, outcome: JobOutcome) -> None:
-            outcomes.append(outcome)
-            if self.q is not None:
-                super().job_done(outcome)
-
-        def loading(self, name: str) -> None:
-            if self.q is not None:
-                super().loading(name)
-
-        def encoding(self, name: str, done: int, total: int) -> None:
-            if self.q is not None:
-                super().encoding(name, done, total)
-
-        def warning(self, message: str) -> None:
-            if self.q is not None:
-                super().warning(message)
-
-    reporter = Collect(q)
-    report, plan_seconds = run_here(model_spec, task_specs, ctx, reporter)
-    done = {"stats": report.stats.as_dict(), "load_seconds": report.load_seconds + plan_seconds,
-            "task_load_seconds": report.task_load_seconds, "outcomes": outcomes}
+    report = run_here(model_spec, task_specs, ctx, _QueueReporter(q))
     if q is not None:
-        q.put(("end", {k: v for k, v in done.items() if k != "outcomes"}))
-    print(f"--- worker done: {len(outcomes)} job(s)", flush=True)
-    return done
+        q.put(("end", replace(report, outcomes=[])))  # its outcomes went one by one
+    print(f"--- worker done: {len(report.outcomes)} job(s)", flush=True)
+    return report
 
 
 def describe_exit(code: int | None) -> str:
@@ -210,15 +194,6 @@ def _log_tail(path: Path, n: int = 1) -> str:
     return " | ".join(lines[-n:])
 
 
-@dataclass
-class _Tally:
-    stats: CacheStats = field(default_factory=CacheStats)
-
-    def add(self, stats: dict[str, float]) -> None:
-        for k, v in stats.items():
-            setattr(self.stats, k, getattr(self.stats, k) + v)
-
-
 class IsolatedExecutor:
     """Each model's jobs in a fresh process, one model at a time (see the module docstring).
 
@@ -243,7 +218,6 @@ class IsolatedExecutor:
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
         report = ExecutionReport()
-        tally = _Tally()
         mp = worker_context()
         store = ResultStore(ctx.output_dir)
         for jobs in plan.by_model():
@@ -256,16 +230,15 @@ class IsolatedExecutor:
                                     None, dict(os.environ)))
             proc.start()
             try:
-                self._follow(proc, q, jobs, display, log, plan, store, report, tally, reporter)
+                self._follow(proc, q, jobs, display, log, store, report, reporter)
             finally:
                 if proc.is_alive():  # the driver is interrupted: its worker goes with it
                     proc.kill()
                     proc.join()
                 q.close()
-        report.stats = tally.stats
         return report
 
-    def _follow(self, proc, q, jobs, display, log, plan, store, report, tally, reporter) -> None:
+    def _follow(self, proc, q, jobs, display, log, store, report, reporter) -> None:
         """Relay the worker's messages until it ends, times out or dies; fail what it did not finish."""
         started = time.monotonic()
         pending = {j.task_slug: j for j in jobs}
@@ -297,9 +270,7 @@ class IsolatedExecutor:
                 if callable(warn):
                     warn(msg[1])
             elif kind == "end":
-                tally.add(msg[1]["stats"])
-                report.load_seconds += msg[1]["load_seconds"]
-                report.task_load_seconds += msg[1]["task_load_seconds"]
+                report.merge(msg[1])
                 ended = True
         proc.join(EXIT_GRACE if ended else 5.0)
         if proc.is_alive():
@@ -310,7 +281,7 @@ class IsolatedExecutor:
             tail = _log_tail(log)
             for slug, job in pending.items():
                 path = store.path(job.model_slug, slug)
-                if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
+                if store.problem(path, model_id=job.model_id, task=job.task) is None:
                     outcome = JobOutcome(display, slug, "done", path)  # written before the worker died
                 else:
                     outcome = JobOutcome(display, slug, "failed",

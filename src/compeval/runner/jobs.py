@@ -1,18 +1,23 @@
-"""What the runner plans and executors run: jobs (model spec × task spec), the run's settings
+"""What the runner plans and executors run: jobs (a model configuration × a task), the run's settings
 (``RunContext``, defined in ``compeval.context`` so that tasks and model factories can read it), outcomes,
-and what an executor reports. The lifecycle that runs the jobs is ``runner/session.py``.
+and what an executor reports. The loop that runs one model's jobs is ``runner/loop.py``.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Iterable, Protocol, runtime_checkable
 
-from ..cache import CacheStats
+from ..cache import CacheStats, EmbeddingCache
 from ..context import RunContext
 from ..models.protocol import ModelConfig
+from ..models.registry import ModelBuilder
+from ..results.store import model_folder
+from ..specs import Spec
+from ..tasks.base import Task
 
 
 @dataclass
@@ -63,12 +68,45 @@ class Reporter:
 
 @dataclass
 class ExecutionReport:
-    """What an executor did: one outcome per planned job, plus the run's cache counters."""
+    """What one model's jobs (``runner.loop.run_model_jobs``) or a whole executor did: one outcome per job,
+    the cache counters, and the seconds spent loading weights and tasks.
+
+    Plain values, so a worker process or a Ray task returns it as it is; ``merge`` adds another report in.
+    Counters are kept per model configuration id and summed, except distinct texts: those are digests
+    (``text_digest``) united per configuration, so a text that two workers both saw counts once."""
 
     outcomes: list[JobOutcome] = field(default_factory=list)
-    stats: CacheStats = field(default_factory=CacheStats)
     load_seconds: float = 0.0  # model weights
     task_load_seconds: float = 0.0  # task data read and stimuli generated (Task.load)
+    counters: dict[str, dict[str, float]] = field(default_factory=dict)  # configuration id -> CacheStats sums
+    texts: dict[str, set[bytes]] = field(default_factory=dict)  # configuration id -> digests of its texts
+
+    def count(self, config_id: str, counters: dict[str, float], texts: Iterable[bytes]) -> None:
+        """Add cache counters (increments) and the digests of the distinct texts asked of a configuration."""
+        acc = self.counters.setdefault(config_id, {})
+        for k, v in counters.items():
+            acc[k] = acc.get(k, 0) + v
+        self.texts.setdefault(config_id, set()).update(texts)
+
+    def merge(self, other: "ExecutionReport") -> "ExecutionReport":
+        """Add ``other`` (its outcomes, seconds and counters) into this report; returns this report."""
+        self.outcomes.extend(other.outcomes)
+        self.load_seconds += other.load_seconds
+        self.task_load_seconds += other.task_load_seconds
+        for cid, numbers in other.counters.items():
+            self.count(cid, numbers, other.texts.get(cid, ()))
+        return self
+
+    @property
+    def stats(self) -> CacheStats:
+        """The counters over every configuration: sums, and the distinct texts of each configuration."""
+        out = CacheStats()
+        for cid, numbers in self.counters.items():
+            for k, v in numbers.items():
+                if k != "unique":
+                    setattr(out, k, getattr(out, k) + v)
+            out.unique += len(self.texts.get(cid, ()))
+        return out
 
 
 @runtime_checkable
@@ -90,43 +128,59 @@ def forwarded_env() -> tuple[tuple[str, str], ...]:
                         if k.startswith("COMPEVAL_") and not any(w in k for w in _SECRET_WORDS)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one job is one object: its model configuration and task are not hashable
 class Job:
-    """One model × task job. ``model_spec`` / ``task_spec`` are None for objects given through the Python
-    API (an arbitrary encoder, an unregistered task): those run only on the local executor."""
+    """One model × task job: the model's configuration and the spec it was built from (parsed once, by the
+    plan), and the task with the spec string a worker rebuilds it from. ``model_spec`` / ``task_spec``
+    are None for objects given through the Python API (an arbitrary encoder, an unregistered task): those
+    run only on the local executor."""
 
-    model_spec: str | None
+    model: ModelConfig
+    task: Task  # the driver's task object (the local executor loads and evaluates it)
+    model_spec: Spec | None
     task_spec: str | None
-    model_id: str
-    model_slug: str  # its results folder: ``model_folder(config)``, from the configuration id
-    model_display: str
-    task_slug: str
-    model_index: int  # into Plan.models (the driver's built models)
-    task_index: int  # into Plan.tasks (the driver's task objects)
+
+    @property
+    def model_id(self) -> str:
+        return self.model.id
+
+    @property
+    def model_display(self) -> str:
+        return self.model.display
+
+    @cached_property
+    def model_slug(self) -> str:
+        """The model's results folder (``model_folder``: from its configuration id)."""
+        return model_folder(self.model)
+
+    @property
+    def task_slug(self) -> str:
+        return self.task.slug
 
 
 @dataclass
 class Plan:
     """The jobs still to do, in model order, plus what planning found already done.
 
-    ``models`` / ``tasks`` / ``cache`` are the driver's objects (the local executor runs them in process);
-    remote executors use only the spec strings in ``jobs``.
+    ``models`` (configuration id -> built model), ``tasks``, ``cache`` and ``builder`` are the driver's
+    objects (the local executor runs them in process); remote executors send each job's configuration and
+    spec strings.
     """
 
     jobs: list[Job]
     skipped: list[JobOutcome]
-    models: list[Any]
-    tasks: list[Any]
-    cache: Any
+    models: dict[str, Any]
+    tasks: list[Task]
+    cache: EmbeddingCache
+    builder: ModelBuilder  # tasks' baseline models share it and its cache
     load_seconds: float = 0.0
     failed: list[JobOutcome] = field(default_factory=list)  # models whose spec could not be built
-    builder: Any = None  # the driver's ModelBuilder (tasks' baseline models share it and its cache)
     warnings: list[str] = field(default_factory=list)
 
     def by_model(self) -> list[list[Job]]:
-        groups: dict[int, list[Job]] = {}
+        groups: dict[str, list[Job]] = {}
         for job in self.jobs:
-            groups.setdefault(job.model_index, []).append(job)
+            groups.setdefault(job.model_id, []).append(job)
         return list(groups.values())
 
 

@@ -4,15 +4,18 @@ Two stages per model, so each text is encoded once per model however many worker
 
 1. one **encode** task per model loads the model's pending tasks, takes the union of the texts they
    declare, encodes what the disk cache lacks (weights load only then) and returns the vectors through
-   Ray's object store (they also land in the shared SQLite cache, when there is one);
+   Ray's object store (they also land in the shared SQLite cache, when there is one):
+   ``runner.loop.encode_model_texts``;
 2. one **job** task per model × task rebuilds the model from its spec (lazily: no weights when every
    text it needs is in hand), evaluates, and writes its result atomically itself — so a driver that dies
    loses nothing that finished, and a re-run skips it. Tasks that declare no texts are evaluated in one
    worker, one after another, so they share its in-memory cache; so are all the jobs of a model whose
    vectors cannot be shared (a composite such as ``norm=zscore``, a pair scorer), without an encode task.
+   Each runs ``runner.loop.run_model_jobs``, the local executor's loop, and returns its ``ExecutionReport``;
+   the driver merges them.
 
-Jobs travel as spec strings (model spec, task spec with its options), never as objects: a model or task
-given as a Python object runs on the local executor only. Resources: every Ray task reserves ``cpus_per_job``;
+Jobs travel as the model's configuration, the spec the plan parsed and task spec strings, never as
+objects: a model or task given as a Python object runs on the local executor only. Resources: every Ray task reserves ``cpus_per_job``;
 the encode task (and jobs run one after another, which may encode) also reserve what the model family
 declares (``DeclaresResources``: a GPU for a ``cuda`` device, the API family's ``{"api": 1}`` so a cluster can
 cap concurrent API calls); jobs evaluating from vectors in hand need CPUs only. Worker crashes
@@ -28,12 +31,12 @@ import sqlite3
 import time
 from typing import Any
 
-from ..cache import CacheStats
 from ..context import resolve_device
 from ..errors import CompevalError
-from ..models.protocol import declared_resources, shares_vectors
-from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, text_digest
-from .session import ModelSession, load_task
+from ..models.protocol import ModelConfig, declared_resources, shares_vectors
+from ..specs import Spec
+from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext
+from .loop import encode_model_texts, rebuild_model, rebuild_task, run_model_jobs
 
 RAY_EXTRA = "ray"
 #: Exceptions Ray retries a task for (besides worker crashes): the next attempt may well succeed.
@@ -89,149 +92,59 @@ def _with_threads(res: dict[str, Any]) -> dict[str, Any]:
 # Worker side (plain functions: the executor wraps them with ray.remote)
 
 
-def _build(ctx: RunContext, model_spec: str, model_id: str):
-    from ..cache import EmbeddingCache
-    from ..models.registry import ModelBuilder
-
-    cache = EmbeddingCache(ctx.cache_dir)
-    builder = ModelBuilder.for_context(ctx, cache)
-    model = builder(model_spec)
-    if model.config.id != model_id:
-        cache.close()
-        raise CompevalError(f"model {model_spec!r} is {model.config.id} on this worker but {model_id} on the "
-                            "driver (different weights or package versions?); its results would be mislabelled")
-    return cache, model, builder
-
-
-def _one_task(spec: str):
-    from ..tasks.registry import get_tasks
-
-    (task,) = get_tasks(spec)
-    return task
-
-
-def _stats(cache: Any) -> dict[str, tuple[dict[str, float], set[bytes]]]:
-    """Counters per model configuration, with digests of the texts seen (unique counts across workers)."""
-    return {cid: (s.as_dict(), {text_digest(t) for t in s._seen}) for cid, s in cache.stats.items()}
-
-
-def encode_stage(model_spec: str, model_id: str, task_specs: list[str], ctx: RunContext):
+def encode_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], ctx: RunContext):
     """Stage 1 (models behind the cache that encode): encode the union of the texts the model's pending
-    tasks declare, loading weights only if the disk cache lacks some. Returns (info, payload)."""
-    from ..data.registry import DataContext
-
+    tasks declare, loading weights only if the disk cache lacks some. Returns ((report, slugs of the tasks
+    whose texts are in the payload), payload): ``encode_model_texts``."""
     ctx.apply_env()
     t0 = time.perf_counter()
-    cache, model, builder = _build(ctx, model_spec, model_id)
-    load_seconds = time.perf_counter() - t0
+    cache, model, builder = rebuild_model(ctx, model_spec, config)
+    build_seconds = time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
-        task_ctx = ctx.with_builder(builder)
-        session = ModelSession(model, ctx, reraise=TRANSIENT)
-        errors: dict[str, str] = {}
-        declared: list[str] = []
-        tasks = []
-        task_load = time.perf_counter()
-        for spec in task_specs:
-            task = _one_task(spec)
-            error = load_task(task, data, task_ctx, reraise=TRANSIENT)
-            if error is not None:  # fails that task's job only
-                errors[spec] = error
-            elif session.union([task]):
-                declared.append(spec)
-                tasks.append(task)
-        task_load = time.perf_counter() - task_load
-        union, vectors, encode_error = session.prepare(tasks, load_without_texts=False)
-        if encode_error is not None:
-            # A text some task cannot give (empty…): its jobs encode their own texts one after another
-            # and only the culprit fails.
-            declared = []
-        payload = {"texts": union, "vectors": vectors} if vectors is not None else None
-        session.close()
-        info = {"errors": errors, "declared": declared, "encode_error": encode_error, "n_texts": len(union),
-                "stats": _stats(cache), "load_seconds": load_seconds + session.load_seconds,
-                "task_load_seconds": task_load}
-        return info, payload
+        tasks = [rebuild_task(spec) for spec in task_specs]
+        report, declared, payload = encode_model_texts(model, tasks, ctx.with_builder(builder), reraise=TRANSIENT)
+        report.load_seconds += build_seconds
+        return (report, declared), payload
     finally:
         cache.close()
 
 
-def jobs_stage(jobs: list[Job], ctx: RunContext, shared: dict[str, Any] | None) -> dict[str, Any]:
-    """Stage 2: evaluate model × task jobs of one model in this worker and write each result file.
+def jobs_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], ctx: RunContext,
+               shared: dict[str, Any] | None) -> ExecutionReport:
+    """Stage 2: ``run_model_jobs`` for one model's jobs in this worker, each result written here.
 
     One job when its texts are in ``shared`` (the encode stage's vectors); several, one after another in
     one process (so they share the in-memory cache, as on the local executor), for tasks that declare no
     texts or models whose vectors cannot be shared (composites, pair scorers)."""
-    from ..data.registry import DataContext
-    from ..results.store import ResultStore
+    from ..results.store import ResultStore, model_folder
 
     ctx.apply_env()
     store = ResultStore(ctx.output_dir)
-    outcomes: list[JobOutcome] = []
+    folder = model_folder(config)
+    report = ExecutionReport()
     todo = []
-    for job in jobs:
-        task = _one_task(job.task_spec)
-        if not ctx.overwrite and store.exists(job.model_slug, task.slug):
+    for spec in task_specs:
+        task = rebuild_task(spec)
+        if not ctx.overwrite and store.exists(folder, task.slug):
             # An earlier attempt of this Ray task (retried after its worker died) or another run finished it.
-            outcomes.append(JobOutcome(job.model_display, task.slug, "skipped", store.path(job.model_slug, task.slug)))
+            report.outcomes.append(JobOutcome(config.display, task.slug, "skipped", store.path(folder, task.slug)))
         else:
-            todo.append((job, task))
+            todo.append(task)
     if not todo:
-        return {"outcomes": outcomes, "stats": {}, "load_seconds": 0.0, "task_load_seconds": 0.0}
+        return report
     t0 = time.perf_counter()
-    cache, model, builder = _build(ctx, jobs[0].model_spec, jobs[0].model_id)
-    load_seconds = time.perf_counter() - t0
+    cache, model, builder = rebuild_model(ctx, model_spec, config)
+    report.load_seconds += time.perf_counter() - t0
     try:
-        data = DataContext(ctx.data_dir, download=ctx.download, allow_modified=ctx.allow_modified_data)
-        task_ctx = ctx.with_builder(builder)
-        session = ModelSession(model, ctx, store, reraise=TRANSIENT)
-        ready, task_data = [], {}
-        task_load = time.perf_counter()
-        for job, task in todo:
-            task_data[job.task_slug] = data.for_task()  # its result lists only the files it read
-            error = load_task(task, task_data[job.task_slug], task_ctx, reraise=TRANSIENT)
-            if error is None:
-                ready.append(task)
-            else:  # fails that job only
-                outcomes.append(JobOutcome(job.model_display, task.slug, "failed", error=error))
-        task_load = time.perf_counter() - task_load
         # The union once, in batches, as the local executor does, when several tasks share this worker.
-        session.prepare(ready, shared=shared, encode=len(ready) > 1)
-        for task in ready:
-            outcomes.append(session.evaluate(task, task_data[task.slug]))
-        session.close()
-        return {"outcomes": outcomes, "stats": _stats(cache), "load_seconds": load_seconds + session.load_seconds,
-                "task_load_seconds": task_load}
+        return report.merge(run_model_jobs(model, todo, ctx.with_builder(builder), store, Reporter(), shared=shared,
+                                           encode_one=False, reraise=TRANSIENT))
     finally:
         cache.close()
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Driver side
-
-
-class _Totals:
-    """Cache counters merged over workers: sums, except unique texts, which are counted once per model."""
-
-    def __init__(self):
-        self.sums: dict[str, dict[str, float]] = {}
-        self.seen: dict[str, set[bytes]] = {}
-
-    def add(self, stats: dict[str, tuple[dict[str, float], set[bytes]]]) -> None:
-        for cid, (numbers, seen) in stats.items():
-            acc = self.sums.setdefault(cid, {})
-            for k, v in numbers.items():
-                acc[k] = acc.get(k, 0) + v
-            self.seen.setdefault(cid, set()).update(seen)
-
-    def total(self) -> CacheStats:
-        out = CacheStats()
-        for cid, numbers in self.sums.items():
-            for k, v in numbers.items():
-                if k != "unique":
-                    setattr(out, k, getattr(out, k) + v)
-            out.unique += len(self.seen.get(cid, ()))
-        return out
 
 
 def _describe(exc: BaseException) -> str:
@@ -307,7 +220,7 @@ class RayExecutor:
             if started:
                 ray.shutdown()
 
-    def _check_cluster(self, ray, plan: Plan, resources: dict[int, dict[str, Any]]) -> None:
+    def _check_cluster(self, ray, plan: Plan, resources: dict[str, dict[str, Any]]) -> None:
         have = ray.cluster_resources()
         for m, res in resources.items():
             wants = {"CPU": res["num_cpus"], "GPU": res["num_gpus"], **res["resources"]}
@@ -327,41 +240,48 @@ class RayExecutor:
         if self.isolate:
             return execute_on_ray(self, ray, plan, ctx, reporter)
         report = ExecutionReport()
-        totals = _Totals()
         groups = plan.by_model()
-        resources = {jobs[0].model_index: model_resources(plan.models[jobs[0].model_index], self.cpus_per_job)
+        resources = {jobs[0].model_id: model_resources(plan.models[jobs[0].model_id], self.cpus_per_job)
                      for jobs in groups}
         self._check_cluster(ray, plan, resources)
         retry = {"max_retries": self.max_retries, "retry_exceptions": list(TRANSIENT)}
         encode_fn = ray.remote(encode_stage)
         jobs_fn = ray.remote(jobs_stage)
         pending: dict[Any, tuple[str, list[Job]]] = {}
-        payloads: dict[int, Any] = {}  # model -> its vectors in the object store
-        left: dict[int, int] = {}  # model -> jobs not finished yet
+        payloads: dict[str, Any] = {}  # model configuration id -> its vectors in the object store
+        left: dict[str, int] = {}  # model configuration id -> jobs not finished yet
 
         def finish(job: Job, outcome: JobOutcome) -> None:
             report.outcomes.append(outcome)
             reporter.job_done(outcome)
-            left[job.model_index] -= 1
-            if not left[job.model_index]:
-                payloads.pop(job.model_index, None)  # let the object store free the vectors
+            left[job.model_id] -= 1
+            if not left[job.model_id]:
+                payloads.pop(job.model_id, None)  # let the object store free the vectors
+
+        def absorb(jobs: list[Job], done: ExecutionReport) -> None:
+            """A worker's report: its outcomes finish their jobs, its counters and seconds add up."""
+            by_slug = {job.task_slug: job for job in jobs}
+            for outcome in done.outcomes:
+                finish(by_slug[outcome.task], outcome)
+            done.outcomes = []
+            report.merge(done)
 
         def submit(jobs: list[Job], shared: Any, res: dict[str, Any]) -> None:
             name = f"{jobs[0].model_display} × {jobs[0].task_slug if len(jobs) == 1 else f'{len(jobs)} tasks'}"
-            ref = jobs_fn.options(name=name, **_with_threads(res), **retry).remote(jobs, ctx, shared)
+            ref = jobs_fn.options(name=name, **_with_threads(res), **retry).remote(
+                jobs[0].model_spec, jobs[0].model, [j.task_spec for j in jobs], ctx, shared)
             pending[ref] = ("jobs", jobs)
 
         for jobs in groups:
-            m = jobs[0].model_index
+            m = jobs[0].model_id
             left[m] = len(jobs)
             reporter.model_start(jobs[0].model_display, len(jobs))
-            model = plan.models[m]
-            if not shares_vectors(model):
+            if not shares_vectors(plan.models[m]):
                 submit(jobs, None, resources[m])  # nothing to share between processes: one worker, in turn
                 continue
             info_ref, payload_ref = encode_fn.options(
                 num_returns=2, name=f"encode {jobs[0].model_display}", **_with_threads(resources[m]), **retry
-            ).remote(jobs[0].model_spec, jobs[0].model_id, [j.task_spec for j in jobs], ctx)
+            ).remote(jobs[0].model_spec, jobs[0].model, [j.task_spec for j in jobs], ctx)
             payloads[m] = payload_ref
             pending[info_ref] = ("encode", jobs)
 
@@ -372,39 +292,27 @@ class RayExecutor:
                 value, error = ray.get(ref), None
             except Exception as exc:  # the task raised (after its retries) or its worker kept dying
                 value, error = None, _describe(exc)
-            if kind == "encode":
-                m = jobs[0].model_index
-                if error is not None:
-                    for job in jobs:
-                        finish(job, JobOutcome(job.model_display, job.task_slug, "failed",
-                                               error=f"encoding stage failed: {error}"))
-                    continue
-                totals.add(value["stats"])
-                report.load_seconds += value["load_seconds"]
-                report.task_load_seconds += value["task_load_seconds"]
-                declared = set(value["declared"])
+            if error is not None:
+                why = f"encoding stage failed: {error}" if kind == "encode" else error
+                for job in jobs:
+                    finish(job, JobOutcome(job.model_display, job.task_slug, "failed", error=why))
+            elif kind == "encode":
+                m = jobs[0].model_id
+                encoded, declared = value
+                failed = {o.task for o in encoded.outcomes}  # tasks that could not be loaded
+                absorb(jobs, encoded)
                 serial = []
                 for job in jobs:
-                    if job.task_spec in value["errors"]:
-                        finish(job, JobOutcome(job.model_display, job.task_slug, "failed",
-                                               error=value["errors"][job.task_spec]))
-                    elif job.task_spec in declared:
+                    if job.task_slug in failed:
+                        continue
+                    if job.task_slug in declared:
                         submit([job], payloads[m], _cpu_only(resources[m]))
                     else:
                         serial.append(job)
                 if serial:
                     submit(serial, payloads[m], resources[m])
-            elif error is not None:
-                for job in jobs:
-                    finish(job, JobOutcome(job.model_display, job.task_slug, "failed", error=error))
             else:
-                totals.add(value["stats"])
-                report.load_seconds += value["load_seconds"]
-                report.task_load_seconds += value["task_load_seconds"]
-                by_slug = {o.task: o for o in value["outcomes"]}
-                for job in jobs:
-                    finish(job, by_slug[job.task_slug])
-        report.stats = totals.total()
+                absorb(jobs, value)
         return report
 
 
@@ -416,17 +324,16 @@ def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporte
     from pathlib import Path
 
     from ..results.store import ResultStore
-    from .isolation import _log_tail, _Tally, model_worker
     from ..paths import safe_component
+    from .isolation import _log_tail, model_worker
     from .session import LOG_FOLDER
 
     report = ExecutionReport()
-    tally = _Tally()
     store = ResultStore(ctx.output_dir)
     remote = ray.remote(max_calls=1, max_retries=0)(model_worker)
     refs: dict[Any, tuple[list[Job], Path]] = {}
     for jobs in plan.by_model():
-        res = _with_threads(model_resources(plan.models[jobs[0].model_index], executor.cpus_per_job))
+        res = _with_threads(model_resources(plan.models[jobs[0].model_id], executor.cpus_per_job))
         log = Path(ctx.output_dir) / LOG_FOLDER / (safe_component(jobs[0].model_slug) + "__worker.log")
         ref = remote.options(name=f"model {jobs[0].model_display}", **res).remote(
             executor.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), None, executor.model_timeout)
@@ -446,7 +353,7 @@ def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporte
                 f"({type(exc).__name__})"
             for slug, job in pending.items():
                 path = store.path(job.model_slug, slug)
-                if store.problem(path, model_id=job.model_id, task=plan.tasks[job.task_index]) is None:
+                if store.problem(path, model_id=job.model_id, task=job.task) is None:
                     outcome = JobOutcome(display, slug, "done", path)
                 else:
                     outcome = JobOutcome(display, slug, "failed",
@@ -454,11 +361,7 @@ def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporte
                 report.outcomes.append(outcome)
                 reporter.job_done(outcome)
             continue
-        for outcome in done["outcomes"]:
-            report.outcomes.append(outcome)
+        for outcome in done.outcomes:
             reporter.job_done(outcome)
-        tally.add(done["stats"])
-        report.load_seconds += done["load_seconds"]
-        report.task_load_seconds += done["task_load_seconds"]
-    report.stats = tally.stats
+        report.merge(done)
     return report

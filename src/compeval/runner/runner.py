@@ -20,11 +20,13 @@ from ..errors import CompevalError
 from ..models.conformance import check_before_use
 from ..models.protocol import as_model
 from ..models.registry import ModelBuilder, check_spec
+from ..specs import Spec
 from ..results.store import ResultStore, ResultWriteError, model_folder
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
 from .executors import LocalExecutor, make_executor
-from .jobs import Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env, model_record, task_spec
+from .jobs import (ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env,
+                   model_record, task_spec)
 from .progress import RichReporter, interactive
 from .reuse import STALE_LOG, record_stale_reuse, what_changed
 from .session import evaluate_job
@@ -32,9 +34,10 @@ from .session import evaluate_job
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
            "plan", "run", "validate_model_spec"]
 
-def validate_model_spec(spec: str) -> None:
-    """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built)."""
-    check_spec(spec)
+def validate_model_spec(spec: str) -> Spec:
+    """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built);
+    the parsed spec."""
+    return check_spec(spec)
 
 
 def _absolute(path: Path | str | None) -> Path | None:
@@ -69,11 +72,13 @@ def check_writable(output_dir: Path) -> None:
         raise ResultWriteError(f"cannot write results to {output_dir}: {exc.strerror or exc}") from None
 
 
-def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
+def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
     """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
 
-    Models are built here (cheap: weights load only when something must be encoded) because a model's
-    configuration names its results folder. Repeated tasks or models are planned once.
+    Every model spec is parsed and checked once, all before any is built; the model is built from that
+    parsed spec (cheap: weights load only when something must be encoded) because its configuration names
+    its results folder, and the jobs carry the parsed spec to workers. Repeated tasks or models are
+    planned once.
     """
     task_list: list[Task] = []
     seen_tasks: set[str] = set()
@@ -82,9 +87,8 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
             if task.slug not in seen_tasks:
                 seen_tasks.add(task.slug)
                 task_list.append(task)
-    for m in models:
-        if isinstance(m, str):
-            validate_model_spec(m)
+    # Parsed and checked once, all before any is built: a bad spec fails the run before any work.
+    parsed = [check_spec(m) if isinstance(m, (str, Spec)) else None for m in models]
     specs = [task_spec(t) for t in task_list]
     cache = EmbeddingCache(ctx.cache_dir)
     builder = ModelBuilder.for_context(ctx, cache)
@@ -93,13 +97,12 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
         data = DataContext(ctx.data_dir, download=False)
     except CompevalError:
         data = None  # a data folder that does not exist: every stored data-backed result is stale
-    out = Plan(jobs=[], skipped=[], models=[], tasks=task_list, cache=cache, builder=builder)
-    seen_models: set[str] = set()
-    for m in models:
+    out = Plan(jobs=[], skipped=[], models={}, tasks=task_list, cache=cache, builder=builder)
+    for m, spec in zip(models, parsed):
         t0 = time.perf_counter()
         try:
-            if isinstance(m, str):
-                model = builder(m)
+            if spec is not None:
+                model = builder(spec)
             else:
                 model = as_model(m)
                 if model is not m:  # a user's object (compeval's own models pass their own tests)
@@ -108,27 +111,24 @@ def plan(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunConte
         except CompevalError as exc:
             # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
             # fails on the probe texts) fails its own jobs; the other models run.
-            label = m if isinstance(m, str) else type(m).__name__
+            label = str(m) if spec is not None else type(m).__name__
             out.failed += [JobOutcome(label, task.slug, "failed",
                                       error=str(exc) if label in str(exc) else f"{label}: {exc}")
                            for task in task_list]
             continue
         out.load_seconds += time.perf_counter() - t0
         config = model.config
-        if config.id in seen_models:
+        if config.id in out.models:
             continue
-        seen_models.add(config.id)
-        out.models.append(model)
+        out.models[config.id] = model
         folder = model_folder(config)
-        for i, task in enumerate(task_list):
+        for task, tspec in zip(task_list, specs):
             found = None if ctx.overwrite else _stored_result(store, folder, config, task, out.warnings,
                                                                        ctx=ctx, data=data)
             if found is not None:
                 out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
-                out.jobs.append(Job(model_spec=m if isinstance(m, str) else None, task_spec=specs[i],
-                                    model_id=config.id, model_slug=folder, model_display=config.display,
-                                    task_slug=task.slug, model_index=len(out.models) - 1, task_index=i))
+                out.jobs.append(Job(model=config, task=task, model_spec=spec, task_spec=tspec))
     return out
 
 
@@ -166,19 +166,20 @@ def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, war
     return None
 
 
-def run_model_here(model_spec: str, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> tuple[Any, float]:
+def run_model_here(model_spec: Spec, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> ExecutionReport:
     """One model's pending jobs planned and run in this process (an isolated worker's body): the
-    execution report and the seconds planning took (building the model)."""
-    from .jobs import ExecutionReport
-
+    execution report, its load seconds including building the model. Results another process wrote
+    meanwhile are skipped, as on a re-run; a model the worker cannot build fails its jobs."""
     the_plan = plan([model_spec], task_specs, ctx)
+    report = ExecutionReport(outcomes=the_plan.skipped + the_plan.failed, load_seconds=the_plan.load_seconds)
     try:
-        for outcome in the_plan.skipped + the_plan.failed:
+        for outcome in report.outcomes:
             reporter.job_done(outcome)
-        report = LocalExecutor().execute(the_plan, ctx, reporter) if the_plan.jobs else ExecutionReport()
+        if the_plan.jobs:
+            report.merge(LocalExecutor().execute(the_plan, ctx, reporter))
     finally:
         the_plan.cache.close()
-    return report, the_plan.load_seconds
+    return report
 
 
 def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bool | None,

@@ -1,6 +1,7 @@
-"""One model's lifecycle in one process, the same on every executor: load the pending tasks, take the union
-of the texts they declare, pull what the disk cache holds, load weights only if something is missing,
-encode the union once, evaluate each job, write its result, and release the model.
+"""One model's lifecycle in one process (``ModelSession``), which ``runner/loop.py``'s ``run_model_jobs``
+drives on every executor: take the union of the texts the loaded tasks declare, pull what the disk cache
+holds, load weights only if something is missing, encode the union once, evaluate each job, write its
+result, and release the model.
 
 This module is also the one place where a job's exceptions are caught (``load_task``, ``evaluate_job``):
 any exception from one model × task job — reading the task's data, evaluating, writing the result — fails

@@ -1,0 +1,166 @@
+"""The one loop over a model's jobs, run by every executor: ``run_model_jobs`` loads the model's tasks (each
+once per process, shared by every model that runs it), encodes the union of their texts once, evaluates
+each task, writes its result and returns an ``ExecutionReport`` (outcomes, cache counters, seconds).
+
+``LocalExecutor`` calls it once per model, in process; an ``--isolate`` worker runs the local executor for
+its one model; the Ray executor's workers call it for a model's jobs, after ``encode_model_texts`` (the
+same loading and union, without evaluating) has encoded the union once in another worker and shared the
+vectors. Workers rebuild the model from the spec the plan parsed (``rebuild_model``) and the tasks from
+their spec strings (``rebuild_task``).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+from ..cache import CachedModel, EmbeddingCache
+from ..context import RunContext
+from ..data.registry import DataContext
+from ..errors import CompevalError
+from ..models.protocol import ModelConfig
+from ..models.registry import ModelBuilder
+from ..results.store import ResultStore
+from ..specs import Spec
+from ..tasks.base import Task
+from .jobs import ExecutionReport, JobOutcome, Reporter, text_digest
+from .session import ModelSession, Reraise, load_task
+
+
+class TaskLoader:
+    """Loads each task once in this process, whatever number of models run it; remembers which data files
+    it read (its result lists only those) or why it failed to load (that task's jobs fail, no others)."""
+
+    def __init__(self, context: RunContext, reraise: Reraise = ()):
+        self.context = context  # with the process's model builder attached (tasks' baseline models)
+        self.reraise = reraise
+        self.data = DataContext(context.data_dir, download=context.download,
+                                allow_modified=context.allow_modified_data)
+        self._loaded: dict[int, tuple[Task, DataContext, str | None]] = {}
+        self.seconds = 0.0  # spent loading, over every call
+
+    def load(self, task: Task) -> tuple[DataContext, str | None]:
+        """The files the task read and None, or the one line saying why it could not be loaded."""
+        key = id(task)
+        if key not in self._loaded:
+            t0 = time.perf_counter()
+            files = self.data.for_task()
+            self._loaded[key] = (task, files, load_task(task, files, self.context, self.reraise))
+            self.seconds += time.perf_counter() - t0
+        _, files, error = self._loaded[key]
+        return files, error
+
+
+class _CacheCounts:
+    """The cache counters one call adds (the cache may be shared by the whole run), read into a report."""
+
+    def __init__(self, model: Any, context: RunContext):
+        builder_cache = getattr(context.model_builder, "cache", None)
+        self.cache: EmbeddingCache | None = builder_cache if isinstance(builder_cache, EmbeddingCache) else (
+            model.cache if isinstance(model, CachedModel) else None)
+        self.before = {cid: s.as_dict() for cid, s in self.cache.stats.items()} if self.cache is not None else {}
+
+    def into(self, report: ExecutionReport) -> None:
+        if self.cache is None:
+            return
+        for cid, stats in self.cache.stats.items():
+            was = self.before.get(cid, {})
+            delta = {k: v - was.get(k, 0) for k, v in stats.as_dict().items()}
+            if any(delta.values()):
+                report.count(cid, delta, {text_digest(t) for t in stats._seen})
+
+
+def _load(tasks: Sequence[Task], loader: TaskLoader, display: str, report: ExecutionReport,
+          reporter: Reporter) -> list[tuple[Task, DataContext]]:
+    """Load every task (a failed one is its job's outcome at once); the loaded ones with their files."""
+    ready = []
+    before = loader.seconds
+    for task in tasks:
+        files, error = loader.load(task)
+        if error is None:
+            ready.append((task, files))
+        else:
+            _done(report, reporter, JobOutcome(display, task.slug, "failed", error=error))
+    report.task_load_seconds += loader.seconds - before
+    return ready
+
+
+def _done(report: ExecutionReport, reporter: Reporter, outcome: JobOutcome) -> None:
+    report.outcomes.append(outcome)
+    reporter.job_done(outcome)
+
+
+def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store: ResultStore, reporter: Reporter,
+                   *, loader: TaskLoader | None = None, shared: dict[str, Any] | None = None,
+                   encode_one: bool = True, reraise: Reraise = ()) -> ExecutionReport:
+    """Run ``model`` on each of ``tasks`` in this process and write each result.
+
+    Load the tasks (through ``loader``, which the local executor shares between models; a fresh one
+    otherwise), take the union of the texts they declare, hold the vectors another process encoded
+    (``shared``), pull the rest from the disk cache, load the weights only if something is missing, encode
+    the union once, evaluate each task and write its result atomically. ``encode_one=False`` leaves a
+    single ready task to encode its own texts (a Ray job whose texts are in ``shared``).
+    ``context`` carries the process's model builder (``RunContext.with_builder``)."""
+    report = ExecutionReport()
+    counts = _CacheCounts(model, context)
+    display = model.config.display
+    reporter.model_start(display, len(tasks))
+    loader = loader if loader is not None else TaskLoader(context, reraise)
+    ready = _load(tasks, loader, display, report, reporter)
+    session = ModelSession(model, context, store, reporter=reporter, reraise=reraise)
+    session.prepare([task for task, _ in ready], shared=shared, encode=encode_one or len(ready) > 1)
+    for task, files in ready:
+        _done(report, reporter, session.evaluate(task, files))
+    session.close()
+    report.load_seconds += session.load_seconds
+    counts.into(report)
+    return report
+
+
+def encode_model_texts(model: Any, tasks: Sequence[Task], context: RunContext, *, reraise: Reraise = ()
+                       ) -> tuple[ExecutionReport, list[str], dict[str, Any] | None]:
+    """``run_model_jobs``' loading and union without evaluating (the Ray executor's encode stage): the
+    report (a failed load is its job's outcome), the slugs of the tasks whose texts were encoded, and
+    ``{"texts", "vectors"}`` for the workers that evaluate them (None when nothing was encoded).
+
+    When the union cannot be encoded (a text some task cannot give, empty…) no slug is returned: those
+    jobs then encode their own texts one after another, so that only the culprit fails."""
+    report = ExecutionReport()
+    counts = _CacheCounts(model, context)
+    session = ModelSession(model, context, reraise=reraise)
+    ready = _load(tasks, TaskLoader(context, reraise), model.config.display, report, Reporter())
+    declared = [task for task, _ in ready if session.union([task])]
+    union, vectors, encode_error = session.prepare(declared, load_without_texts=False)
+    session.close()
+    report.load_seconds += session.load_seconds
+    counts.into(report)
+    slugs = [] if encode_error is not None else [task.slug for task in declared]
+    payload = {"texts": union, "vectors": vectors} if vectors is not None else None
+    return report, slugs, payload
+
+
+def rebuild_model(context: RunContext, spec: Spec, config: ModelConfig) -> tuple[EmbeddingCache, Any, ModelBuilder]:
+    """In a worker: the model the plan built, from the spec it parsed, behind this process's own cache
+    (the caller closes it); an error when this worker's build has another configuration id."""
+    cache = EmbeddingCache(context.cache_dir)
+    builder = ModelBuilder.for_context(context, cache)
+    try:
+        model = builder(spec)
+    except BaseException:
+        cache.close()
+        raise
+    if model.config.id != config.id:
+        cache.close()
+        raise CompevalError(f"model {spec} is {model.config.id} on this worker but {config.id} on the "
+                            "driver (different weights or package versions?); its results would be mislabelled")
+    return cache, model, builder
+
+
+def rebuild_task(spec: str) -> Task:
+    """In a worker: the one task a job's task spec names (``jobs.task_spec`` made sure it round-trips)."""
+    from ..tasks.registry import get_tasks
+
+    (task,) = get_tasks(spec)
+    return task
+
+
+__all__ = ["TaskLoader", "encode_model_texts", "rebuild_model", "rebuild_task", "run_model_jobs"]

@@ -1,0 +1,102 @@
+"""The one job loop (``runner.loop``) without a cluster: reports that travel and merge, tasks loaded once for
+every model, the Ray executor's split (encode in one process, evaluate in others) equal to one local loop,
+and a model spec parsed once by the plan."""
+from __future__ import annotations
+
+import pickle
+
+from compeval.cache import EmbeddingCache
+from compeval.results.compare import differences
+from compeval.results.store import ResultStore
+from compeval.runner import LocalExecutor, plan
+from compeval.runner.jobs import ExecutionReport, Reporter, text_digest
+from compeval.runner.loop import TaskLoader, encode_model_texts, rebuild_model, rebuild_task, run_model_jobs
+from compeval.runner.runner import make_context
+from compeval.specs import Spec
+
+MODELS = ["hashbag", "random,dim=8"]
+TASKS = ["ks2013,bootstrap=50", "gs2011,bootstrap=50"]
+
+
+def test_local_loop_loads_each_task_once_and_its_reports_merge_to_the_cache_totals(data_dir, tmp_path, monkeypatch):
+    ctx = make_context(tmp_path / "out", data_dir=data_dir, cache_dir=None)
+    p = plan(MODELS, TASKS, ctx)
+    loads = []
+    for task in p.tasks:
+        real = task.load
+        monkeypatch.setattr(task, "load", lambda data, real=real, slug=task.slug: (loads.append(slug), real(data))[1])
+    context = ctx.with_builder(p.builder)
+    loader, store = TaskLoader(context), ResultStore(ctx.output_dir)
+    reports = [run_model_jobs(p.models[jobs[0].model_id], [j.task for j in jobs], context, store, Reporter(),
+                              loader=loader) for jobs in p.by_model()]
+    assert sorted(loads) == sorted(t.slug for t in p.tasks)  # two models, each task loaded once
+    assert [[(o.task, o.status) for o in r.outcomes] for r in reports] == [
+        [(t.slug, "done") for t in p.tasks]] * len(MODELS)
+    # One report per model; merged (after a trip through pickle, as from a worker) they are the run's counters.
+    merged = ExecutionReport()
+    for r in reports:
+        merged.merge(pickle.loads(pickle.dumps(r)))
+    totals = p.cache.totals()
+    assert merged.stats.as_dict() == totals.as_dict() and totals.unique > 0
+    assert set(merged.counters) == set(p.models)
+    assert len(merged.outcomes) == len(MODELS) * len(TASKS)
+    p.cache.close()
+
+
+def test_merge_counts_a_text_two_workers_saw_once():
+    a, b = ExecutionReport(load_seconds=1.0), ExecutionReport(task_load_seconds=2.0)
+    a.count("m", {"requested": 3, "unique": 2, "encoded": 2}, {text_digest("x"), text_digest("y")})
+    b.count("m", {"requested": 2, "unique": 2, "encoded": 0}, {text_digest("y"), text_digest("z")})
+    b.count("n", {"requested": 1, "unique": 1}, {text_digest("x")})
+    merged = a.merge(b)
+    assert merged is a
+    assert (merged.stats.requested, merged.stats.unique, merged.stats.encoded) == (6, 4, 2)  # x y z under m, x under n
+    assert (merged.load_seconds, merged.task_load_seconds) == (1.0, 2.0)
+
+
+def test_encode_in_one_process_then_evaluate_in_others_is_the_local_loop(data_dir, tmp_path):
+    """The Ray executor's two stages, each with a cache of its own (separate workers), give the local
+    executor's result files and counters: every text encoded once, by the encode stage."""
+    local_ctx = make_context(tmp_path / "local", data_dir=data_dir, cache_dir=None)
+    local_plan = plan(["hashbag"], TASKS, local_ctx)
+    local = LocalExecutor().execute(local_plan, local_ctx, Reporter())
+    local_plan.cache.close()
+
+    ctx = make_context(tmp_path / "split", data_dir=data_dir, cache_dir=None)
+    p = plan(["hashbag"], TASKS, ctx)
+    (jobs,) = p.by_model()
+    assert isinstance(jobs[0].model_spec, Spec) and jobs[0].model is p.models[jobs[0].model_id].config
+    p.cache.close()
+    specs = [j.task_spec for j in jobs]
+    cache, model, builder = rebuild_model(ctx, jobs[0].model_spec, jobs[0].model)
+    try:
+        encoded, declared, payload = encode_model_texts(model, [rebuild_task(s) for s in specs],
+                                                        ctx.with_builder(builder))
+    finally:
+        cache.close()
+    assert sorted(declared) == sorted(j.task_slug for j in jobs) and payload is not None
+    split = pickle.loads(pickle.dumps(encoded))
+    for spec in specs:  # one worker per job, the vectors in hand
+        cache, model, builder = rebuild_model(ctx, jobs[0].model_spec, jobs[0].model)
+        try:
+            split.merge(run_model_jobs(model, [rebuild_task(spec)], ctx.with_builder(builder),
+                                       ResultStore(ctx.output_dir), Reporter(), shared=payload, encode_one=False))
+        finally:
+            cache.close()
+    assert differences(tmp_path / "local", tmp_path / "split") == []
+    assert sorted((o.task, o.status, o.main_score) for o in split.outcomes) == \
+        sorted((o.task, o.status, o.main_score) for o in local.outcomes)
+    assert (split.stats.unique, split.stats.encoded) == (local.stats.unique, local.stats.encoded)
+    assert split.stats.encoded == split.stats.unique > 0
+
+
+def test_the_plan_parses_each_model_spec_once(data_dir, tmp_path, monkeypatch):
+    import compeval.models.registry as registry
+
+    parsed = []
+    real = registry.parse_spec
+    monkeypatch.setattr(registry, "parse_spec", lambda text: (parsed.append(text), real(text))[1])
+    p = plan(MODELS + ["glove-6b-50d"], TASKS, make_context(tmp_path / "out", data_dir=data_dir, cache_dir=None))
+    p.cache.close()
+    assert sorted(t for t in parsed if t in MODELS + ["glove-6b-50d"]) == sorted(MODELS + ["glove-6b-50d"])
+    assert [str(j.model_spec) for j in p.jobs] == [m for m in MODELS + ["glove-6b-50d"] for _ in TASKS]

@@ -100,3 +100,23 @@ def test_the_plan_parses_each_model_spec_once(data_dir, tmp_path, monkeypatch):
     p.cache.close()
     assert sorted(t for t in parsed if t in MODELS + ["glove-6b-50d"]) == sorted(MODELS + ["glove-6b-50d"])
     assert [str(j.model_spec) for j in p.jobs] == [m for m in MODELS + ["glove-6b-50d"] for _ in TASKS]
+
+
+def test_a_ray_job_stage_recomputes_a_stale_result_and_skips_what_its_first_attempt_wrote(data_dir, tmp_path):
+    """A Ray stage decides by the planner's rule: the result planned because it is stale (another seed) is
+    computed again, not kept because its file exists; a retried stage skips what the first attempt wrote."""
+    from compeval.runner.ray_executor import jobs_stage
+
+    first = make_context(tmp_path, data_dir=data_dir, cache_dir=None, seed=0)
+    p = plan(["hashbag"], TASKS[:1], first)
+    LocalExecutor().execute(p, first, Reporter())
+    p.cache.close()
+    ctx = make_context(tmp_path, data_dir=data_dir, cache_dir=None, seed=1)
+    p = plan(["hashbag"], TASKS[:1], ctx)
+    p.cache.close()
+    (job,) = p.jobs  # planned again: the stored result has seed 0
+    report = jobs_stage(job.model_spec, job.model, [job.task_spec], ctx, None)
+    assert [o.status for o in report.outcomes] == ["done"]
+    assert ResultStore(tmp_path).load(report.outcomes[0].path).seed == 1
+    again = jobs_stage(job.model_spec, job.model, [job.task_spec], ctx, None)
+    assert [o.status for o in again.outcomes] == ["skipped"]

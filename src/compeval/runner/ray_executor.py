@@ -29,6 +29,7 @@ import logging
 import math
 import sqlite3
 import time
+from dataclasses import replace
 from typing import Any
 
 from ..context import resolve_device
@@ -116,18 +117,25 @@ def jobs_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], ctx
     One job when its texts are in ``shared`` (the encode stage's vectors); several, one after another in
     one process (so they share the in-memory cache, as on the local executor), for tasks that declare no
     texts or models whose vectors cannot be shared (composites, pair scorers)."""
+    from ..data.registry import DataContext
     from ..results.store import ResultStore, model_folder
+    from .reuse import stored_result
 
     ctx.apply_env()
     store = ResultStore(ctx.output_dir)
     folder = model_folder(config)
+    data = DataContext(ctx.data_dir, download=False, allow_modified=ctx.allow_modified_data)
+    strict = replace(ctx, reuse_stale=False)  # the plan kept what --reuse-stale keeps; these are to compute
     report = ExecutionReport()
     todo = []
     for spec in task_specs:
         task = rebuild_task(spec)
-        if not ctx.overwrite and store.exists(folder, task.slug):
-            # An earlier attempt of this Ray task (retried after its worker died) or another run finished it.
-            report.outcomes.append(JobOutcome(config.display, task.slug, "skipped", store.path(folder, task.slug)))
+        # A result that stands by the planner's own rule was written by an earlier attempt of this Ray task
+        # (retried after its worker died) or by another run meanwhile; a stale one (the reason it was
+        # planned) is computed again, never kept.
+        found = None if ctx.overwrite else stored_result(store, folder, config, task, [], ctx=strict, data=data)
+        if found is not None:
+            report.outcomes.append(JobOutcome(config.display, task.slug, "skipped", found))
         else:
             todo.append(task)
     if not todo:

@@ -76,3 +76,38 @@ def record_stale_reuse(output_dir: Path, path: Path, changes: list[str]) -> None
     Path(output_dir).mkdir(parents=True, exist_ok=True)
     with open(Path(output_dir) / STALE_LOG, "a", encoding="utf-8") as f:
         f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def stored_result(store: Any, folder: str, config: Any, task: Any, warnings: list[str], *,
+                  ctx: Any = None, data: DataContext | None = None) -> Path | None:
+    """The path of an intact result of exactly this model configuration and task, else None.
+
+    A result stands only if it parses, holds the planned model id and task options, its predictions file
+    has the recorded hash, and (``what_changed``) it was computed with this run's seed, from data files
+    that still have the recorded hashes, under the same versions of the packages that change numbers.
+    Anything else is recomputed, with one warning saying what changed; ``ctx.reuse_stale`` keeps a stale
+    result instead, with a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results written by
+    compeval < 2.0 (folder named by the model's slug) count when they hold the same model id. The planner
+    and a Ray job stage (a retried stage finds what its first attempt wrote) decide by this one rule."""
+    path = store.path(folder, task.slug)
+    problem = store.problem(path, model_id=config.id, task=task)
+    if problem == "missing":
+        legacy = store.legacy_path(config.slug, task.slug)
+        if legacy == path or store.problem(legacy, model_id=config.id, task=task) is not None:
+            return None
+        path, problem = legacy, None
+    if problem is not None:
+        warnings.append(f"{path}: {problem}; recomputing it")
+        return None
+    if ctx is None:
+        return path
+    changes = what_changed(store.load(path), seed=ctx.seed, data=data)
+    if not changes:
+        return path
+    if ctx.reuse_stale:
+        warnings.append(f"{path}: kept by --reuse-stale although {'; '.join(changes)} (recorded in "
+                        f"{STALE_LOG})")
+        record_stale_reuse(ctx.output_dir, path, changes)
+        return path
+    warnings.append(f"{path}: recomputing it: {'; '.join(changes)}")
+    return None

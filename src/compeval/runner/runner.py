@@ -28,7 +28,7 @@ from .executors import LocalExecutor, make_executor
 from .jobs import (ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env,
                    model_record, task_spec)
 from .progress import RichReporter, interactive
-from .reuse import STALE_LOG, record_stale_reuse, what_changed
+from .reuse import stored_result
 from .session import evaluate_job
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
@@ -123,47 +123,12 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
         out.models[config.id] = model
         folder = model_folder(config)
         for task, tspec in zip(task_list, specs):
-            found = None if ctx.overwrite else _stored_result(store, folder, config, task, out.warnings,
-                                                                       ctx=ctx, data=data)
+            found = None if ctx.overwrite else stored_result(store, folder, config, task, out.warnings, ctx=ctx, data=data)
             if found is not None:
                 out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
                 out.jobs.append(Job(model=config, task=task, model_spec=spec, task_spec=tspec))
     return out
-
-
-def _stored_result(store: ResultStore, folder: str, config: Any, task: Task, warnings: list[str], *,
-                   ctx: RunContext | None = None, data: DataContext | None = None) -> Path | None:
-    """The path of an intact result of exactly this model configuration and task, else None.
-
-    A result stands only if it parses, holds the planned model id and task options, its predictions file
-    has the recorded hash, and (``runner/reuse.py``) it was computed with this run's seed, from data files
-    that still have the recorded hashes, under the same versions of the packages that change numbers.
-    Anything else is recomputed, with one warning saying what changed; ``ctx.reuse_stale`` keeps a stale
-    result instead, with a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results written by
-    compeval < 2.0 (folder named by the model's slug) count when they hold the same model id."""
-    path = store.path(folder, task.slug)
-    problem = store.problem(path, model_id=config.id, task=task)
-    if problem == "missing":
-        legacy = store.legacy_path(config.slug, task.slug)
-        if legacy == path or store.problem(legacy, model_id=config.id, task=task) is not None:
-            return None
-        path, problem = legacy, None
-    if problem is not None:
-        warnings.append(f"{path}: {problem}; recomputing it")
-        return None
-    if ctx is None:
-        return path
-    changes = what_changed(store.load(path), seed=ctx.seed, data=data)
-    if not changes:
-        return path
-    if ctx.reuse_stale:
-        warnings.append(f"{path}: kept by --reuse-stale although {'; '.join(changes)} (recorded in "
-                        f"{STALE_LOG})")
-        record_stale_reuse(ctx.output_dir, path, changes)
-        return path
-    warnings.append(f"{path}: recomputing it: {'; '.join(changes)}")
-    return None
 
 
 def run_model_here(model_spec: Spec, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> ExecutionReport:

@@ -29,7 +29,6 @@ import time
 from typing import Any
 
 from ..cache import CacheStats
-from ..context import resolve_device
 from ..errors import CompevalError
 from ..models.protocol import declared_resources, shares_vectors
 from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, text_digest
@@ -297,8 +296,8 @@ class RayExecutor:
         return True
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
-        if self.address is None and ctx.device != "auto":
-            resolve_device(ctx.device)  # a local cluster has this machine's devices (remote: each worker's)
+        if self.address is None:
+            ctx = ctx.resolve()  # a local cluster has this machine's devices (remote: each worker's)
         ray = import_ray()
         started = self._connect(ray)
         try:

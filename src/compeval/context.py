@@ -7,9 +7,9 @@ Ray workers as it is; the model builder of the process that runs a job is attach
 (``with_builder``) and never pickled.
 
 Tasks read it as ``self.context`` (set by the runner before ``load``; ``DEFAULT_CONTEXT`` otherwise):
-``self.context.torch_device()`` for heads they train, ``self.context.cache_dir`` for caches of their own,
-``self.context.model_builder`` for baseline models (behind the run's cache), ``self.context.bnc_dir`` for
-corpora the user supplies.
+``self.context.torch_device()`` (the run's device, resolved once) for heads they train,
+``self.context.cache_dir`` for caches of their own, ``self.context.model_builder`` for baseline models
+(behind the run's cache), ``self.context.bnc_dir`` for corpora the user supplies.
 """
 from __future__ import annotations
 
@@ -38,8 +38,11 @@ def check_device(device: str) -> str:
 
 @lru_cache(maxsize=None)
 def resolve_device(device: str = "auto") -> str:
-    """The one place a device is resolved: ``auto`` = ``cuda``, then ``mps``, then ``cpu``; a named
-    device that this machine lacks is a one-line error. Imports torch only when it must look."""
+    """The one function that resolves a device: ``auto`` = ``cuda``, then ``mps``, then ``cpu``; a named
+    device that this machine lacks is a one-line error. Imports torch only when it must look.
+
+    A run calls it once, for ``--device`` (``RunContext.resolve``, from ``make_context``); the model
+    builder calls it for a spec's own ``device=`` only. Trainers and models take the resolved value."""
     device = check_device(device)
     if device == "cpu":
         return "cpu"
@@ -87,7 +90,11 @@ class RunContext:
     overwrite: bool = False
     allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
     reuse_stale: bool = False  # keep stored results whose seed, data or package versions differ (recorded)
-    device: str = "auto"  # auto | cpu | cuda | cuda:N | mps (resolve with torch_device())
+    device: str = "auto"  # what --device asks: auto | cpu | cuda | cuda:N | mps
+    #: ``device`` resolved on the machine that runs the jobs (``resolve``; read it with ``torch_device()``).
+    #: None in a context never resolved: ``DEFAULT_CONTEXT``, and a run on a remote Ray cluster, whose
+    #: workers have devices of their own.
+    resolved_device: str | None = None
     batch_size: int | None = None  # None: each model family's own default
     max_batch_tokens: int | None = None  # token budget per forward pass (models/batching.py); None: family's
     bnc_dir: Path | None = None  # the British National Corpus (lexcomp); else $COMPEVAL_BNC_DIR
@@ -115,9 +122,17 @@ class RunContext:
         for k, v in state.items():
             object.__setattr__(self, k, v)
 
+    def resolve(self) -> "RunContext":
+        """This context with its device resolved here, once (``make_context`` does it for a run whose jobs
+        run on this machine): a named device this machine lacks is one line before any work."""
+        if self.resolved_device is not None:
+            return self
+        return replace(self, resolved_device=resolve_device(self.device))
+
     def torch_device(self) -> str:
-        """The resolved device (``cuda``, ``cuda:1``, ``mps`` or ``cpu``); see ``resolve_device``."""
-        return resolve_device(self.device)
+        """The run's device as ``resolve`` found it (``cuda``, ``cuda:1``, ``mps`` or ``cpu``): what model
+        builders and trainers receive. A context never resolved resolves ``device`` on each call."""
+        return self.resolved_device or resolve_device(self.device)
 
     def with_builder(self, build: Callable[[str], Any] | None) -> "RunContext":
         """This context with the process's model builder attached (for tasks' baseline models)."""

@@ -19,6 +19,7 @@ from compeval.models.fingerprint import PROBE_TEXTS
 from compeval.models.protocol import CachedEncoder, Closeable, Loadable, ModelConfig
 from compeval.models.registry import ModelBuilder
 from compeval.runner import run
+from compeval.runner.runner import make_context
 from compeval.tasks.base import Task, TaskMetadata, TaskOutput
 from compeval.tasks.scoring import pair_similarity
 
@@ -138,7 +139,8 @@ def test_the_device_reaches_model_factories_not_their_id(tmp_path):
     cpu = ModelBuilder(device="cpu", batch_size=5)("all-MiniLM-L6-v2")
     auto = ModelBuilder()("all-MiniLM-L6-v2")
     assert cpu.setup.device == "cpu" and cpu.device == "cpu" and cpu.batch_size == 5
-    assert auto.setup.device == "auto" and auto.batch_size == 64
+    # the builder hands its models a resolved device: a builder made outside a run resolves "auto" once
+    assert auto.setup.device == auto.device == resolve_device("auto") and auto.batch_size == 64
     assert cpu.config.id == auto.config.id
 
 
@@ -152,8 +154,21 @@ def test_device_is_resolved_in_one_place_with_one_line_errors():
     if not torch.cuda.is_available():
         with pytest.raises(CompevalError, match="--device cuda:1: no CUDA device"):
             resolve_device("cuda:1")
+        with pytest.raises(CompevalError, match="--device cuda:1: no CUDA device"):
+            make_context("out", cache_dir=None, device="cuda:1")  # a run: one line before any work
     with pytest.raises(CompevalError, match="--batch-size 0"):
         RunContext(batch_size=0)
+
+
+def test_a_run_context_resolves_its_device_once_and_carries_the_value():
+    ctx = make_context("out", cache_dir=None, device="auto")
+    assert ctx.device == "auto" and ctx.resolved_device == ctx.torch_device() == resolve_device("auto")
+    assert ctx.resolve() is ctx  # resolved already: never again
+    assert pickle.loads(pickle.dumps(ctx.with_builder(ModelBuilder()))).resolved_device == ctx.resolved_device
+    assert ModelBuilder.for_context(ctx).device == ctx.resolved_device  # what the run's models are built with
+    remote = make_context("out", cache_dir=None, resolve=False)  # a remote Ray cluster's workers resolve it
+    assert remote.resolved_device is None and remote.torch_device() == resolve_device("auto")
+    assert DEFAULT_CONTEXT.resolved_device is None
 
 
 def test_cli_device_errors_are_one_line(tmp_path):

@@ -253,14 +253,13 @@ def test_bad_settings_and_devices_name_the_option():
         AdamSettings(max_iter=0)
     with pytest.raises(ValidationError, match="lr"):
         AdamSettings(lr=-0.1)
-    with pytest.raises(CompevalError, match="--device 'tpu'") as exc:
-        torch_device("tpu")
-    assert "\n" not in str(exc.value)
-    if not torch.cuda.is_available():
-        with pytest.raises(CompevalError, match="--device cuda:0: no CUDA"):
-            torch_device("cuda:0")
-    assert torch_device("cpu").type == "cpu"
-    assert torch_device("auto").type in ("cpu", "cuda", "mps")
+    # trainers take the run's resolved device (RunContext.torch_device()); they never resolve one
+    for unresolved in ("tpu", "auto", "CPU"):
+        with pytest.raises(CompevalError, match=f"trainer device '{unresolved}': give a resolved device") as exc:
+            torch_device(unresolved)
+        assert "\n" not in str(exc.value)
+    assert torch_device("cpu").type == "cpu" and torch_device("cuda:1") == torch.device("cuda", 1)
+    assert torch_device(torch.device("cpu")) == torch.device("cpu")
 
 
 def test_tasks_train_on_the_run_device():

@@ -384,6 +384,7 @@ class ElmoModel:
 
     def __init__(self, files: ElmoFiles, layer: str = "all", mix: tuple[float, ...] | None = None,
                  setup: Any = None, where: str = "elmo"):
+        from ..context import resolve_device
         from .transformers_common import TorchSetup
 
         n_layers = int(files.options["lstm"]["n_layers"]) + 1
@@ -393,7 +394,7 @@ class ElmoModel:
         if mix is not None and (layer != "mix" or len(mix) != n_layers):
             raise SpecError(f"{where}: mix= needs layer=mix and {n_layers} weights (w0/…/w{n_layers - 1})")
         self.files, self.layer, self.where, self.n_layers = files, layer, where, n_layers
-        self.setup = setup or TorchSetup()
+        self.setup = setup or TorchSetup(device=resolve_device("auto"))
         w = np.asarray(mix if mix is not None else [0.0] * n_layers, dtype=np.float64)
         self.mix_weights = (np.exp(w - w.max()) / np.exp(w - w.max()).sum()).astype(np.float32)
         params: dict[str, Any] = {"weights": "sha256:" + files.weights_sha256, "layer": layer, "tok": TOKENISATION,
@@ -411,9 +412,8 @@ class ElmoModel:
 
     @property
     def device(self) -> str:
-        from ..context import resolve_device
-
-        return resolve_device(self.setup.device)
+        """The torch device the builder resolved; a run setting, not identity."""
+        return self.setup.device
 
     def load(self) -> None:
         self._load()
@@ -424,7 +424,7 @@ class ElmoModel:
 
             net = build_network(self.files, self.where)
             self._net = net.to(device=self.device, dtype=torch_dtype(self.setup.dtype))
-            self._config = self._config.model_copy(update={"settings": self.setup.settings(self.device)})
+            self._config = self._config.model_copy(update={"settings": self.setup.settings()})
         return self._net
 
     def close(self) -> None:

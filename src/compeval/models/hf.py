@@ -150,7 +150,7 @@ class HFModel:
         if pooling not in POOLINGS:
             raise SpecError(f"pooling {pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
         where = where or f"hf:{path_or_name}"
-        setup = setup or TorchSetup(batch=batch_size, max_length=max_length)
+        setup = setup or TorchSetup(device=resolve_device("auto"), batch=batch_size, max_length=max_length)
         weights = resolve(path_or_name, revision)
         directory = weights.directory
         config_file = directory / "config.json"
@@ -184,9 +184,9 @@ class HFModel:
         self._config = ModelConfig(family="hf.v1", name=weights.name, params=params, shown_params=shown,
                                    location=str(directory), settings=self._settings())
 
-    def _settings(self, device: str | None = None) -> dict[str, Any]:
+    def _settings(self) -> dict[str, Any]:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
-        return {**self.setup.settings(device), **({"recipe": self.recipe} if self.recipe else {})}
+        return {**self.setup.settings(), **({"recipe": self.recipe} if self.recipe else {})}
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -194,8 +194,8 @@ class HFModel:
 
     @property
     def device(self) -> str:
-        """The torch device (``OnDevice``), resolved on first use; a run setting, not identity."""
-        return resolve_device(self.setup.device)
+        """The torch device (``OnDevice``) the builder resolved; a run setting, not identity."""
+        return self.setup.device
 
     def _load(self):
         """Weights load on first use (a re-run with every result present never imports torch)."""
@@ -214,7 +214,7 @@ class HFModel:
                                  dtype=torch_dtype(self.setup.dtype), trust_remote_code=remote)
             model = model.to(device).eval()
             self._loaded = (torch, tokenizer, model)
-            self._config = self._config.model_copy(update={"settings": self._settings(device)})
+            self._config = self._config.model_copy(update={"settings": self._settings()})
         return self._loaded
 
     @property

@@ -248,7 +248,7 @@ class NVEmbedModel:
     def __init__(self, path_or_name: str = DEFAULT_REPO, task: str = DEFAULT_TASK, *, revision: str | None = None,
                  setup: TorchSetup | None = None, where: str | None = None):
         where = where or f"nvembed:{path_or_name}"
-        setup = setup or TorchSetup(batch=DEFAULT_BATCH)
+        setup = setup or TorchSetup(device=resolve_device("auto"), batch=DEFAULT_BATCH)
         weights = resolve(path_or_name, revision)
         self.config_json = _read_config(weights.directory, weights.name, where)
         self.files = _weight_files(weights.directory, weights.name, where)
@@ -277,8 +277,8 @@ class NVEmbedModel:
 
     @property
     def device(self) -> str:
-        """The torch device (``OnDevice``), resolved on first use; a run setting, not identity."""
-        return resolve_device(self.setup.device)
+        """The torch device (``OnDevice``) the builder resolved; a run setting, not identity."""
+        return self.setup.device
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -306,7 +306,7 @@ class NVEmbedModel:
             _load_weights(net, self.files, torch_dtype(self.setup.dtype), device, self.weights.name, self.where)
             n_prefix = len(tokenizer.tokenize(self.prefix)) if self.prefix else 0
             self._loaded = (torch, tokenizer, net.eval(), n_prefix)
-            self._config = self._config.model_copy(update={"settings": self.setup.settings(device)})
+            self._config = self._config.model_copy(update={"settings": self.setup.settings()})
         return self._loaded
 
     def close(self) -> None:

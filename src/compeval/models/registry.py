@@ -15,7 +15,8 @@ from functools import cached_property
 from typing import Any, Callable
 
 from .. import plugins
-from ..errors import SpecError
+from ..context import resolve_device
+from ..errors import CompevalError, SpecError
 from ..specs import Spec, parse_spec
 from .options import NORMS, ModelOptions, TorchOptions
 
@@ -159,7 +160,7 @@ class ModelBuilder:
     # Run settings (compeval.context.RunContext), never identity: torch families take them as defaults that
     # a spec's own device= / batch= overrides (TorchSetup.from_options), and record them in
     # ModelConfig.settings, never in ModelConfig.params or the id.
-    device: str = "auto"  # auto | cpu | cuda | cuda:N | mps, resolved by compeval.context.resolve_device
+    device: str = "auto"  # the run's resolved device (RunContext.torch_device()); "auto": resolved by device_for
     batch_size: int | None = None  # None: the family's own default
     max_batch_tokens: int | None = None  # padded tokens per forward pass (models/batching.py); None: family's
     _built: dict[str, Any] = field(default_factory=dict)
@@ -167,8 +168,22 @@ class ModelBuilder:
     @classmethod
     def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
         """The builder of a run (``compeval.context.RunContext``): its data folder, device and batch size."""
-        return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.device, batch_size=ctx.batch_size,
+        return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.torch_device(), batch_size=ctx.batch_size,
                    max_batch_tokens=getattr(ctx, "max_batch_tokens", None))
+
+    def device_for(self, own: str | None, where: str) -> str:
+        """The device a torch model built here runs on, and the one place a model's device is resolved: the
+        spec's own ``device=`` (a per-model run setting; its errors name the spec), else the run's, resolved
+        already (a builder made outside a run resolves its ``auto`` here, once)."""
+        if own is not None:
+            try:
+                return resolve_device(own)
+            except CompevalError as exc:
+                reason = str(exc).partition(": ")[2].replace("--device ", "device=")
+                raise SpecError(f"{where}: device={own}: {reason}") from None
+        if self.device == "auto":
+            self.device = resolve_device(self.device)
+        return self.device
 
     def __call__(self, text: str | Spec) -> Any:
         spec = parse_spec(text) if isinstance(text, str) else text

@@ -53,7 +53,7 @@ class SentenceTransformerModel:
                  where: str | None = None, recipe: str | None = None):
         where = where or f"sbert:{path_or_name}"
         self.where, self.recipe = where, recipe
-        setup = setup or TorchSetup(device=device, batch=batch_size)
+        setup = setup or TorchSetup(device=resolve_device(device), batch=batch_size)
         weights = resolve(path_or_name, revision)
         directory = weights.directory
         check_remote_code(weights, setup, where)
@@ -88,9 +88,9 @@ class SentenceTransformerModel:
         self._config = ModelConfig(family="sbert.v1", name=weights.name, params=params, shown_params=shown,
                                    location=str(directory), settings=self._settings())
 
-    def _settings(self, device: str | None = None) -> dict[str, Any]:
+    def _settings(self) -> dict[str, Any]:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
-        return {**self.setup.settings(device), **({"recipe": self.recipe} if self.recipe else {})}
+        return {**self.setup.settings(), **({"recipe": self.recipe} if self.recipe else {})}
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""
@@ -98,8 +98,8 @@ class SentenceTransformerModel:
 
     @property
     def device(self) -> str:
-        """The torch device, resolved on first use (``auto``: cuda, then mps, then cpu); not identity."""
-        return resolve_device(self.setup.device)
+        """The torch device the builder resolved; a run setting, not identity."""
+        return self.setup.device
 
     @property
     def model(self):
@@ -122,7 +122,7 @@ class SentenceTransformerModel:
                 if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral, GPT-2) often have none
                     tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
             self._model = model
-            self._config = self._config.model_copy(update={"settings": self._settings(device)})
+            self._config = self._config.model_copy(update={"settings": self._settings()})
         return self._model
 
     def close(self) -> None:

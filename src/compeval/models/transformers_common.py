@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..context import resolve_device
-from ..errors import CompevalError, SpecError
+from ..errors import SpecError
 from .hub import Weights, resolve  # noqa: F401  (resolve: the families import it from here)
 from pydantic import Field
 
@@ -40,19 +39,6 @@ def model_arg(spec: Any) -> str:
     return spec.arg
 
 
-def check_device(device: str, where: str | None = None) -> str:
-    """The resolved device, or one line when an explicit device is not on this machine (auto always
-    works). ``where`` names the spec when the device came from its own ``device=`` option, else the run's
-    ``--device`` is named. One resolution for models and tasks: ``compeval.context.resolve_device``."""
-    try:
-        return resolve_device(device)
-    except CompevalError as exc:
-        if where is None:
-            raise
-        reason = str(exc).partition(": ")[2]
-        raise SpecError(f"{where}: device={device}: {reason.replace('--device ', 'device=')}") from None
-
-
 def torch_dtype(name: str) -> Any:
     import torch
 
@@ -63,9 +49,9 @@ def torch_dtype(name: str) -> Any:
 
 @dataclass
 class TorchSetup:
-    """Device, precision, batch and length settings of one torch model, as the spec gave them."""
+    """Device (resolved), precision, batch and length settings of one torch model, as the spec gave them."""
 
-    device: str = "auto"
+    device: str  # resolved: ModelBuilder.device_for, or resolve_device for a model made outside a builder
     dtype: str = "float32"
     batch: int = 32
     max_length: int | None = None
@@ -74,12 +60,9 @@ class TorchSetup:
 
     @classmethod
     def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
-        """The spec's own ``device=`` / ``batch=`` win; else the run's (``RunContext.device`` /
+        """The spec's own ``device=`` / ``batch=`` win; else the run's (the resolved ``RunContext`` device /
         ``batch_size`` through ``ModelBuilder``); else the family's declared default batch."""
-        own_device = "device" in opts.model_fields_set
-        device = opts.device if own_device else (getattr(builder, "device", None) or "auto")
-        if own_device and device not in ("auto", "cpu"):
-            check_device(device, where)  # the run's --device is checked once by the runner
+        device = builder.device_for(opts.device if "device" in opts.model_fields_set else None, where)
         run_batch = getattr(builder, "batch_size", None)
         batch = opts.batch if "batch" in opts.model_fields_set or not run_batch else run_batch
         return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
@@ -95,10 +78,11 @@ class TorchSetup:
             out["trust_remote_code"] = True
         return out
 
-    def settings(self, resolved_device: str | None = None) -> dict[str, Any]:
-        """Recorded beside each result: the device the model runs on (resolved now, so a result written by
-        a process that never loaded the weights, e.g. a Ray job stage reading cached vectors, says the same)."""
-        out = {"device": resolved_device or resolve_device(self.device), "batch": self.batch}
+    def settings(self) -> dict[str, Any]:
+        """Recorded beside each result: the device the model runs on (resolved when the model was built, so a
+        result written by a process that never loaded the weights, e.g. a Ray job stage reading cached
+        vectors, says the same)."""
+        out = {"device": self.device, "batch": self.batch}
         if self.max_batch_tokens:
             out["max_batch_tokens"] = self.max_batch_tokens  # the budget set; models/batching.py may lower it
         return out

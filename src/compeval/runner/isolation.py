@@ -54,11 +54,10 @@ def worker_context() -> Any:
 def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
     """How many of the plan's pending models are torch families on a CUDA device (the default for
     ``--isolate``: isolate when this is more than one)."""
-    from ..context import resolve_device
     from ..models.registry import resolve_family
 
     try:
-        cuda = resolve_device(ctx.device).startswith("cuda")
+        cuda = ctx.torch_device().startswith("cuda")
     except CompevalError:
         return 0
     if not cuda:

@@ -32,7 +32,6 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ..context import resolve_device
 from ..errors import CompevalError
 from ..models.protocol import ModelConfig, declared_resources, shares_vectors
 from ..specs import Spec
@@ -98,6 +97,7 @@ def encode_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], c
     tasks declare, loading weights only if the disk cache lacks some. Returns ((report, slugs of the tasks
     whose texts are in the payload), payload): ``encode_model_texts``."""
     ctx.apply_env()
+    ctx = ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
     t0 = time.perf_counter()
     cache, model, builder = rebuild_model(ctx, model_spec, config)
     build_seconds = time.perf_counter() - t0
@@ -122,6 +122,7 @@ def jobs_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], ctx
     from .reuse import stored_result
 
     ctx.apply_env()
+    ctx = ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
     store = ResultStore(ctx.output_dir)
     folder = model_folder(config)
     data = DataContext(ctx.data_dir, download=False, allow_modified=ctx.allow_modified_data)
@@ -218,8 +219,8 @@ class RayExecutor:
         return True
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
-        if self.address is None and ctx.device != "auto":
-            resolve_device(ctx.device)  # a local cluster has this machine's devices (remote: each worker's)
+        if self.address is None:
+            ctx = ctx.resolve()  # a local cluster has this machine's devices (remote: each worker's)
         ray = import_ray()
         started = self._connect(ray)
         try:

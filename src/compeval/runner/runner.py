@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..cache import EmbeddingCache, default_cache_dir
-from ..context import resolve_device
 from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.conformance import check_before_use
@@ -49,15 +48,17 @@ def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
                  bnc_dir: Path | str | None = None, progress: bool = True,
                  allow_modified_data: bool = False, reuse_stale: bool = False,
-                 max_batch_tokens: int | None = None) -> RunContext:
+                 max_batch_tokens: int | None = None, resolve: bool = True) -> RunContext:
     """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need; the BNC folder
-    from ``bnc_dir``, else ``$COMPEVAL_BNC_DIR`` (tasks read it from the context only)."""
+    from ``bnc_dir``, else ``$COMPEVAL_BNC_DIR`` (tasks read it from the context only); the device resolved
+    here, once for the run (``resolve=False``: jobs run on a remote cluster, whose workers resolve it)."""
     cache = default_cache_dir() if cache_dir == "default" else cache_dir
     bnc_dir = bnc_dir or os.environ.get("COMPEVAL_BNC_DIR") or None
-    return RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
-                      seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
-                      bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
-                      reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens, env=forwarded_env())
+    ctx = RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
+                     seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
+                     bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
+                     reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens, env=forwarded_env())
+    return ctx.resolve() if resolve else ctx
 
 
 def check_writable(output_dir: Path) -> None:
@@ -221,9 +222,8 @@ def run(
         ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
                            overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
                            progress=progress, allow_modified_data=allow_modified_data,
-                           reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens)
-        if executor.name == "local" and ctx.device != "auto":
-            resolve_device(ctx.device)  # a named device this machine lacks: one line before any work
+                           reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens,
+                           resolve=getattr(executor, "address", None) is None)  # a Ray cluster's address: remote
         the_plan = plan(models, tasks, ctx)  # every spec and option is checked before anything is written
         try:
             check_writable(ctx.output_dir)

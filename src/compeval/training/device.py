@@ -1,20 +1,30 @@
-"""The trainers' device: the run's ``--device`` (``compeval.context``), as a ``torch.device``.
+"""The trainers' device: the run's ``--device`` as the run context resolved it (``RunContext.torch_device()``:
+``cpu``, ``cuda``, ``cuda:N`` or ``mps``), an argument at fit time, made a ``torch.device`` here.
 
-Tasks pass ``self.context.torch_device()``; the trainers accept any device string and resolve it here, so a
-device this machine lacks is the same one-line error as for models (``compeval.context.resolve_device``).
+Trainers never resolve a device (``compeval.context.resolve_device`` runs once per run, in the run
+context): ``auto`` or any other unresolved name is a one-line error.
 """
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 
 import torch
 
-from ..context import resolve_device
+from ..errors import CompevalError
+
+_RESOLVED = re.compile(r"^(cpu|cuda|cuda:\d+|mps)$")
 
 
-def torch_device(spec: str | None = "cpu") -> torch.device:
-    """``auto|cpu|cuda[:N]|mps`` → a present ``torch.device``, else a one-line ``CompevalError``."""
-    return torch.device(resolve_device(spec or "cpu"))
+def torch_device(device: str | torch.device = "cpu") -> torch.device:
+    """A resolved device (``cpu|cuda|cuda:N|mps``, or a ``torch.device``) → ``torch.device``; anything else is
+    a one-line ``CompevalError``."""
+    if isinstance(device, torch.device):
+        return device
+    if not _RESOLVED.match(str(device)):
+        raise CompevalError(f"trainer device {device!r}: give a resolved device (cpu, cuda, cuda:N or mps), "
+                            "the run's RunContext.torch_device()")
+    return torch.device(device)
 
 
 #: Below this many floating-point operations per step a head trains on one thread: for small matrices

@@ -75,7 +75,8 @@ def test_bad_options_are_one_line_errors(spec, message):
 def test_python_api_is_validated_like_the_cli():
     from compeval.tasks.sts.tasks import STS3k
 
-    assert STS3k(bootstrap=50).params == get_tasks("sts3k,bootstrap=50")[0].params == {"missing": "zero",
+    assert STS3k(bootstrap=50).params == get_tasks("sts3k,bootstrap=50")[0].params == {"norm": "none",
+                                                                                     "missing": "zero",
                                                                                      "bootstrap": 50}
     with pytest.raises(SpecError, match="bootstrap=0 must be a whole number, at least 1"):
         STS3k(bootstrap=0)

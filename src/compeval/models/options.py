@@ -126,17 +126,7 @@ class OptionValues(dict):
 
 # --- options every family accepts -------------------------------------------------------------------
 
-NORMS: dict[str, str] = {"zscore": "compeval.models.normalize:ZScoreCosine",
-                         "center": "compeval.models.normalize:CenteredCosine"}
-"""norm=NAME → "module:Wrapper" applied around the model (a new norm adds one entry)."""
-
-
-def norm_choices() -> tuple[str, ...]:
-    return ("none", *NORMS)
-
-
 COMMON: tuple[Opt, ...] = (
-    Opt("norm", "none", choices=norm_choices, help="normalise vectors over the data set before the cosine"),
     Opt("name", None, help="the model's name in results (default: the package, repo id or folder name)"),
 )
 

@@ -2,21 +2,21 @@
 
 A family registers under ``NAME`` with a version; ``NAME:ARG`` uses the latest version and
 ``NAME.vN:ARG`` pins one. Aliases give packaged models short names (``glove-6b-50d``).
-Composite models (mixed, normalised, role models) build their parts through the same builder, so
+Composite models (mixed, role models) build their parts through the same builder, so
 every part sits behind the cache too. A family declares its spec options once (``options=``, see
-``models/options.py``); the builder parses them, applies the common ``norm`` and ``name``, and hands the
+``models/options.py``); the builder parses them, applies the common ``name``, and hands the
 factory typed values.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import plugins
 from ..errors import SpecError
 from ..specs import Spec, parse_spec
-from .options import COMMON, NORMS, Opt, declared_options, options_form, parse_options
+from .normalize import refuse_model_norm
+from .options import COMMON, Opt, declared_options, options_form, parse_options
 
 Factory = Callable[..., Any]  # (spec, builder, options) -> model; (spec, builder) for undeclared families
 
@@ -124,6 +124,7 @@ def check_spec(text: str) -> None:
     options and their ranges): a SpecError now rather than when a job runs. A bare Hub ``ORG/NAME`` is
     checked when built."""
     spec = parse_spec(text)
+    refuse_model_norm(spec, text)
     if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
         return
     spec = expand_alias(spec)
@@ -183,10 +184,6 @@ class ModelBuilder:
             model = _renamed(model, opts.name, text)
         if self.cache is not None:
             model = self.cache.wrap(model)
-        if opts.norm != "none":
-            model = _normalised(model, opts.norm, text)
-            if self.cache is not None:
-                model = self.cache.wrap(model)
         return model
 
 
@@ -199,15 +196,6 @@ def _renamed(model: Any, name: str, text: str) -> Any:
                         "one printable line (they head tables and file listings)")
     model._config = model.config.model_copy(update={"name": name})
     return model
-
-
-def _normalised(model: Any, norm: str, text: str) -> Any:
-    from .protocol import can_encode
-
-    if not can_encode(model):
-        raise SpecError(f"{text}: norm={norm} needs vectors, and this model only scores pairs")
-    module, _, cls = NORMS[norm].partition(":")
-    return getattr(importlib.import_module(module), cls)(model)
 
 
 def load_model(spec: str, cache: Any = None, data_dir: Any = None) -> Any:

@@ -9,7 +9,7 @@ Two stages per model, so each text is encoded once per model however many worker
    text it needs is in hand), evaluates, and writes its result atomically itself — so a driver that dies
    loses nothing that finished, and a re-run skips it. Tasks that declare no texts are evaluated in one
    worker, one after another, so they share its in-memory cache; so are all the jobs of a model whose
-   vectors cannot be shared (a composite such as ``norm=zscore``, a pair scorer), without an encode task.
+   vectors cannot be shared (a batch-dependent model, a pair scorer), without an encode task.
 
 Jobs travel as spec strings (model spec, task spec with its options), never as objects: a model or task
 given as a Python object runs on the local executor only. Resources: every Ray task reserves ``cpus_per_job``;

@@ -63,7 +63,7 @@ def test_task_conforms(name, data_dir):
     ("lexcomp-vpc,batch_size=-2", r"batch_size='-2' must be a whole number, at least 1"),
     ("probe-has-x,mlp_early_stopping=perhaps", r"mlp_early_stopping='perhaps' must be true or false"),
     ("probe-has-x,n_train=1.5", r"n_train='1.5' must be a whole number"),
-    ("stsb,splitt=dev", r"task 'stsb': unknown option 'splitt'; options: missing, bootstrap, split"),
+    ("stsb,splitt=dev", r"task 'stsb': unknown option 'splitt'; options: norm, missing, bootstrap, split"),
     ("probe-has-x,words=unicorn", r"task 'probe-has-x': option words='unicorn': 'unicorn' is not a noun"),
 ])
 def test_bad_options_are_one_line_errors(spec, message):

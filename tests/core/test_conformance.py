@@ -9,7 +9,7 @@ from compeval.models.registry import load_model
 
 FAST = ["hashbag", "random,dim=16", "glove-6b-50d", "glove-6b-50d,op=mult", "glove-6b-50d,op=conv",
         "glove-6b-50d,op=tensor", "glove-6b-50d,tok=sts3k", "glove-6b-50d,tok=montague", "overlap",
-        "overlap,lemmatizer=none", "mixed:overlap+glove-6b-50d", "glove-6b-50d,norm=zscore"]
+        "overlap,lemmatizer=none", "mixed:overlap+glove-6b-50d"]
 SLOW = ["all-MiniLM-L6-v2", "hf:all-MiniLM-L6-v2,layer=0,pool=cls", "hf:all-MiniLM-L6-v2,pool=mean-nospecial"]
 
 

@@ -49,7 +49,7 @@ def test_suite_name_expands_and_options_are_typed():
     names = {t.name for t in get_tasks("sts")}
     assert {"sts3k", "stsb", "sick", "gs2011", "ks2013", "stss131", "sts3k-pilot"} <= names
     (t,) = get_tasks("stsb,split=dev,bootstrap=50")
-    assert t.params == {"missing": "zero", "bootstrap": 50, "split": "dev"}
+    assert t.params == {"norm": "none", "missing": "zero", "bootstrap": 50, "split": "dev"}
     assert t.slug == "stsb__bootstrap-50__split-dev"
     with pytest.raises(SpecError, match="unknown option 'splitt'"):
         get_tasks("stsb,splitt=dev")

@@ -70,44 +70,73 @@ def test_missing_score_policies_are_explicit_and_counted(data_dir, tmp_path):
 
 
 def test_zscore_normalisation_matches_the_definition(data_dir):
-    t = _task("ks2013", data_dir, bootstrap=10)
+    """norm is the task's: the plain model's vectors, z-scored per side over the pairs, then the cosine."""
+    t = _task("ks2013", data_dir, bootstrap=10, norm="zscore")
     plain = load_model("glove-6b-50d", cache=EmbeddingCache(None))
-    normed = load_model("glove-6b-50d,norm=zscore", cache=EmbeddingCache(None))
     a = plain.encode(t.pairs["sentence_1"].tolist()).astype(np.float64)
     b = plain.encode(t.pairs["sentence_2"].tolist()).astype(np.float64)
     za = (a - a.mean(0)) / (a.std(0) + 0.001)
     zb = (b - b.mean(0)) / (b.std(0) + 0.001)
     expected = (za * zb).sum(1) / np.linalg.norm(za, axis=1) / np.linalg.norm(zb, axis=1)
-    got = t.evaluate(normed, seed=0).predictions["score"].to_numpy()
+    got = t.evaluate(plain, seed=0).predictions["score"].to_numpy()
     assert np.allclose(got, expected)
-    assert normed.config.id != plain.config.id and "norm=zscore" in normed.config.display
+    raw = _task("ks2013", data_dir, bootstrap=10).evaluate(plain, seed=0).predictions["score"].to_numpy()
+    assert not np.allclose(raw, expected)
+    assert t.slug == "ks2013__bootstrap-10__norm-zscore" and t.params["norm"] == "zscore"
 
 
 def test_center_normalisation_subtracts_each_sides_mean_over_the_pairs_as_listed():
     """norm=center: per-side column means over the pairs as listed (a repeated sentence counts each
     time), no scaling; it differs from zscore whenever the columns' spreads differ."""
     from compeval.models.toy import TableEncoder
+    from compeval.tasks.scoring import compare
 
     table = {"a": [1.0, 10.0, 0.0], "b": [2.0, -30.0, 1.0], "c": [0.5, 4.0, 2.0], "d": [3.0, 1.0, -1.0]}
-    inner = TableEncoder(table)
-    from compeval.models.normalize import NormalizedCosine
-
-    center, zscore = NormalizedCosine(inner, "center"), NormalizedCosine(inner, "zscore")
+    model = EmbeddingCache(None).wrap(TableEncoder(table))
     left, right = ["a", "a", "b", "c"], ["b", "c", "d", "d"]  # "a" and "d" repeat: both count twice
     A = np.array([table[t] for t in left])
     B = np.array([table[t] for t in right])
     ca, cb = A - A.mean(0), B - B.mean(0)
     expected = (ca * cb).sum(1) / np.linalg.norm(ca, axis=1) / np.linalg.norm(cb, axis=1)
-    assert np.allclose(center.score_pairs(left, right), expected)
-    assert not np.allclose(zscore.score_pairs(left, right), expected)
-    assert center.config.id != zscore.config.id and center.config.params["norm"] == "center"
+    assert np.allclose(compare(model, left, right, "center"), expected)
+    assert not np.allclose(compare(model, left, right, "zscore"), expected)
+    plain = np.array([np.dot(table[x], table[y]) / np.linalg.norm(table[x]) / np.linalg.norm(table[y])
+                      for x, y in zip(left, right)])
+    assert np.allclose(compare(model, left, right), plain)
 
 
-def test_norm_center_is_a_spec_option():
-    m = load_model("hashbag,norm=center", cache=EmbeddingCache(None))
-    assert "norm=center" in m.config.display
-    with pytest.raises(SpecError):
-        load_model("hashbag,norm=bogus", cache=EmbeddingCache(None))
+@pytest.mark.parametrize("spec", ["hashbag,norm=center", "glove-6b-50d,norm=zscore", "mixed:hashbag+random,norm=center",
+                                  "sentence-transformers/all-MiniLM-L6-v2,norm=center"])
+def test_norm_on_a_model_spec_is_refused_with_the_task_hint(spec):
+    with pytest.raises(SpecError, match=r"norm is a task option now: --task sts3k,norm=(center|zscore)") as err:
+        load_model(spec, cache=EmbeddingCache(None))
+    assert str(err.value).startswith(spec) and "\n" not in str(err.value)
+
+
+def test_norm_with_a_pair_only_model_is_one_line(data_dir):
+    from compeval.errors import ModelCapabilityError
+
+    t = _task("gs2011", data_dir, bootstrap=10, norm="center")
+    with pytest.raises(ModelCapabilityError, match="only scores pairs, and norm=center") as err:
+        t.evaluate(load_model("overlap", cache=EmbeddingCache(None)), seed=0)
+    assert "\n" not in str(err.value)
+    with pytest.raises(SpecError, match="norm='whiten' must be one of none, zscore, center"):
+        get_tasks("gs2011,norm=whiten")
+
+
+def test_norm_is_an_option_of_exactly_the_tasks_that_score_pairs():
+    """A task whose ``evaluate`` scores pairs goes through ``compare`` with its norm (never pair_similarity
+    directly), and only those tasks declare norm."""
+    import inspect
+
+    from compeval.tasks.registry import TASKS, discover
+
+    discover()
+    scoring = {name for name, cls in TASKS.items() if "compare(" in inspect.getsource(cls.evaluate)}
+    assert not [name for name, cls in TASKS.items() if "pair_similarity(" in inspect.getsource(cls.evaluate)]
+    declares = {name for name, cls in TASKS.items() if "norm" in cls.Options.model_fields}
+    assert scoring == declares == {"sts3k", "sts3k-pilot", "stsb", "sick", "gs2011", "ks2013", "stss131",
+                                   "sts3k-types", "minimal-pairs", "invariance-relation", "invariance-qa"}
 
 
 def test_malformed_line_names_file_and_line(data_dir, tmp_path):

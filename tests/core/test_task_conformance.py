@@ -63,7 +63,7 @@ def test_task_conforms(name, data_dir):
     ("lexcomp-vpc,batch_size=-2", r"batch_size='-2' must be a whole number, at least 1"),
     ("probe-has-x,mlp_early_stopping=perhaps", r"mlp_early_stopping='perhaps' must be true or false"),
     ("probe-has-x,n_train=1.5", r"n_train='1.5' must be a whole number"),
-    ("stsb,splitt=dev", r"task 'stsb': unknown option 'splitt'; options: missing, bootstrap, split"),
+    ("stsb,splitt=dev", r"task 'stsb': unknown option 'splitt'; options: norm, missing, bootstrap, split"),
     ("probe-has-x,words=unicorn", r"task 'probe-has-x': option words='unicorn': 'unicorn' is not a noun"),
 ])
 def test_bad_options_are_one_line_errors(spec, message):
@@ -75,7 +75,8 @@ def test_bad_options_are_one_line_errors(spec, message):
 def test_python_api_is_validated_like_the_cli():
     from compeval.tasks.sts.tasks import STS3k
 
-    assert STS3k(bootstrap=50).params == get_tasks("sts3k,bootstrap=50")[0].params == {"missing": "zero",
+    assert STS3k(bootstrap=50).params == get_tasks("sts3k,bootstrap=50")[0].params == {"norm": "none",
+                                                                                     "missing": "zero",
                                                                                      "bootstrap": 50}
     with pytest.raises(SpecError, match="bootstrap=0 must be a whole number, at least 1"):
         STS3k(bootstrap=0)

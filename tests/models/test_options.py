@@ -39,12 +39,7 @@ def test_models_listing_is_derived_from_the_declarations():
     rows = {r["name"]: r["spec"] for r in list_models()}
     assert "[,pool=mean|cls|mean-nospecial|max|last]" in rows["hf.v1"]
     assert "[,dtype=float32|float16|bfloat16]" in rows["sbert.v1"] and "[,batch=64]" in rows["sbert.v1"]
-    assert "[,norm=none|zscore|center]" in rows["random.v1"] and "[,name=NAME]" in rows["overlap.v1"]
-
-
-@pytest.mark.parametrize("spec", ["hashbag,norm=zscore", "random,dim=8,norm=zscore", "glove-6b-50d,norm=zscore"])
-def test_norm_is_accepted_by_families_that_never_listed_it(spec):
-    assert load_model(spec).config.params["norm"] == "zscore"
+    assert "norm" not in rows["random.v1"] and "[,name=NAME]" in rows["overlap.v1"]
 
 
 def test_name_renames_any_family_and_enters_the_identity():
@@ -56,14 +51,14 @@ def test_name_renames_any_family_and_enters_the_identity():
 @pytest.mark.parametrize("spec, message", [
     ("hashbag,dim=0", "dim='0' must be a whole number, at least 1 and at most 65536"),
     ("hashbag,dim=many", "dim='many' must be a whole number"),
-    ("random,colour=red", r"unknown option 'colour'; options: norm, name, dim, seed"),
-    ("hashbag,norm=whiten", "norm='whiten' must be one of none, zscore"),
+    ("random,colour=red", r"unknown option 'colour'; options: name, dim, seed"),
+    ("hashbag,norm=whiten", "norm is a task option now: --task sts3k,norm=whiten"),
     ("roles:glove-6b-50d,align=maybe", "align='maybe' must be true or false"),
     ("hashbag,seed=4294967296", "seed=4294967296 must be at most 4,294,967,295"),
     ("sbert:org/x,batch=4,batch_size=8", "option batch given twice"),
     ("api:m,rpm=nan", "rpm='nan' must be a number, at least 0"),
     ("roles:glove-6b-50d,dtype=bfloat16", "apply to a torch-backed inner model"),
-    ("mixed:hashbag+random,norm=zscore", "needs vectors"),
+    ("mixed:hashbag+random,norm=zscore", "norm is a task option now"),
 ])
 def test_option_errors_name_the_spec_and_the_fix(spec, message):
     with pytest.raises(SpecError, match=message) as err:

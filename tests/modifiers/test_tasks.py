@@ -150,3 +150,42 @@ def test_word_vectors_follow_the_authors_tokenisation_by_default(tmp_path):
     assert task._encoder(MeanOfWords()).__class__ is MeanOfWords  # not word vectors: unchanged
     out = run(task, model)
     assert out.counts["word_tokenisation"].startswith("montague")
+
+
+def test_authors_tokenisation_comes_from_the_runs_builder_and_cache(tmp_path):
+    """The task builds the word-vector model's spec with tok=montague through ``context.model_builder``: the
+    model it gets is the builder's (behind the run's cache, its vectors stored under the montague id), with
+    the same id and byte-identical vectors as the model built directly; a rename carries over."""
+    from compeval.context import RunContext
+    from compeval.models.registry import ModelBuilder
+    from compeval.models.static import StaticModel
+
+    path = tmp_path / "vec.txt"
+    rng = np.random.default_rng(1)
+    path.write_text("".join(f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=4)) + "\n"
+                            for w in ("red", "big", "car", "ex", "fake")))
+    cache = EmbeddingCache(tmp_path / "cache")
+    build = ModelBuilder(cache=cache)
+    task = ModifierNonSubsectivity(n_resamples=1)
+    task.context = RunContext(cache_dir=tmp_path / "cache").with_builder(build)
+    for spec in (f"static:{path}", f"static:{path},op=sum,name=vec"):
+        model = build(spec)
+        authors = task._encoder(model)
+        twin = StaticModel(str(path), tok="montague", op=model.op)
+        assert authors is build(str(model.spec(tok="montague")))  # the builder's own, cached model
+        assert authors.config.id != model.config.id and authors.config.name == model.config.name
+        if "name=" not in spec:
+            assert authors.config.id == twin.config.id
+        texts = ["fake ex-car", "red big car", "zzz"]
+        assert authors.encode(texts).tobytes() == twin.encode(texts).tobytes()
+    assert cache.stats_for(authors.config.id).encoded == 3  # through the cache
+
+
+def test_word_vectors_given_as_an_object_cannot_be_respecified():
+    from compeval.errors import ModelCapabilityError
+    from compeval.models.static import StaticModel, WordVectors
+
+    model = StaticModel(WordVectors(["red"], np.ones((1, 2), np.float32), "toy", "x"))
+    with pytest.raises(ModelCapabilityError, match="given as an object") as err:
+        ModifierNonSubsectivity(n_resamples=1)._encoder(model)
+    assert "\n" not in str(err.value)

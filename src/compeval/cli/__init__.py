@@ -72,7 +72,7 @@ def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbe
                          f"{fam.versioned}: {' | '.join(fam.spec_forms)}"))
         return
     out.print(_table(list_models(), ["name", "kind", "spec", "description"], "compeval models"))
-    out.print("Every family takes ',norm=zscore|center' (center reproduces the STS3k tables) and ',name=…'; `compeval models FAMILY` lists a family's options.")
+    out.print("Every family takes ',name=…'; `compeval models FAMILY` lists a family's options. Normalisation is a task option: --task sts3k,norm=center|zscore.")
 
 
 TASKS_WIDTH = 100

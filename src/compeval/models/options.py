@@ -15,14 +15,10 @@ from pydantic import AliasChoices, Field
 
 from ..options import OptionsBase, device_setting, setting
 
-__all__ = ["DTYPES", "MAX_DIM", "NORMS", "ModelOptions", "TorchOptions", "batch_setting"]
+__all__ = ["DTYPES", "MAX_DIM", "ModelOptions", "TorchOptions", "batch_setting"]
 
 #: Bound of vector sizes: 65,536 float32 dimensions × 10,000 texts is 2.6 GB already.
 MAX_DIM = 65_536
-
-NORMS: dict[str, str] = {"zscore": "compeval.models.normalize:ZScoreCosine",
-                         "center": "compeval.models.normalize:CenteredCosine"}
-"""norm=NAME → "module:Wrapper" applied around the model (a new norm adds one entry)."""
 
 DTYPES = ("float32", "float16", "bfloat16")
 
@@ -30,8 +26,6 @@ DTYPES = ("float32", "float16", "bfloat16")
 class ModelOptions(OptionsBase):
     """The options every family accepts; the builder applies them around the family's model."""
 
-    norm: Literal[("none", *NORMS)] = Field(  # type: ignore[valid-type]
-        "none", description="normalise vectors over the data set before the cosine")
     name: str | None = Field(None, description="the model's name in results (default: the package, repo id or "
                                                "folder name)")
 

@@ -2,14 +2,13 @@
 
 A family registers under ``NAME`` with a version; ``NAME:ARG`` uses the latest version and
 ``NAME.vN:ARG`` pins one. Aliases give packaged models short names (``glove-6b-50d``).
-Composite models (mixed, normalised, role models) build their parts through the same builder, so
+Composite models (mixed, role models) build their parts through the same builder, so
 every part sits behind the cache too. A family declares its spec options once (``options=``, a
-``ModelOptions`` subclass, see ``models/options.py``); the builder parses them, applies the common ``norm``
-and ``name``, and hands the factory the typed options.
+``ModelOptions`` subclass, see ``models/options.py``); the builder parses them, applies the common
+``name``, and hands the factory the typed options.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
@@ -18,7 +17,8 @@ from .. import plugins
 from ..context import resolve_device
 from ..errors import CompevalError, SpecError
 from ..specs import Spec, parse_spec
-from .options import NORMS, ModelOptions, TorchOptions
+from .normalize import refuse_model_norm
+from .options import ModelOptions, TorchOptions
 
 Factory = Callable[..., Any]  # (spec, builder, options) -> model
 
@@ -136,6 +136,7 @@ def check_spec(text: str | Spec) -> Spec:
     checked when built. Returns the parsed spec (a ``Spec`` given is not parsed again)."""
     spec = parsed = parse_spec(text) if isinstance(text, str) else text
     text = str(text)
+    refuse_model_norm(spec, text)
     if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
         return parsed
     spec = expand_alias(spec)
@@ -194,6 +195,7 @@ class ModelBuilder:
 
     def _build(self, spec: Spec, text: str) -> Any:
         """Checks the spec as it builds (``check_spec`` without a second pass): alias, family, form, options."""
+        refuse_model_norm(spec, text)
         spec = expand_alias(spec)
         family = resolve_family(spec.name)
         _check_form(spec, family, text)
@@ -208,10 +210,6 @@ class ModelBuilder:
             model = _renamed(model, opts.name, text)
         if self.cache is not None:
             model = self.cache.wrap(model)
-        if opts.norm != "none":
-            model = _normalised(model, opts.norm, text)
-            if self.cache is not None:
-                model = self.cache.wrap(model)
         return model
 
 
@@ -233,15 +231,6 @@ def _renamed(model: Any, name: str, text: str) -> Any:
         raise SpecError(f"{text}: {type(model).__name__} cannot be renamed: its config property builds a new "
                         "ModelConfig on every call; keep the config in self._config or self.config")
     return model
-
-
-def _normalised(model: Any, norm: str, text: str) -> Any:
-    from .protocol import can_encode
-
-    if not can_encode(model):
-        raise SpecError(f"{text}: norm={norm} needs vectors, and this model only scores pairs")
-    module, _, cls = NORMS[norm].partition(":")
-    return getattr(importlib.import_module(module), cls)(model)
 
 
 def load_model(spec: str, cache: Any = None, data_dir: Any = None) -> Any:

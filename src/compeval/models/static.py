@@ -18,6 +18,7 @@ from pydantic import Field
 from .. import textfile
 from ..data.registry import sha256_file
 from ..errors import SpecError
+from ..specs import Spec
 from .options import ModelOptions
 from .protocol import ModelConfig
 from .registry import register_alias, register_model
@@ -214,6 +215,7 @@ class StaticModel:
         if tok not in CONVENTIONS:
             raise SpecError(f"tokenisation {tok!r} unknown; choose one of {', '.join(CONVENTIONS)}")
         self.vectors = load_vectors(vectors) if isinstance(vectors, str) else vectors
+        self.arg = vectors if isinstance(vectors, str) else None  # a packaged name or a path, as given
         self.op, self.tok, self.seed = op, tok, seed
         shown = tuple(k for k, default in (("op", "mean"), ("tok", "clean")) if getattr(self, k) != default)
         params = {"vectors": self.vectors.digest, "dim": self.vectors.dim, "op": op, "tok": tok}
@@ -237,12 +239,16 @@ class StaticModel:
         out[[i for i, r in enumerate(rows) if r < 0]] = 0.0
         return out
 
-    def retokenised(self, tok: str) -> "StaticModel":
-        """The same vectors and operator under another tokenisation convention (a task that must follow its
-        paper's convention for word vectors asks for it; ``self`` when it is already the one)."""
-        if tok == self.tok:
-            return self
-        return StaticModel(self.vectors, op=self.op, tok=tok, seed=self.seed, name=self._config.name)
+    def spec(self, **changes: str) -> Spec | None:
+        """The spec the builder makes this model from (``static:ARG`` with its options, and its ``name`` if it
+        was renamed), with ``changes`` applied: how a task asks the run's builder, and so the run's cache, for
+        these vectors under another convention. None for vectors given as an object, which no spec names."""
+        if self.arg is None:
+            return None
+        options = {"op": self.op, "tok": self.tok, "seed": str(self.seed)}
+        if self._config.name != (self.arg if self.arg in PACKAGED else self.vectors.source):
+            options["name"] = self._config.name
+        return Spec("static", self.arg, {**options, **changes})
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return np.stack([compose(self.word_matrix(t), self.op, self.seed) for t in texts]) if texts else \

@@ -211,6 +211,7 @@ class ResultStore:
             raise CompevalError(f"{path} uses results schema {version!r}; this compeval reads {SCHEMA_VERSION}")
         if data.get("checksum") is not None and data["checksum"] != content_checksum(data):
             raise DamagedResultError(path, "its content does not match its checksum (edited or damaged)")
+        refuse_model_norm(path, data)
         return TaskResult.model_validate(data)
 
     def predictions(self, path: Path) -> pd.DataFrame:
@@ -235,6 +236,28 @@ class ResultStore:
                 self.unreadable.append((path, _short(exc)))
                 continue
             yield path, result
+
+
+def refuse_model_norm(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a result whose model (or one of its parts) carries ``norm=``, as an earlier compeval wrote them.
+
+    That option normalised only where a task scored pairs; elsewhere (modifiers, probing, fine-tuned heads)
+    the same id held the raw vectors' scores. Read as "model + task option norm" it would twin the plain
+    model's own results on those tasks and sit under a file name the report no longer plans; so it is not
+    read, and the message says how to compute it now."""
+    model = data.get("model") if isinstance(data.get("model"), dict) else {}
+    todo, norm = [model], None
+    while todo and norm is None:
+        part = todo.pop()
+        params = part.get("params") if isinstance(part.get("params"), dict) else {}
+        norm = params.get("norm")
+        todo += [c for c in part.get("children") or () if isinstance(c, dict)]
+    if norm is not None:
+        task = (data.get("task") or {}).get("name", "TASK") if isinstance(data.get("task"), dict) else "TASK"
+        plain = str(model.get("display") or model.get("name")).replace(f",norm={norm}", "")
+        raise CompevalError(f"{path}: written by an earlier compeval with the model option norm={norm}, which is a "
+                            f"task option now; not read (re-run it as -m {plain} -t {task},norm={norm}; only tasks "
+                            "that compare pairs take norm)")
 
 
 def _sha256(path: Path) -> str:

@@ -10,7 +10,7 @@ Two stages per model, so each text is encoded once per model however many worker
    text it needs is in hand), evaluates, and writes its result atomically itself — so a driver that dies
    loses nothing that finished, and a re-run skips it. Tasks that declare no texts are evaluated in one
    worker, one after another, so they share its in-memory cache; so are all the jobs of a model whose
-   vectors cannot be shared (a composite such as ``norm=zscore``, a pair scorer), without an encode task.
+   vectors cannot be shared (a batch-dependent model, a pair scorer), without an encode task.
    Each runs ``runner.loop.run_model_jobs``, the local executor's loop, and returns its ``ExecutionReport``;
    the driver merges them.
 

@@ -1,7 +1,47 @@
 """How tasks turn a model into numbers: pair similarity and embeddings through the model protocol,
-cosines from the metrics (the same functions models use)."""
-from ..vectors import cosine_rows, unit_rows
-from ..models.protocol import can_encode, can_encode_tokens, can_score_pairs, embed, pair_similarity
+cosines from the metrics (the same functions models use).
 
-__all__ = ["can_encode", "can_encode_tokens", "can_score_pairs", "cosine_rows", "embed", "pair_similarity",
-           "unit_rows"]
+Comparing two lists of texts belongs to the task: the tasks whose score is the similarity of a pair
+declare ``norm`` (``ComparisonOptions``) and score through ``compare``, which with ``norm`` set
+normalises each side's vectors over the pairs before the cosine (``compeval.vectors.NORMALISERS``; why
+this is no model option: ``compeval.models.normalize``).
+"""
+from __future__ import annotations
+
+from typing import Any, Literal, Sequence
+
+import numpy as np
+
+from ..errors import ModelCapabilityError
+from ..vectors import NORMALISERS, cosine_rows, unit_rows
+from ..models.protocol import can_encode, can_encode_tokens, can_score_pairs, embed, pair_similarity
+from .options import TaskOptions
+
+__all__ = ["ComparisonOptions", "Norm", "can_encode", "can_encode_tokens", "can_score_pairs", "compare",
+           "cosine_rows", "embed", "pair_similarity", "unit_rows"]
+
+#: ``none`` (the model's own pair scores, or the cosine of its vectors) or a key of ``NORMALISERS``.
+Norm = Literal[("none", *NORMALISERS)]  # type: ignore[valid-type]
+
+
+class ComparisonOptions(TaskOptions):
+    """Options of every task whose score is the similarity of text pairs."""
+
+    # per-dimension normalisation of each side's vectors over the pairs before the cosine (STS3k's
+    # ``_norml``): center reproduces the STS3k paper's tables, zscore follows its text
+    norm: Norm = "none"
+
+
+def compare(model: Any, texts_a: Sequence[str], texts_b: Sequence[str], norm: str = "none") -> np.ndarray:
+    """Similarity of each (a, b) pair. ``norm="none"``: ``pair_similarity``. Otherwise each side's vectors
+    (the model's ``encode``, so the cache serves them), as listed (a repeated text counts once per pair), are
+    normalised over the pairs, in float64, before the row cosine."""
+    if norm == "none":
+        return pair_similarity(model, texts_a, texts_b)
+    normalise = NORMALISERS[norm]
+    if not can_encode(model):
+        raise ModelCapabilityError(f"model {model.config.display} only scores pairs, and norm={norm} normalises "
+                                   "vectors over the pairs; give an encoder or norm=none")
+    a = model.encode(list(texts_a))
+    b = model.encode(list(texts_b))
+    return np.asarray(cosine_rows(normalise(a), normalise(b)), dtype=np.float64)

@@ -21,9 +21,9 @@ from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
 from ...models.registry import ModelBuilder, check_spec
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, TaskOptions, path_text
+from ..options import BOOTSTRAP, path_text
 from ..registry import register_task
-from ..scoring import pair_similarity
+from ..scoring import ComparisonOptions, compare, pair_similarity
 from . import generator, loaders
 from .published import QA_PUBLISHED, RELATION_PUBLISHED
 
@@ -54,7 +54,7 @@ def _user_file(path: str) -> tuple[Path, dict[str, str]]:
     return p, {"data_file": str(p.resolve()), "data_sha256": sha256_file(p)}
 
 
-class _GeneratedOptions(TaskOptions):
+class _GeneratedOptions(ComparisonOptions):
     path: str = ""  # a user's JSON Lines file instead of the generated set
     # entity pairs generated per relation; at most every ordered pair of the generator's names
     pairs_per_relation: int = Field(4, ge=1, le=generator.MAX_ENTITY_PAIRS)
@@ -104,7 +104,7 @@ class InvarianceRelation(Task):
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         pairs = self.pairs.copy()
-        pairs["score"] = pair_similarity(model, pairs["text_a"].tolist(), pairs["text_b"].tolist())
+        pairs["score"] = compare(model, pairs["text_a"].tolist(), pairs["text_b"].tolist(), self.options.norm)
         n_boot = self.options.bootstrap
         positive = (pairs["kind"] == "H").to_numpy()
         by_group = [np.flatnonzero(pairs["group"].to_numpy() == g.key) for g in self.groups]
@@ -241,7 +241,7 @@ class InvarianceQA(Task):
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         rows = self.rows
-        score = pair_similarity(model, rows["question"].tolist(), rows["sentence"].tolist())
+        score = compare(model, rows["question"].tolist(), rows["sentence"].tolist(), self.options.norm)
         n_boot = self.options.bootstrap
         ranks = self._ranks(score)
         scores = [_mean_score("all", "normalised_rank", ranks, n_boot, seed)]

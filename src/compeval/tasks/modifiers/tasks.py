@@ -53,12 +53,13 @@ AUTHORS_TOKENISATION = "montague"
 
 
 @runtime_checkable
-class Retokenisable(Protocol):
-    """A word-vector model that can give the same vectors under another tokenisation convention."""
+class WordVectorModel(Protocol):
+    """Word vectors composed under a tokenisation convention, which name the spec that builds them
+    (``static``): the task asks the run's builder for the same vectors under the authors' convention."""
 
     tok: str
 
-    def retokenised(self, tok: str) -> Any: ...
+    def spec(self, **changes: str) -> Any: ...
 
 
 class ModifierOptions(TaskOptions):
@@ -105,13 +106,24 @@ class _ModifierTask(Task):
 
     def _encoder(self, model: Any) -> Any:
         """The model, or for a word-vector model (behind its cache) under another convention, the same
-        vectors under the authors' tokenisation: what reproduces the paper by default."""
-        words = capability(model, Retokenisable)
+        vectors under the authors' tokenisation (what reproduces the paper by default), built from its spec
+        with ``tok=montague`` by the run's builder, so they sit in the run's cache."""
+        words = capability(model, WordVectorModel)
         self.tokenisation = getattr(words, "tok", None)
         if words is None or self.options.word_tokenisation == "model" or words.tok == AUTHORS_TOKENISATION:
             return model
+        spec = words.spec(tok=AUTHORS_TOKENISATION)
+        if spec is None:
+            raise ModelCapabilityError(
+                f"task {self.name}: model {model.config.display} holds word vectors given as an object, not by a "
+                f"name or path, so they cannot be built under tok={AUTHORS_TOKENISATION}; give a spec such as "
+                "static:PATH, or word_tokenisation=model")
+        from ...models.registry import ModelBuilder  # only for word vectors: discovery stays cheap
+
+        # the run's builder (behind its cache, on its data folder); outside a run, one with this context
+        build = self.context.model_builder or ModelBuilder.for_context(self.context)
         self.tokenisation = AUTHORS_TOKENISATION
-        return words.retokenised(AUTHORS_TOKENISATION)
+        return build(spec)
 
     def _counts(self, emb: Embedded, ids: np.ndarray, seed: int) -> dict[str, Any]:
         s = self.stimuli

@@ -17,7 +17,7 @@ from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
 from ...models.protocol import role_scorer
-from ..scoring import can_encode, embed, pair_similarity
+from ..scoring import ComparisonOptions, can_encode, compare, embed
 from ..sts.tasks import FODOR, STS3k
 from . import finetune as ft
 from . import generator as gen
@@ -85,7 +85,7 @@ class STS3kTypes(Task):
         published=TYPES_PUBLISHED,
     )
 
-    class Options(TaskOptions):
+    class Options(ComparisonOptions):
         parses: Literal["hand", "spacy"] = "hand"  # hand: the authors' parses, the labeler for pairs without one
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
@@ -137,7 +137,7 @@ class STS3kTypes(Task):
         return self.pairs["sentence_1"].tolist() + self.pairs["sentence_2"].tolist()
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
-        sim = pair_similarity(model, self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist())
+        sim = compare(model, self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist(), self.options.norm)
         n_missing = int(np.isnan(sim).sum())
         sim = np.nan_to_num(sim, nan=0.0)  # the authors' policy; counted below
         human = self.pairs["gold"].to_numpy(float)
@@ -361,7 +361,7 @@ class MinimalPairsTask(Task):
         reference=FODOR,
     )
 
-    class Options(TaskOptions):
+    class Options(ComparisonOptions):
         n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
@@ -380,7 +380,7 @@ class MinimalPairsTask(Task):
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         table = self._table(seed)
-        table["score"] = pair_similarity(model, table["sentence_1"].tolist(), table["sentence_2"].tolist())
+        table["score"] = compare(model, table["sentence_1"].tolist(), table["sentence_2"].tolist(), self.options.norm)
         means = table.groupby(["base", "type"])["score"].mean().unstack()  # bases × types
         scores, agree = [], []
         for i, hi_t in enumerate(gen.ORDER):

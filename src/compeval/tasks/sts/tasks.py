@@ -17,9 +17,9 @@ from ...data.registry import DataContext
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...results.schema import Score
 from ..base import Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, TaskOptions
+from ..options import BOOTSTRAP
 from ..registry import register_task
-from ..scoring import pair_similarity
+from ..scoring import ComparisonOptions, compare
 from . import loaders
 from .published import published
 
@@ -32,7 +32,7 @@ def apply_missing(raw: np.ndarray, policy: str) -> np.ndarray:
     return np.where(np.isnan(raw), 0.0, raw) if policy == "zero" else raw
 
 
-class STSOptions(TaskOptions):
+class STSOptions(ComparisonOptions):
     missing: Literal["zero", "drop"] = "zero"  # NaN scores: 0 (the STS3k authors' nan_to_num) or left out
     bootstrap: int = Field(BOOTSTRAP, ge=1)
 
@@ -60,7 +60,7 @@ class STSTask(Task):
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         pairs = self.pairs
-        raw = pair_similarity(model, pairs["sentence_1"].tolist(), pairs["sentence_2"].tolist())
+        raw = compare(model, pairs["sentence_1"].tolist(), pairs["sentence_2"].tolist(), self.options.norm)
         missing = np.isnan(raw)
         scores_used = apply_missing(raw, self.options.missing)
         gold = pairs["gold"].to_numpy(dtype=np.float64)

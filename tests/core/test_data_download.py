@@ -259,15 +259,17 @@ def test_default_run_skips_what_it_cannot_get_and_named_tasks_fail(tmp_path, mon
     assert time.perf_counter() - t0 < 30
     lines = [x for x in buf.getvalue().splitlines() if x.startswith("skipped")]
     assert len(lines) == 1 and "no network: cannot reach 127.0.0.1" in lines[0] and "compeval download" in lines[0]
-    assert "sts3k-reliability" in lines[0] and "sts3k" not in got.tasks and "minimal-pairs" in got.tasks
-    assert got.failed == []
+    slugs = [t.slug for t in got.tasks]  # the tasks, built once from their specs
+    assert "sts3k-reliability" in lines[0] and "sts3k" not in slugs and "minimal-pairs" in slugs
+    assert got.failed == [] and [str(m) for m in got.models] == ["random"]
     named = prepare_run(["random"], ["sts3k", "minimal-pairs"], None, offline=True, mirror=None, console=console)
-    assert named.tasks == ["minimal-pairs"] and [t for t, _ in named.failed] == ["sts3k"]
+    assert [t.slug for t in named.tasks] == ["minimal-pairs"] and [t for t, _ in named.failed] == ["sts3k"]
     assert "--offline" in named.failed[0][1]
     # a suite named whose tasks partly lack data: the others still run, the rest fail by name
     suite = prepare_run(["random"], ["structure"], None, offline=True, mirror=None, console=console)
-    assert "minimal-pairs" in suite.tasks and "sts3k-types" in {t for t, _ in suite.failed}
-    assert not set(suite.tasks) & {t for t, _ in suite.failed}
+    kept = {t.slug for t in suite.tasks}
+    assert "minimal-pairs" in kept and "sts3k-types" in {t for t, _ in suite.failed}
+    assert not kept & {t for t, _ in suite.failed}
 
 
 # -- model prefetch through a fake Hub endpoint ---------------------------------------------------------------

@@ -120,3 +120,39 @@ def test_a_ray_job_stage_recomputes_a_stale_result_and_skips_what_its_first_atte
     assert ResultStore(tmp_path).load(report.outcomes[0].path).seed == 1
     again = jobs_stage(job.model_spec, job.model, [job.task_spec], ctx, None)
     assert [o.status for o in again.outcomes] == ["skipped"]
+
+
+def test_the_command_line_parses_each_model_spec_once_and_builds_each_task_once(data_dir, tmp_path, monkeypatch):
+    """``compeval run``: the data step parses and checks the model specs and builds the tasks; the runner
+    takes them as they are (the task's spec string is rebuilt once more, to check what workers receive)."""
+    import sys as _sys
+
+    from typer.testing import CliRunner
+
+    import compeval.specs
+    import compeval.tasks.registry as task_registry
+    from compeval.cli import app
+
+    calls: list[str] = []
+    parse, get = compeval.specs.parse_spec, task_registry.get_tasks
+
+    def counting_parse(text, *a, **k):
+        calls.append(f"model:{text}")
+        return parse(text, *a, **k)
+
+    def counting_get(spec, *a, **k):
+        calls.append(f"task:{spec}")
+        return get(spec, *a, **k)
+
+    for module in [m for name, m in list(_sys.modules.items()) if name.startswith("compeval") and m is not None]:
+        if getattr(module, "parse_spec", None) is parse:
+            monkeypatch.setattr(module, "parse_spec", counting_parse)
+        if getattr(module, "get_tasks", None) is get:
+            monkeypatch.setattr(module, "get_tasks", counting_get)
+    monkeypatch.setenv("COMPEVAL_DATA_DIR", str(data_dir))
+    r = CliRunner().invoke(app, ["run", "-m", "hashbag", "-m", "random,dim=8", "-t", "ks2013,bootstrap=50",
+                                 "--no-cache", "--no-report", "-o", str(tmp_path / "out")])
+    assert r.exit_code == 0, r.output
+    models = [c for c in calls if c in ("model:hashbag", "model:random,dim=8")]  # parse_spec reads tasks too
+    assert sorted(models) == ["model:hashbag", "model:random,dim=8"]
+    assert [c for c in calls if c.startswith("task:")] == ["task:ks2013,bootstrap=50"] * 2

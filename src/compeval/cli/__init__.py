@@ -199,7 +199,7 @@ def run(
     from ..runner.progress import RichReporter
 
     with RichReporter(console, verbose=verbose) as reporter:
-        summary = run_grid(models_, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
+        summary = run_grid(run_data.models, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
                            seed=seed, reporter=reporter, executor=runner_executor, device=device,
                            batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
                            allow_modified_data=allow_modified_data, reuse_stale=reuse_stale,

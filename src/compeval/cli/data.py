@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.console import Console
@@ -23,6 +23,7 @@ from rich.markup import escape
 
 from ..data.download import MIRROR_ENV, NoNetworkError, check_mirror
 from ..errors import CompevalError
+from ..specs import Spec
 
 DATA_MIRROR_HELP = (f"base URL of a mirror serving the upstream files under their original paths (else "
                     f"${MIRROR_ENV}); pins and hashes are kept")
@@ -126,7 +127,8 @@ def fetch_sources(names: list[str], data_dir: Optional[Path], *, offline: bool, 
 
 @dataclass
 class RunData:
-    tasks: list[str]  # the task specs to run
+    models: list[Spec]  # the model specs, parsed and checked here once (the run takes them as they are)
+    tasks: list[Any]  # the tasks to run, built from their specs here once
     failed: list[tuple[str, str]]  # (named task spec, why its data is not there)
 
 
@@ -135,13 +137,11 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
     """The tasks of a run with their data on disk: named ones (their data failures reported back) or the
     default ones (those that cannot get their data skipped, one line per reason). ``allow_modified`` is the
     run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded)."""
-    from ..runner.runner import validate_model_spec
+    from ..models.registry import check_spec
 
     set_mirror(mirror)
-    for m in models:  # a typo in a model spec is reported before any download
-        validate_model_spec(m)
+    parsed = [check_spec(m) for m in models]  # a typo in a model spec is reported before any download
     specs = list(named) if named else default_tasks(console)
-    from ..runner.jobs import task_spec
     from ..tasks.registry import get_tasks
 
     expanded = {spec: get_tasks(spec) for spec in specs}
@@ -155,12 +155,9 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
     for spec, tasks in expanded.items():
         bad = {t.slug: next(s for s in t.metadata.data_sources if s in fetched.errors) for t in tasks
                if any(s in fetched.errors for s in t.metadata.data_sources)}
-        if not bad:
-            keep.append(spec)  # as given: a suite or a task with its options
-            continue
         for t in tasks:  # a suite some of whose tasks lack data: the others still run
             if t.slug not in bad:
-                keep.append(task_spec(t) or t)  # a task whose options have no spec form runs as the object
+                keep.append(t)  # built once here: the run takes the task objects
             elif named:
                 failed.append((t.slug, str(fetched.errors[bad[t.slug]])))
             else:
@@ -168,7 +165,7 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
     for reason, tasks in skipped.items():
         console.print(f"[yellow]skipped[/] {len(tasks)} task(s) ({escape(', '.join(tasks))}): {escape(reason)}",
                       soft_wrap=True, highlight=False)
-    return RunData(keep, failed)
+    return RunData(parsed, keep, failed)
 
 
 def _skip_reason(exc: CompevalError, how: str) -> str:

@@ -206,7 +206,7 @@ def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
     return row
 
 
-def task_texts(tasks: Sequence[str], data_dir: Path | None) -> tuple[list[str], list[str], list[str]]:
+def task_texts(tasks: Sequence[Any], data_dir: Path | None) -> tuple[list[str], list[str], list[str]]:
     """(unique texts of all the tasks, the task slugs that gave texts, notes about tasks left out)."""
     from ..context import RunContext
     from ..data.registry import DataContext
@@ -217,7 +217,7 @@ def task_texts(tasks: Sequence[str], data_dir: Path | None) -> tuple[list[str], 
     texts: dict[str, None] = {}
     used, notes = [], []
     for t in tasks:
-        for task in get_tasks(t):
+        for task in (get_tasks(t) if isinstance(t, str) else [t]):
             task.context = ctx
             try:
                 task.load(data.for_task())

@@ -31,12 +31,7 @@ from .reuse import stored_result
 from .session import evaluate_job
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
-           "plan", "run", "validate_model_spec"]
-
-def validate_model_spec(spec: str) -> Spec:
-    """Fail before any work when a model spec names nothing registered (a Hub repo is checked when built);
-    the parsed spec."""
-    return check_spec(spec)
+           "plan", "run"]
 
 
 def _absolute(path: Path | str | None) -> Path | None:

@@ -87,3 +87,24 @@ def test_processes_can_share_one_cache(tmp_path):
     vecs = m.encode([f"text {i}" for i in range(500)])
     assert m.stats.encoded == 0 and m.stats.from_disk == 500
     assert np.allclose(vecs, HashBagEncoder(dim=8).encode([f"text {i}" for i in range(500)]))
+
+
+class _BatchSensitive:
+    """Vectors that depend on which texts share an encode call (as padding does in a transformer)."""
+
+    def __init__(self):
+        self.config = ModelConfig(family="batch-sensitive", name="batch-sensitive")
+
+    def encode(self, texts):
+        longest = max(len(t) for t in texts)
+        return np.array([[len(t), longest] for t in texts], dtype=np.float32)
+
+
+def test_vectors_do_not_depend_on_whether_progress_is_shown(tmp_path):
+    texts = [f"text {'x' * (i % 37)} {i}" for i in range(3000)]
+    shown = EmbeddingCache(None, batch_size=32).wrap(_BatchSensitive())
+    seen = []
+    shown.on_progress = lambda done, total: seen.append(done)
+    quiet = EmbeddingCache(None, batch_size=32).wrap(_BatchSensitive())
+    assert np.array_equal(shown.encode(texts), quiet.encode(texts))
+    assert seen[:3] == [0, 32, 96]  # progress from the first batch

@@ -197,9 +197,11 @@ class CachedModel:
             done = 0
             if self.on_progress:
                 self.on_progress(0, len(order))
-            # Progress from the first batch: one batch first, then doubling chunks up to 16 batches.
+            # One batch first, then doubling chunks up to 16 batches: progress shows from the first batch.
+            # The chunks are the same whether progress is shown or not, because a transformer's batches (and
+            # so its float rounding) follow them: the vectors must not depend on the display.
             largest = max(bs * 16, 1024)
-            for i, j in _chunks(len(order), bs if self.on_progress else largest, largest):
+            for i, j in _chunks(len(order), bs, largest):
                 part = order[i:j]
                 t0 = time.perf_counter()
                 vecs = check_vectors(self.model.encode(part), part, self.config)

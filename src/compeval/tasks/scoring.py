@@ -13,8 +13,8 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from ..errors import ModelCapabilityError
-from ..vectors import NORMALISERS, cosine_rows, unit_rows
 from ..models.protocol import can_encode, can_encode_tokens, can_score_pairs, embed, pair_similarity
+from ..vectors import NORMALISERS, cosine_rows, unit_rows
 from .options import TaskOptions
 
 __all__ = ["ComparisonOptions", "Norm", "can_encode", "can_encode_tokens", "can_score_pairs", "compare",

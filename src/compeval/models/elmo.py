@@ -52,6 +52,7 @@ from ..options import setting
 from .options import TorchOptions
 from .protocol import ModelConfig
 from .registry import register_model
+from .transformers_common import TorchModel, TorchSetup, torch_dtype
 
 # Character ids of bilm-tf's UnicodeCharsVocabulary (before the +1 that frees 0 for masking).
 BOS_CHAR, EOS_CHAR, BOW_CHAR, EOW_CHAR, PAD_CHAR = 256, 257, 258, 259, 260
@@ -379,14 +380,11 @@ def build_network(files: ElmoFiles, where: str) -> Any:
 # The model
 
 
-class ElmoModel:
+class ElmoModel(TorchModel):
     """ELMo token layers for token tasks (``encode_tokens``) and their word mean for sentence tasks."""
 
     def __init__(self, files: ElmoFiles, layer: str = "all", mix: tuple[float, ...] | None = None,
                  setup: Any = None, where: str = "elmo"):
-        from ..context import resolve_device
-        from .transformers_common import TorchSetup
-
         n_layers = int(files.options["lstm"]["n_layers"]) + 1
         if layer not in ("all", "mix") and not (layer.isdigit() and int(layer) < n_layers):
             raise SpecError(f"{where}: layer={layer}: this ELMo has layers 0..{n_layers - 1} (0 = the character "
@@ -394,7 +392,7 @@ class ElmoModel:
         if mix is not None and (layer != "mix" or len(mix) != n_layers):
             raise SpecError(f"{where}: mix= needs layer=mix and {n_layers} weights (w0/…/w{n_layers - 1})")
         self.files, self.layer, self.where, self.n_layers = files, layer, where, n_layers
-        self.setup = setup or TorchSetup(device=resolve_device("auto"))
+        self.setup = setup or TorchSetup.outside_a_run()
         w = np.asarray(mix if mix is not None else [0.0] * n_layers, dtype=np.float64)
         self.mix_weights = (np.exp(w - w.max()) / np.exp(w - w.max()).sum()).astype(np.float32)
         params: dict[str, Any] = {"weights": "sha256:" + files.weights_sha256, "layer": layer, "tok": TOKENISATION,
@@ -406,22 +404,8 @@ class ElmoModel:
                                    location=str(files.weights))
         self._net: Any = None
 
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
-
-    @property
-    def device(self) -> str:
-        """The torch device the builder resolved; a run setting, not identity."""
-        return self.setup.device
-
-    def load(self) -> None:
-        self._load()
-
     def _load(self) -> Any:
         if self._net is None:
-            from .transformers_common import torch_dtype
-
             net = build_network(self.files, self.where)
             self._net = net.to(device=self.device, dtype=torch_dtype(self.setup.dtype))
             self._config = self._config.model_copy(update={"settings": self.setup.settings()})
@@ -507,7 +491,6 @@ class ElmoOptions(TorchOptions):
                 ("elmo:original|PATH",), extra="elmo", options=ElmoOptions)
 def _elmo(spec, builder, opts):
     from ..paths import default_cache_dir
-    from .transformers_common import TorchSetup
 
     where = str(spec)
     if opts.max_length is not None:

@@ -20,7 +20,6 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from ..context import resolve_device
 from ..errors import SpecError
 from .batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
@@ -29,8 +28,8 @@ from .protocol import ModelConfig
 from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens, with_recipe
 from .registry import register_model
 from .tokens import hidden_state_tokens
-from .transformers_common import (HubOptions, TorchSetup, check_remote_code, model_arg, quiet, resolve,
-                                 torch_dtype)
+from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
+                                 resolve, torch_dtype)
 
 POOLINGS = ("cls", "mean", "mean-nospecial", "max", "last")
 UNUSED_WEIGHTS = ("pooler.",)  # modules whose output never reaches hidden_states: absent is harmless
@@ -143,14 +142,14 @@ def last_token(hidden: Any, mask: Any) -> Any:
     return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
 
 
-class HFModel:
+class HFModel(TorchModel):
     def __init__(self, path_or_name: str, layer: int = -1, pooling: str = "mean", batch_size: int = 32,
                  max_length: int = 512, *, revision: str | None = None, setup: TorchSetup | None = None,
                  prompt: str = "", where: str | None = None, recipe: str | None = None):
         if pooling not in POOLINGS:
             raise SpecError(f"pooling {pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
         where = where or f"hf:{path_or_name}"
-        setup = setup or TorchSetup(device=resolve_device("auto"), batch=batch_size, max_length=max_length)
+        setup = setup or TorchSetup.outside_a_run(batch=batch_size, max_length=max_length)
         weights = resolve(path_or_name, revision)
         directory = weights.directory
         config_file = directory / "config.json"
@@ -188,15 +187,6 @@ class HFModel:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
         return {**self.setup.settings(), **({"recipe": self.recipe} if self.recipe else {})}
 
-    def load(self) -> None:
-        """Load the weights now (the runner times this apart from encoding)."""
-        self._load()
-
-    @property
-    def device(self) -> str:
-        """The torch device (``OnDevice``) the builder resolved; a run setting, not identity."""
-        return self.setup.device
-
     def _load(self):
         """Weights load on first use (a re-run with every result present never imports torch)."""
         if self._loaded is None:
@@ -216,10 +206,6 @@ class HFModel:
             self._loaded = (torch, tokenizer, model)
             self._config = self._config.model_copy(update={"settings": self._settings()})
         return self._loaded
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         torch, tokenizer, model = self._load()

@@ -32,14 +32,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..context import resolve_device
 from ..errors import InputTextError, SpecError
 from pydantic import Field
 
 from .options import TorchOptions, batch_setting
 from .protocol import ModelConfig
 from .registry import register_model
-from .transformers_common import TorchSetup, revision_field, quiet, resolve, torch_dtype
+from .transformers_common import TorchModel, TorchSetup, quiet, resolve, revision_field, torch_dtype
 
 DEFAULT_REPO = "nvidia/NV-Embed-v2"
 DEFAULT_TASK = "Retrieve semantically similar text."  # the NV-Embed paper's instruction for STS tasks
@@ -242,13 +241,13 @@ def LatentAttentionPooling(num_latents: int, latent_dim: int, hidden_dim: int, h
     return Pooling()
 
 
-class NVEmbedModel:
+class NVEmbedModel(TorchModel):
     """Weights load on first use, so a re-run whose results all exist never imports torch."""
 
     def __init__(self, path_or_name: str = DEFAULT_REPO, task: str = DEFAULT_TASK, *, revision: str | None = None,
                  setup: TorchSetup | None = None, where: str | None = None):
         where = where or f"nvembed:{path_or_name}"
-        setup = setup or TorchSetup(device=resolve_device("auto"), batch=DEFAULT_BATCH)
+        setup = setup or TorchSetup.outside_a_run(batch=DEFAULT_BATCH)
         weights = resolve(path_or_name, revision)
         self.config_json = _read_config(weights.directory, weights.name, where)
         self.files = _weight_files(weights.directory, weights.name, where)
@@ -270,19 +269,6 @@ class NVEmbedModel:
             shown += ("max_length",)
         self._config = ModelConfig(family="nvembed.v1", name=weights.name, params=params, shown_params=shown,
                                    location=str(weights.directory), settings=setup.settings())
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
-
-    @property
-    def device(self) -> str:
-        """The torch device (``OnDevice``) the builder resolved; a run setting, not identity."""
-        return self.setup.device
-
-    def load(self) -> None:
-        """Load the weights now (the runner times this apart from encoding)."""
-        self._load()
 
     def _load(self):
         if self._loaded is None:

@@ -15,7 +15,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import SpecError
-from ..context import resolve_device
 from .batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
@@ -25,8 +24,8 @@ from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_t
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
 from .hf import check_loaded_weights
-from .transformers_common import (HubOptions, TorchSetup, check_remote_code, model_arg, quiet, resolve,
-                                 torch_dtype)
+from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
+                                 resolve, torch_dtype)
 
 
 def _json(path) -> dict:
@@ -45,7 +44,7 @@ def _transformer_path(directory) -> str:
     return ""
 
 
-class SentenceTransformerModel:
+class SentenceTransformerModel(TorchModel):
     """Weights load on first use, so a re-run whose results all exist never imports torch."""
 
     def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str = "", device: str = "auto", *,
@@ -53,7 +52,7 @@ class SentenceTransformerModel:
                  where: str | None = None, recipe: str | None = None):
         where = where or f"sbert:{path_or_name}"
         self.where, self.recipe = where, recipe
-        setup = setup or TorchSetup(device=resolve_device(device), batch=batch_size)
+        setup = setup or TorchSetup.outside_a_run(device, batch=batch_size)
         weights = resolve(path_or_name, revision)
         directory = weights.directory
         check_remote_code(weights, setup, where)
@@ -92,14 +91,8 @@ class SentenceTransformerModel:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
         return {**self.setup.settings(), **({"recipe": self.recipe} if self.recipe else {})}
 
-    def load(self) -> None:
-        """Load the weights now (the runner times this apart from encoding)."""
-        _ = self.model
-
-    @property
-    def device(self) -> str:
-        """The torch device the builder resolved; a run setting, not identity."""
-        return self.setup.device
+    def _load(self) -> Any:
+        return self.model
 
     @property
     def model(self):
@@ -128,10 +121,6 @@ class SentenceTransformerModel:
     def close(self) -> None:
         """Release the weights (they load again on the next encode)."""
         self._model = None
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         model = self.model

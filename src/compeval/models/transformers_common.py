@@ -14,11 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
-from .hub import Weights, resolve  # noqa: F401  (resolve: the families import it from here)
 from pydantic import Field
 
+from ..context import resolve_device
+from ..errors import SpecError
+from .hub import Weights, resolve  # noqa: F401  (resolve: the families import it from here)
 from .options import DTYPES, TorchOptions
+from .protocol import ModelConfig
+
 
 def revision_field() -> Any:
     return Field(None, description="branch, tag or commit of a Hub repo (default main)")
@@ -57,6 +60,11 @@ class TorchSetup:
     max_length: int | None = None
     trust_remote_code: bool = False
     max_batch_tokens: int | None = None  # the run's --max-batch-tokens (None: the family's default)
+
+    @classmethod
+    def outside_a_run(cls, device: str = "auto", **settings: Any) -> "TorchSetup":
+        """The setup of a model made directly (not by a run's builder): its device resolved here, once."""
+        return cls(device=resolve_device(device), **settings)
 
     @classmethod
     def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
@@ -131,3 +139,26 @@ def quiet() -> None:
     except ImportError:
         pass
 
+
+class TorchModel:
+    """What the torch families' model classes share: the configuration they keep (``_config``; its settings
+    are filled in when the weights load), the device the builder resolved (``OnDevice``, a run setting, not
+    identity), and ``load`` (``Loadable``: the runner times it apart from encoding) through ``_load``."""
+
+    setup: TorchSetup
+    _config: ModelConfig
+
+    @property
+    def config(self) -> ModelConfig:
+        return self._config
+
+    @property
+    def device(self) -> str:
+        return self.setup.device
+
+    def load(self) -> None:
+        """Load the weights now (they load on first use otherwise)."""
+        self._load()
+
+    def _load(self) -> Any:
+        raise NotImplementedError

@@ -88,3 +88,21 @@ def test_verify_and_a_rerun_name_the_old_file_and_go_on(folder, data_dir):
     again = run(["glove-6b-50d"], [TASK + ",norm=center"], out, data_dir=data_dir, cache_dir=None)
     assert [o.status for o in again.outcomes] == ["skipped"]
     assert old_path.is_file()  # left where it is, never rewritten
+
+
+def test_a_plain_pair_task_result_of_the_previous_version_is_recomputed_with_a_warning(tmp_path, data_dir):
+    """The previous version recorded no ``norm`` in a pair task's params: such a result is not reused as if
+    it had the new params; the run recomputes it (one warning naming the file) and gets the same score."""
+    out = tmp_path / "results"
+    first = run(["glove-6b-50d"], [TASK], out, data_dir=data_dir, cache_dir=None)
+    (done,) = first.outcomes
+    new = json.loads(done.path.read_text())
+    assert new["task"]["params"]["norm"] == "none"
+    old = {**new, "task": {**new["task"], "params": {k: v for k, v in new["task"]["params"].items() if k != "norm"}}}
+    old["checksum"] = content_checksum(old)
+    done.path.write_text(json.dumps(old, indent=2))
+    again = run(["glove-6b-50d"], [TASK], out, data_dir=data_dir, cache_dir=None)
+    assert [o.status for o in again.outcomes] == ["done"]
+    assert any(str(done.path) in w and "recomputing" in w for w in again.warnings), again.warnings
+    redone = json.loads(done.path.read_text())
+    assert redone["task"]["params"]["norm"] == "none" and redone["scores"] == new["scores"]

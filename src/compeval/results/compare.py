@@ -1,15 +1,27 @@
 """Are two results folders the same run? Used to check that executors, machines or re-runs reproduce.
 
-Everything is compared except what legitimately varies between identical runs: timings, dates, cache
-counters and the package environment.
+What "the same result" means (``docs/architecture.md``, "Reproducibility"): every result file and every
+predictions row is present in both folders, everything that is not a floating-point number is equal, and
+every floating-point number agrees within ``FLOAT_TOLERANCE``. Exact equality of floats is not the rule
+because the number of threads an encoder computes with changes the order of its float32 reductions: the
+local executor, a 1-CPU Ray job and an isolated worker give the same model's vectors 1e-8 apart, and so do
+two processors. That count is recorded with each result (``environment["torch_threads"]``) as a run
+setting, never part of an id. Timings, dates, cache counters, the package environment and the hashes that
+cover them (the result's checksum and its predictions file's SHA-256) are not compared.
 """
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
-VOLATILE = {"started_at", "environment", "cache", "token_cache", "checksum"}  # checksum covers the timings
+#: Absolute and relative tolerance for floats. float32 vectors carry about 7 significant digits; thread
+#: counts move cosines by ~1e-8 and correlations over thousands of pairs by less.
+FLOAT_TOLERANCE = 1e-6
+# checksum and predictions_sha256 hash the timings and the predictions' last digits (compared below, within
+# the tolerance), so they are as volatile as what they cover.
+VOLATILE = {"started_at", "environment", "cache", "token_cache", "checksum", "predictions_sha256"}
 LOG_FOLDER = "logs"  # tracebacks of failed jobs (compeval.runner.session), not results
 
 
@@ -22,14 +34,32 @@ def stable(x: Any) -> Any:
     return x
 
 
+def same(a: Any, b: Any, tol: float = FLOAT_TOLERANCE) -> bool:
+    """``a == b``, except that floats (one of the two a float, neither a bool) agree within ``tol``."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k], tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if (isinstance(a, float) or isinstance(b, float)) and isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=tol, abs_tol=tol) or (math.isnan(a) and math.isnan(b))
+    return a == b
+
+
 def result_files(root: Path | str) -> list[Path]:
     root = Path(root)
     return sorted(p.relative_to(root) for p in root.glob("*/*")
                   if p.is_file() and not p.name.startswith(".") and p.parent.name != LOG_FOLDER)
 
 
-def differences(a: Path | str, b: Path | str) -> list[str]:
-    """What differs between two results folders; an empty list means the same results."""
+def _rows(path: Path) -> list[Any]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def differences(a: Path | str, b: Path | str, tol: float = FLOAT_TOLERANCE) -> list[str]:
+    """What differs between two results folders (see the module docstring); an empty list means the same
+    results."""
     a, b = Path(a), Path(b)
     fa, fb = result_files(a), result_files(b)
     if fa != fb:
@@ -38,10 +68,14 @@ def differences(a: Path | str, b: Path | str) -> list[str]:
     for rel in fa:
         if rel.suffix == ".json":
             ja, jb = json.loads((a / rel).read_text()), json.loads((b / rel).read_text())
-            if ja.get("main_score") != jb.get("main_score") or ja.get("scores") != jb.get("scores"):
+            if not same(ja.get("main_score"), jb.get("main_score"), tol) or \
+                    not same(ja.get("scores"), jb.get("scores"), tol):
                 out.append(f"{rel}: main_score or scores differ")
-            elif stable(ja) != stable(jb):
+            elif not same(stable(ja), stable(jb), tol):
                 out.append(f"{rel}: differs outside timings/cache/environment")
+        elif rel.name.endswith(".jsonl"):
+            if not same(_rows(a / rel), _rows(b / rel), tol):
+                out.append(f"{rel}: predictions differ")
         elif (a / rel).read_bytes() != (b / rel).read_bytes():
-            out.append(f"{rel}: predictions differ")
+            out.append(f"{rel}: files differ")
     return out

@@ -1,6 +1,7 @@
-"""Package versions and platform recorded with every result."""
+"""Package versions, platform and compute threads recorded with every result."""
 from __future__ import annotations
 
+import os
 import platform
 import sys
 from functools import lru_cache
@@ -25,3 +26,20 @@ def environment() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             pass
     return env
+
+
+def compute_threads() -> dict[str, str]:
+    """How many threads the job's float arithmetic ran on: a run setting (never identity) recorded because
+    it changes the order of float32 reductions, so results of different thread counts agree within
+    ``compeval.results.compare.FLOAT_TOLERANCE``, not bit for bit. torch's intra-op count when torch is in use
+    (read, never imported here), and ``OMP_NUM_THREADS`` as the process was given it."""
+    out = {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset")}
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "get_num_threads"):
+        out["torch_threads"] = str(torch.get_num_threads())
+    return out
+
+
+def result_environment() -> dict[str, str]:
+    """What a result records: ``environment()`` plus ``compute_threads()``."""
+    return {**environment(), **compute_threads()}

@@ -26,7 +26,7 @@ from ..models.protocol import CachedEncoder, Closeable, Loadable, can_encode
 from ..paths import safe_component
 from ..results.schema import TaskResult
 from ..results.store import ResultStore, model_folder
-from .environment import environment
+from .environment import result_environment
 from .jobs import JobOutcome, Reporter, model_record
 
 LOG_FOLDER = "logs"
@@ -88,7 +88,7 @@ def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, c
             model=model_record(model.config),
             task=meta.task_info(task.params),
             data=data.provenance(meta.data_sources),
-            environment=environment(),
+            environment=result_environment(),
             seed=ctx.seed,
             started_at=started_at,
             duration_seconds=seconds,

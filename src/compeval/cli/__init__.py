@@ -12,6 +12,7 @@ from rich.table import Table
 
 from .. import __version__
 from ..errors import CompevalError
+from ..redact import redact
 from . import data as data_cli
 from . import usage
 
@@ -383,7 +384,7 @@ def main() -> None:
         status = app(standalone_mode=False, prog_name="compeval")
     except CompevalError as exc:
         # escape: messages hold pip extras such as compeval[ray]; soft_wrap: one line, whatever the width
-        console.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+        console.print(f"[red]error:[/] {escape(redact(str(exc)))}", soft_wrap=True)
         sys.exit(2)
     except (typer.Exit, click.exceptions.Exit) as exc:
         sys.exit(exc.exit_code)

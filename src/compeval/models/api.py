@@ -25,7 +25,6 @@ import logging
 import math
 import os
 import random
-import re
 import time
 import urllib.error
 import urllib.parse
@@ -40,6 +39,7 @@ from pydantic import Field
 
 from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
 from ..options import setting
+from ..redact import clip, redact
 from .options import MAX_DIM, ModelOptions
 from .protocol import ModelConfig
 from .registry import register_model
@@ -125,34 +125,28 @@ def default_base_url() -> str:
     return next((os.environ[k] for k in BASE_URL_ENV if os.environ.get(k)), DEFAULT_BASE_URL)
 
 
-_BEARER = re.compile(r"(?i)(bearer|api[-_ ]?key|authorization)([\s:=\"']+)[^\s\"'<>,;]+")
-
-
 def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
-    """``text`` with every given secret and anything shaped like a credential (``Bearer …``,
-    ``api_key=…``, ``Authorization: …``) replaced by ``***``: the one function every message that quotes a
-    server's response or address goes through, so no path can print the key a server echoed back."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
+    """``compeval.redact.redact``: the one function every message that quotes a server's response or address
+    goes through, so no path can print the key a server echoed back."""
+    return redact(text, secrets)
 
 
-def _excerpt(body: bytes, limit: int = 300) -> str:
-    text = " ".join(body.decode("utf-8", errors="replace").split())
-    return text if len(text) <= limit else text[:limit] + "…"
+def _excerpt(body: bytes, limit: int = 300, secrets: Sequence[str | None] = ()) -> str:
+    """The body on one line, redacted, then cut to ``limit`` characters (redacting after the cut would let
+    a key cut in half keep its first characters)."""
+    return clip(" ".join(body.decode("utf-8", errors="replace").split()), limit, secrets)
 
 
-def _server_message(body: bytes) -> str:
-    """The ``error.message`` of an OpenAI-style error body, else a short excerpt of the body."""
+def _server_message(body: bytes, secrets: Sequence[str | None] = ()) -> str:
+    """The ``error.message`` of an OpenAI-style error body, else a short excerpt of the body; redacted."""
     try:
         err = json.loads(body).get("error")
         msg = err.get("message") if isinstance(err, dict) else err
         if isinstance(msg, str) and msg.strip():
-            return msg.strip()[:500]
+            return clip(msg.strip(), 500, secrets)
     except (ValueError, AttributeError):
         pass
-    return _excerpt(body) or "(empty body)"
+    return _excerpt(body, secrets=secrets) or "(empty body)"
 
 
 def _retry_after(headers: dict[str, str], now: Callable[[], float] = time.time) -> float | None:
@@ -344,7 +338,8 @@ class ApiEncoder:
                     reason = getattr(exc, "reason", None) or exc
                     raise _Retryable(f"connection error ({type(exc).__name__}: {reason})") from exc
                 if status == 429 or 500 <= status < 600:
-                    raise _Retryable(f"HTTP {status}: {self._scrub(_excerpt(resp_body))}", _retry_after(resp_headers))
+                    raise _Retryable(f"HTTP {status}: {_excerpt(resp_body, secrets=[self._key()])}",
+                                     _retry_after(resp_headers))
             except _Retryable as failure:
                 reason = self._scrub(failure.reason)
                 if attempt == self.max_retries:
@@ -371,7 +366,7 @@ class ApiEncoder:
             if status >= 400 or status < 200:
                 hint = {401: " (check COMPEVAL_API_KEY / OPENAI_API_KEY)",
                         404: " (check base_url and the model name)"}.get(status, "")
-                message = f"{self.model} at {self.url}: HTTP {status}: {self._scrub(_server_message(resp_body))}{hint}"
+                message = f"{self.model} at {self.url}: HTTP {status}: {_server_message(resp_body, [self._key()])}{hint}"
                 if status in (401, 403, 404):  # the key or the address is wrong for every text
                     self._broken = message
                 raise ApiError(message)
@@ -387,7 +382,7 @@ class ApiEncoder:
                 raise TypeError("'data' is not a list")
         except (ValueError, KeyError, TypeError) as exc:
             raise ModelOutputError(self._scrub(f"{where}: response is not an embeddings list ({exc}): "
-                                               f"{_excerpt(body, 200)}")) from None
+                                               f"{_excerpt(body, 200, [self._key()])}")) from None
         if len(items) != len(texts):
             raise ModelOutputError(f"{where}: sent {len(texts)} texts, got {len(items)} embeddings back")
         rows: list[np.ndarray | None] = [None] * len(texts)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CompevalError
+from ..redact import redact
 from ..results.store import ResultStore
 from ..paths import safe_component
 from ..specs import Spec
@@ -160,7 +161,8 @@ def model_worker(run_here: Any, model_spec: Spec, task_specs: list[str], ctx: Ru
     import faulthandler
 
     faulthandler.enable()  # a segfault leaves its Python stack in the log
-    print(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} worker pid {os.getpid()}: {model_spec}", flush=True)
+    print(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} worker pid {os.getpid()}: {redact(str(model_spec))}",
+          flush=True)
 
     report = run_here(model_spec, task_specs, ctx, _QueueReporter(q))
     if q is not None:

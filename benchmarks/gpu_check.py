@@ -371,7 +371,10 @@ def run_encoders(sec: Section, ctx: dict) -> None:
                 ctx.setdefault("measured", {})[name] = (seconds, len(part), str(folder))
             cos = cosines(vectors.astype(np.float64), reference[: len(vectors)].astype(np.float64)) \
                 if reference is not None and dtype != "float32" else None
-            cos_text = f"{cos.min():.5f} / {cos.mean():.5f}" if cos is not None else "reference" if dtype == "float32" and dev == device else "-"
+            if cos is not None:
+                cos_text = f"{cos.min():.5f} / {cos.mean():.5f}"
+            else:
+                cos_text = "reference" if dtype == "float32" and dev == device else "-"
             peak_text = f"{peak:9.0f}" if peak is not None else f"{'-':>9}"
             say(f"   {name:12} {dev:5} {dtype:9} {len(part) / seconds:9.1f} {peak_text} {cos_text:>26}{dtypes_note}")
             del model
@@ -539,7 +542,8 @@ def run_isolation(sec: Section, ctx: dict) -> None:
 
     free(device)
     baseline = gpu_used_mib() if cuda else None
-    say(f"   {len(specs)} models (MiniLM-size BERTs), task {ISOLATION_TASK}, --isolate, device {device}; card memory in use "
+    say(f"   {len(specs)} models (MiniLM-size BERTs), task {ISOLATION_TASK}, --isolate, device {device}; "
+        f"card memory in use "
         f"before: {baseline if baseline is not None else 'n/a (no CUDA)'} MiB (this process holds its own, constant)")
     t0 = time.perf_counter()
     summary = run(specs, [ISOLATION_TASK], tmp / "iso-out", cache_dir=None, progress=False, isolate=True,
@@ -579,8 +583,8 @@ def run_heads(sec: Section, ctx: dict) -> None:
     probing = PROBING_TASKS[:1] if dry else PROBING_TASKS
     jobs = []
     if "minilm" in ctx.get("encoder_dirs", {}):  # the lexcomp cell first: it is one item of its own
-        jobs.append((f"hf:{ctx['encoder_dirs']['minilm'].parent / 'hf'}", LEXCOMP_CELL.replace("max_epochs=100",
-                                                                                               "max_epochs=1") if dry else LEXCOMP_CELL))
+        cell = LEXCOMP_CELL.replace("max_epochs=100", "max_epochs=1") if dry else LEXCOMP_CELL
+        jobs.append((f"hf:{ctx['encoder_dirs']['minilm'].parent / 'hf'}", cell))
     jobs += [("hashbag,dim=300", f"{t},mlp_max_iter={iters}" + (",logreg_max_iter=5" if dry else "")) for t in probing]
     say(f"   lexcomp cell {LEXCOMP_CELL} on the random MiniLM-size encoder (its layers on the same device), then "
         f"probing: {len(probing)} tasks, MLP max_iter={iters}, hashbag vectors; devices {' vs '.join(devices)}")
@@ -624,7 +628,8 @@ def run_plan(sec: Section, ctx: dict) -> None:
     measured = ctx.get("measured", {})
     say(f"   --plan device row: {plan_device} ({DEVICE_FLOPS[plan_device] / 1e12:g} TFLOP/s sustained assumed); "
         f"measured = the fp32 / bf16 encode above (weights already loaded)")
-    say(f"   {'model':22} {'texts':>6} {'tokens':>9} {'params':>9} {'plan s':>8} {'measured s':>10} {'measured/plan':>13}")
+    say(f"   {'model':22} {'texts':>6} {'tokens':>9} {'params':>9} {'plan s':>8} {'measured s':>10} "
+        f"{'measured/plan':>13}")
     for name in ("minilm", "mpnet"):
         if name not in measured:
             continue
@@ -658,7 +663,8 @@ def run_finetune(sec: Section, ctx: dict) -> None:
         return plain_finetune(sec, ctx)
     import torch
     from datasets import Dataset
-    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
+                                       SentenceTransformerTrainingArguments)
     try:  # sentence-transformers ≥ 6 moved the losses
         from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
     except ImportError:
@@ -684,7 +690,8 @@ def run_finetune(sec: Section, ctx: dict) -> None:
     trainer.train()
     sync(device)
     seconds = time.perf_counter() - t0
-    say(f"   mpnet-size full fine-tuning (all weights, CosineSimilarityLoss, batch 16, {'bf16 mixed' if bf16 else 'fp32'}): "
+    say(f"   mpnet-size full fine-tuning (all weights, CosineSimilarityLoss, batch 16, "
+        f"{'bf16 mixed' if bf16 else 'fp32'}): "
         f"one epoch of {n_pairs} pairs in {seconds:.1f} s = {n_pairs / seconds:.1f} pairs/s "
         f"(an STS3k epoch of 2,800 pairs: ~{2800 / (n_pairs / seconds):.0f} s)")
     del trainer, model
@@ -718,8 +725,8 @@ def plain_finetune(sec: Section, ctx: dict) -> None:
     for i in range(0, len(pairs), 16):
         chunk = pairs[i:i + 16]
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
-            a, b = ({k: v.to(device) if hasattr(v, "to") else v for k, v in model.tokenize([p[j] for p in chunk]).items()}
-                    for j in (0, 1))
+            a, b = ({k: v.to(device) if hasattr(v, "to") else v
+                     for k, v in model.tokenize([p[j] for p in chunk]).items()} for j in (0, 1))
             ea, eb = model(a)["sentence_embedding"], model(b)["sentence_embedding"]
             cos = torch.nn.functional.cosine_similarity(ea.float(), eb.float())
             loss = torch.nn.functional.mse_loss(cos, torch.tensor([p[2] for p in chunk], device=device))
@@ -790,8 +797,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{os.cpu_count()} CPU cores (torch threads {torch.get_num_threads()})")
     else:
         why = "--dry-run given" if torch.cuda.is_available() else "CUDA is not available on this machine"
-        say(f"no CUDA: {why}. DRY RUN: the same code paths on the CPU at tiny sizes (1-layer encoders, a 2-layer "
-            f"decoder, a simulated out-of-memory error, 5 MLP iterations); its figures are not GPU figures")
+        say(f"no CUDA: {why}. DRY RUN: the same code paths on the CPU at tiny sizes (the real structures at width "
+            f"32-64, a simulated out-of-memory error, 5 MLP iterations, 24 texts); its figures are not GPU figures")
     assets = args.assets
     texts, where = load_texts(assets, dry)
     tok = tokenizer_dir(assets)

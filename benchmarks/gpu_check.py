@@ -300,13 +300,23 @@ def cosines(a, b):
 
 
 def gpu_used_mib() -> float | None:
-    """Memory in use on card 0 by all processes (nvidia-smi), or None without it."""
+    """Memory in use on card 0 by all processes: nvidia-smi, else the driver's total minus free
+    (``torch.cuda.mem_get_info``); None without CUDA."""
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "-i", "0"],
                              capture_output=True, text=True, timeout=20)
         return float(out.stdout.strip().splitlines()[0])
     except Exception:
-        return None
+        pass
+    try:
+        import torch
+
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            free_b, total_b = torch.cuda.mem_get_info(0)
+            return (total_b - free_b) / 2 ** 20
+    except Exception:
+        pass
+    return None
 
 
 def bf16_peak(name: str) -> float | None:

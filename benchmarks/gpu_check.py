@@ -117,9 +117,10 @@ class Section:
     def over(self) -> bool:
         return self.elapsed() > self.budget
 
-    def skip(self, what: str) -> None:
+    def skip(self, what: str, why: str | None = None) -> None:
         self.skipped.append(what)
-        say(f"   SKIPPED (section past its {self.budget:.0f} s budget at {self.elapsed():.0f} s): {what}")
+        why = why or f"section past its {self.budget:.0f} s budget at {self.elapsed():.0f} s"
+        say(f"   SKIPPED ({why}): {what}")
 
 
 @contextlib.contextmanager
@@ -452,7 +453,7 @@ def run_oom(sec: Section, ctx: dict) -> None:
 
     device, dry = ctx["device"], ctx["dry"]
     if "decoder" not in ctx:
-        sec.skip("no decoder built (section 2 did not finish)")
+        sec.skip("this section", "no decoder built: section decoder-7b did not finish")
         return
     folder, model, _ = ctx["decoder"]
     length = 64 if dry else 1024
@@ -586,7 +587,7 @@ def run_heads(sec: Section, ctx: dict) -> None:
     device, dry, tmp = ctx["device"], ctx["dry"], ctx["tmp"]
     data_dir = ctx["data_dir"]
     if data_dir is None:
-        sec.skip(f"no probing / lexcomp data ({PROBING_DATA}, {LEXCOMP_DATA} not in the assets or COMPEVAL_DATA_DIR)")
+        sec.skip("this section", f"no {PROBING_DATA} / {LEXCOMP_DATA} data in the assets or COMPEVAL_DATA_DIR")
         return
     devices = [device] if device == "cpu" else [device, "cpu"]  # the dry run: the CPU once, nothing compared
     iters = 5 if dry else 700
@@ -682,7 +683,7 @@ def run_finetune(sec: Section, ctx: dict) -> None:
 
     folder = ctx.get("encoder_dirs", {}).get("mpnet")
     if folder is None:
-        sec.skip("no mpnet-size model (section 1 did not build it)")
+        sec.skip("this section", "no mpnet-size model: section encoders did not build it")
         return
     pairs = finetune_pairs(ctx)
     n_pairs = len(pairs)
@@ -723,7 +724,7 @@ def plain_finetune(sec: Section, ctx: dict) -> None:
     device = ctx["device"]
     folder = ctx.get("encoder_dirs", {}).get("mpnet")
     if folder is None:
-        sec.skip("no mpnet-size model (section 1 did not build it)")
+        sec.skip("this section", "no mpnet-size model: section encoders did not build it")
         return
     model = SentenceTransformer(str(folder), device=device)
     model.train()

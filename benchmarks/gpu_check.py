@@ -81,7 +81,7 @@ ISOLATION_TASK = "minimal-pairs,n_bases=3,bootstrap=50"
 #: batches of 32 alone would take a minute).
 DECODER_TEXTS = 8000
 #: Seconds per section on the card (the whole check: under 6 minutes on one H100 with start-up).
-GPU_BUDGETS = {"encoders": 55, "decoder-7b": 60, "oom-backoff": 30, "isolation": 75, "heads": 70, "plan": 10,
+GPU_BUDGETS = {"encoders": 55, "decoder-7b": 60, "oom-backoff": 30, "isolation": 75, "heads": 100, "plan": 10,
                "finetune": 35}
 DRY_BUDGETS = {k: 120 for k in GPU_BUDGETS}
 

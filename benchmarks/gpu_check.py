@@ -781,6 +781,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dry-run", action="store_true", help="the CPU dry run even where CUDA is available")
     ap.add_argument("--prepare", type=Path, default=None, help="write the assets folder and exit")
     ap.add_argument("--only", default="", help="comma-separated sections to run (default: all)")
+    ap.add_argument("--budget", action="append", default=[], metavar="SECTION=SECONDS",
+                    help="another time budget for one section (repeatable), e.g. heads=240")
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -818,7 +820,12 @@ def main(argv: list[str] | None = None) -> int:
     if data_dir is None and env_data and (Path(env_data) / PROBING_DATA).is_dir():
         data_dir = Path(env_data)
     say(f"texts: {where}; tokenizer: {tok}; data: {data_dir}")
-    budgets = GPU_BUDGETS if cuda else DRY_BUDGETS
+    budgets = dict(GPU_BUDGETS if cuda else DRY_BUDGETS)
+    for item in args.budget:
+        name, _, seconds = item.partition("=")
+        if name not in budgets:
+            ap.error(f"--budget {item}: sections are {', '.join(budgets)}")
+        budgets[name] = float(seconds)
     say(f"section budgets (s): {budgets}")
     log: dict = {}
     with tmp_root as tmp_name:

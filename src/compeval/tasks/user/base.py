@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from ...errors import MalformedDataError, SpecError
 from ..base import Task, TaskMetadata
-from .tables import Table, read_table
+from .tables import HF_PREFIX, Table, read_file
 
 SUITE = "user"
 #: Options of the declaration itself, not of the method: they name and describe the task.
@@ -41,7 +41,7 @@ class UserTask(Task):
                  split: str | None = None, base_dir: Path | None = None, spec_string: str | None = None,
                  **options: Any):
         super().__init__(**options)
-        table = read_table(source, base_dir, split)
+        table = read_source(source, base_dir, split)
         if len(table.rows) < self.min_rows:
             raise MalformedDataError(table.where, table.lines[-1], f"only {len(table.rows)} row(s); the {self.kind} "
                                                                    f"method needs at least {self.min_rows}")
@@ -58,7 +58,8 @@ class UserTask(Task):
             description=description or f"{self.kind} from {table.where} ({len(table.rows)} rows)",
             reference=citation, directions=dict(self.directions))
         self.spec_string = spec_string
-        self.source_record["declaration_sha256"] = self.digest
+        self.source_record.update(declaration_sha256=self.digest, description=self.metadata.description,
+                                  citation=citation)
 
     @property
     def slug(self) -> str:
@@ -69,6 +70,15 @@ class UserTask(Task):
 
     def subset_names(self) -> list[str]:
         return []
+
+
+def read_source(source: str, base_dir: Path | None = None, split: str | None = None) -> Table:
+    """The rows of ``source``: a file (relative to ``base_dir`` when given) or ``hf-dataset:…`` (``hub``)."""
+    if source.startswith(HF_PREFIX):
+        from .hub import read_dataset  # datasets is imported only for a dataset
+
+        return read_dataset(source[len(HF_PREFIX):], split, base_dir)
+    return read_file(source, base_dir, split)
 
 
 def _check_name(name: str) -> None:

@@ -50,12 +50,8 @@ class Table:
         return MalformedDataError(self.where, self.lines[i], f"column {column!r}: {reason}")
 
 
-def read_table(source: str, base_dir: Path | None = None, split: str | None = None) -> Table:
-    """The rows of ``source``: a file path (relative to ``base_dir`` when given) or ``hf-dataset:…``."""
-    if source.startswith(HF_PREFIX):
-        from .hub import read_dataset
-
-        return read_dataset(source[len(HF_PREFIX):], split, base_dir)
+def read_file(source: str, base_dir: Path | None = None, split: str | None = None) -> Table:
+    """A CSV, TSV or JSON Lines file (relative to ``base_dir`` when given)."""
     if split is not None:
         raise SpecError(f"split={split!r} applies to a Hugging Face dataset (hf-dataset:ORG/NAME@REV), not to "
                         f"the file {source}")

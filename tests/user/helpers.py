@@ -71,3 +71,16 @@ def write_csv(path: Path, rows: list[dict], delimiter: str = ",") -> Path:
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
+
+
+def loaded(spec: str):
+    """The one task a spec names, its data loaded."""
+    from compeval.tasks.registry import get_tasks
+
+    (task,) = get_tasks(spec)
+    task.load(None)
+    return task
+
+
+def score_of(out, subset: str, metric: str):
+    return next(s for s in out.scores if s.subset == subset and s.metric == metric)

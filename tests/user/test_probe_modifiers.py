@@ -13,17 +13,7 @@ from compeval.models.protocol import as_model
 from compeval.models.toy import HashBagEncoder
 from compeval.tasks.registry import get_tasks
 
-from .helpers import NOUNS, VERBS, BigramEncoder, write_csv
-
-
-def _task(spec):
-    (task,) = get_tasks(spec)
-    task.load(None)
-    return task
-
-
-def _score(out, subset, metric):
-    return next(s for s in out.scores if s.subset == subset and s.metric == metric)
+from .helpers import NOUNS, VERBS, BigramEncoder, loaded, score_of, write_csv
 
 
 def _labelled(n_per_verb: int = 24) -> list[dict]:
@@ -52,7 +42,7 @@ def test_probe_matches_scikit_learn_logistic_regression(tmp_path):
     rows = _labelled()
     path = write_csv(tmp_path / "agents.csv", rows)
     enc = BigramEncoder(dim=16)
-    out = _task(f"probe:{path},text=sentence,label=agent,partition=part").evaluate(as_model(enc), seed=2)
+    out = loaded(f"probe:{path},text=sentence,label=agent,partition=part").evaluate(as_model(enc), seed=2)
     train = [r for r in rows if r["part"] == "train"]
     test = [r for r in rows if r["part"] == "test"]
     expected = _sklearn_predictions(enc, [r["sentence"] for r in train], [r["agent"] == "late" for r in train],
@@ -60,16 +50,16 @@ def test_probe_matches_scikit_learn_logistic_regression(tmp_path):
     truth = np.array([r["agent"] == "late" for r in test])
     got = out.predictions["pred_logreg"].to_numpy(dtype=bool)
     assert (got == expected).mean() >= 0.95  # torch L-BFGS against scikit-learn: the same fit, up to ties in C
-    s = _score(out, "logreg", "accuracy")
+    s = score_of(out, "logreg", "accuracy")
     assert s.n == len(test) and s.value == pytest.approx((got == truth).mean())
     assert abs(s.value - (expected == truth).mean()) <= 1 / len(test) + 1e-9
-    assert _score(out, "control-gaussian", "accuracy").value is not None
+    assert score_of(out, "control-gaussian", "accuracy").value is not None
 
 
 def test_probe_with_several_labels_is_one_probe_per_label(tmp_path):
     rows = _labelled(30)
     path = write_csv(tmp_path / "verbs.csv", rows)
-    out = _task(f"probe:{path},text=sentence,label=verb,test_fraction=0.3,split_seed=4").evaluate(
+    out = loaded(f"probe:{path},text=sentence,label=verb,test_fraction=0.3,split_seed=4").evaluate(
         as_model(BigramEncoder(dim=16)), seed=0)
     assert {s.subset for s in out.scores} >= {f"logreg/verb={v}" for v in VERBS[:3]}
     # each one-vs-rest probe is scored on the same held-out sentences
@@ -78,7 +68,7 @@ def test_probe_with_several_labels_is_one_probe_per_label(tmp_path):
     for v in VERBS[:3]:
         part = preds[preds["choice"] == f"verb={v}"]
         acc = (part["pred_logreg"].astype(bool) == (part["gold_label"] == v)).mean()
-        assert _score(out, f"logreg/verb={v}", "accuracy").value == pytest.approx(acc)
+        assert score_of(out, f"logreg/verb={v}", "accuracy").value == pytest.approx(acc)
 
 
 def test_probe_too_few_rows_per_label_is_one_line(tmp_path):
@@ -104,11 +94,11 @@ def builtin_phrases(tmp_path_factory):
 
 def test_modifiers_file_gives_the_built_in_tests_numbers(builtin_phrases):
     model = as_model(HashBagEncoder(dim=16))
-    user = _task(f"modifiers:{builtin_phrases},adjective2=adjective2,category=type,n_resamples=30")
+    user = loaded(f"modifiers:{builtin_phrases},adjective2=adjective2,category=type,n_resamples=30")
     mine = {(s.subset, s.metric): s for s in user.evaluate(model, seed=5).scores}
     compared = 0
     for name, test in (("modifiers-test1", "test1"), ("modifiers-test2", "test2"), ("modifiers-test3", "test3")):
-        builtin = _task(f"{name},n_resamples=30")
+        builtin = loaded(f"{name},n_resamples=30")
         for s in builtin.evaluate(model, seed=5).scores:
             m = mine[(s.subset, s.metric)]
             assert (m.value, m.ci_low, m.ci_high, m.n) == pytest.approx((s.value, s.ci_low, s.ci_high, s.n)), (name, s)

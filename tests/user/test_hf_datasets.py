@@ -88,3 +88,22 @@ def test_a_task_file_names_a_saved_dataset_relative_to_itself(tmp_path):
     a = [s.value for s in from_file.evaluate(model, seed=0).scores]
     b = [s.value for s in csv_task.evaluate(model, seed=0).scores]
     assert np.allclose(a, b)
+
+
+def test_a_dataset_repository_on_disk_goes_through_load_dataset(tmp_path):
+    """A folder of data files, as a Hub dataset repository holds them, read by load_dataset offline."""
+    rows = pair_rows(24)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    write_csv(repo / "train.csv", rows[:8])
+    write_csv(repo / "test.csv", rows)
+    with pytest.raises(SpecError, match="give split="):
+        get_tasks(f"pairs:hf-dataset:{repo},a=s1,b=s2,score=gold")
+    (task,) = get_tasks(f"pairs:hf-dataset:{repo},a=s1,b=s2,score=gold,split=test,bootstrap=50")
+    task.load(None)
+    enc = BigramEncoder()
+    out = task.evaluate(as_model(enc), seed=0)
+    rho = spearmanr(cosines(enc, [r["s1"] for r in rows], [r["s2"] for r in rows]),
+                    [float(r["gold"]) for r in rows]).statistic
+    assert next(s for s in out.scores if s.subset == "all" and s.metric == "spearman").value == pytest.approx(rho, abs=1e-6)
+    assert sorted(p.name for p in repo.iterdir()) == ["test.csv", "train.csv"]  # nothing written into the repository

@@ -4,7 +4,9 @@
 split=SPLIT)``, which downloads once into the Hugging Face cache (``HF_DATASETS_CACHE``) and reads it from
 there with ``HF_DATASETS_OFFLINE=1``. The revision is required (a branch name moves; a commit does not), and
 recorded with the split. ``hf-dataset:FOLDER`` reads a dataset saved with ``Dataset.save_to_disk`` (or a
-``DatasetDict``: give ``split=``) by ``datasets.load_from_disk``. Either way the rows' content digest (canonical
+``DatasetDict``: give ``split=``) by ``datasets.load_from_disk``, and any other folder as a dataset repository
+on disk (data files such as ``train.csv`` / ``test.jsonl``) by ``datasets.load_dataset(FOLDER, split=…)``, the
+Hub's own loader without the network. Either way the rows' content digest (canonical
 JSON, ``tables.canonical_digest``) enters the task's id; a row's "line" in errors is its number from 1.
 """
 from __future__ import annotations
@@ -15,6 +17,10 @@ from ...errors import CompevalError, DataError, SpecError
 from .tables import HF_PREFIX, Table, canonical_digest
 
 
+#: Files ``save_to_disk`` writes (a Dataset's state, a DatasetDict's index): such a folder is read by load_from_disk.
+SAVED_MARKERS = ("state.json", "dataset_dict.json")
+
+
 def read_dataset(ref: str, split: str | None, base_dir: Path | None = None) -> Table:
     try:
         import datasets
@@ -23,7 +29,16 @@ def read_dataset(ref: str, split: str | None, base_dir: Path | None = None) -> T
     local = Path(ref).expanduser()
     if base_dir is not None and not local.is_absolute():
         local = base_dir / local
-    if local.is_dir():
+    if local.is_dir() and not any((local / f).is_file() for f in SAVED_MARKERS):
+        # a dataset repository on disk (data files, optionally a README's configs): as load_dataset reads the Hub
+        where, record, stem = f"{HF_PREFIX}{local.resolve()}", {"hf_dataset": str(local.resolve())}, local.name
+        if not split:
+            raise SpecError(f"{where}: give split= (e.g. split=test)")
+        try:
+            ds = datasets.load_dataset(str(local), split=split)
+        except Exception as exc:  # the library's own errors: one line naming the folder
+            raise DataError(f"{where} split={split}: could not load it ({_first_line(exc)})") from None
+    elif local.is_dir():
         where, record, stem = f"{HF_PREFIX}{local.resolve()}", {"hf_dataset": str(local.resolve())}, local.name
         try:
             ds = datasets.load_from_disk(str(local))

@@ -69,15 +69,20 @@ def test_the_id_follows_the_data_and_the_options_not_the_path(declared, tmp_path
 
 def test_both_forms_through_compeval_run_write_one_result(declared, tmp_path, monkeypatch, capsys):
     toml, data = declared
+    before = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in tmp_path.rglob("*") if p.is_file())
     out = tmp_path / "out"
-    code, _ = run_cli(monkeypatch, capsys, "run", "-m", "hashbag", "-t", str(toml), "-o", str(out), "--no-report")
+    code, _ = run_cli(monkeypatch, capsys, "run", "-m", "hashbag", "-t", str(toml), "-o", str(out), "--no-report",
+                      "--no-cache")
     assert code == 0
     (result,) = out.glob("*/roles__*.json")
     first = json.loads(result.read_text())
     code, lines = run_cli(monkeypatch, capsys, "run", "-m", "hashbag", "-t", SPEC.format(path=data), "-o", str(out),
-                          "--no-report")
+                          "--no-report", "--no-cache")
     assert code == 0 and any("1 skipped" in line for line in lines), lines  # the same id: already present
     assert first["task"]["suite"] == "user" and first["counts"]["data_sha256"]
+    after = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in tmp_path.rglob("*")
+                   if p.is_file() and out not in p.parents)
+    assert after == before  # nothing of the user's data written back, nothing written beside it
 
 
 def test_tasks_path_lists_the_folder(declared, monkeypatch, capsys):

@@ -68,8 +68,9 @@ class UserProbe(UserTask):
                                             random_state=o.split_seed)
             self.test = np.zeros(len(labels), dtype=bool)
             self.test[test_rows] = True
-        self.choices = [f"{o.label}={self.values[1]}"] if len(self.values) == 2 else [f"{o.label}={v}" for v in self.values]
+        # two labels: one probe (the second value in sorted order is the positive class); more: one per label
         positives = [self.values[1]] if len(self.values) == 2 else self.values
+        self.choices = [f"{o.label}={v}" for v in positives]
         for v in self.values:  # each probe's cross-validation needs every class in each of its folds
             n_train = int(((self.labels == v) & ~self.test).sum())
             n_rest = int(((self.labels != v) & ~self.test).sum())

@@ -5,9 +5,9 @@ The table is read and checked when the task is made (``get_tasks``, before any j
 stops ``compeval run`` with one line naming the file, the line and the column (exit 2), and the task's id
 can hold the content digest: ``NAME__<12 hex digits>`` where the digits hash the kind, its version, every
 option (columns and method options, as ``params`` records them) and the data's content digest (a file's
-SHA-256, a dataset's rows as canonical JSON). The path of the
-file is not part of the id (the same file named from another folder is the same task), nor are the
-description and citation (they describe; they compute nothing). Nothing is written next to the data.
+SHA-256, a dataset's rows as canonical JSON). The path of the file is not part of the id (the same file
+named from another folder is the same task), nor are the description and citation (they describe; they
+compute nothing). Nothing is written next to the data.
 """
 from __future__ import annotations
 

@@ -80,11 +80,24 @@ TASKS_WIDTH = 100
 
 
 @app.command()
-def tasks(format: str = typer.Option("text", "--format", "-f", help="text (one line per task) | json")):
+def tasks(format: str = typer.Option("text", "--format", "-f", help="text (one line per task) | json"),
+          path: Optional[Path] = typer.Option(None, "--path", help="list the task files (*.toml) of this folder "
+                                              "instead: tasks on your own data (docs/user-tasks.md)")):
     """List tasks, one line each, grouped by suite: name, local data, what the task asks."""
     from ..data.registry import DataContext
     from ..tasks.registry import list_tasks
 
+    if path is not None:
+        from ..tasks.user.listing import declared_rows
+
+        rows = declared_rows(path)
+        if format == "json":
+            sys.stdout.write(json.dumps(rows, indent=1) + "\n")
+        elif format == "text":
+            sys.stdout.write("\n".join(task_lines(rows)[:-3]) + "\n")
+        else:
+            raise CompevalError(f"unknown format {format!r}; choose text or json")
+        return
     rows = list_tasks()
     try:
         ctx = DataContext(download=False)

@@ -81,7 +81,11 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         if declared and not (sec and sec.headline_rest):
             continue
         rest = [e for e in mine if e.task_name not in used]
-        rows += _summaries(suite, rest, models)
+        if sec and sec.headline_each:
+            for name in task_order(suite, {e.task_name for e in rest}):
+                rows += _summaries(suite, [e for e in rest if e.task_name == name], models)
+        else:
+            rows += _summaries(suite, rest, models)
     return rows
 
 

@@ -193,9 +193,10 @@ def task_spec(task: Any) -> str | None:
     from ..tasks.registry import TASKS, get_tasks
 
     cls, name = type(task), task.metadata.name
-    if TASKS.get(name) is not cls:
+    # a task built from a user's data keeps the spec (or the task file) it was declared by
+    spec = name + task.options.spec_suffix() if TASKS.get(name) is cls else getattr(task, "spec_string", None)
+    if spec is None:
         return None
-    spec = name + task.options.spec_suffix()
     try:
         rebuilt = get_tasks(spec)
     except Exception:  # options that do not survive the spec grammar: the task stays local-only

@@ -9,6 +9,18 @@ from ..specs import parse_spec
 
 TASKS: dict[str, type] = {}
 BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
+#: Task kinds built from a user's data, ``KIND:SOURCE[,…]`` (registered by tasks/user): kind -> builder(spec).
+SPEC_KINDS: dict[str, Any] = {}
+#: Files that declare a task, by suffix (``--task roles.toml``): suffix -> builder(path).
+DECLARATIONS: dict[str, Any] = {}
+
+
+def register_spec_kind(kind: str, build: Any) -> None:
+    SPEC_KINDS[kind] = build
+
+
+def register_declaration(suffix: str, build: Any) -> None:
+    DECLARATIONS[suffix] = build
 
 
 def register_task(cls: type) -> type:
@@ -37,6 +49,13 @@ def get_tasks(spec: str) -> list[Any]:
     """A task spec ``NAME[,KEY=VALUE…]`` or a suite name → Task instances."""
     discover()
     parsed = parse_spec(spec)
+    if parsed.arg is not None and parsed.name in SPEC_KINDS:  # a user's data: KIND:SOURCE,…
+        return [SPEC_KINDS[parsed.name](parsed)]
+    suffix = "." + parsed.name.rpartition(".")[2] if "." in parsed.name else ""
+    if parsed.arg is None and suffix in DECLARATIONS:  # a task file
+        if parsed.options:
+            raise SpecError(f"task file {parsed.name}: options go in the file, not after it")
+        return [DECLARATIONS[suffix](parsed.name)]
     if parsed.arg is not None:
         raise SpecError(f"task spec {spec!r}: tasks take options as ',key=value', not ':'")
     names = [parsed.name] if parsed.name in TASKS else suites().get(parsed.name)

@@ -41,6 +41,7 @@ class SuiteSection:
     task_order: tuple[str, ...] = ()
     headlines: tuple[Headline, ...] = ()
     headline_rest: bool = True  # the suite's other ranked tasks also get (mean) rows on the ranking
+    headline_each: bool = False  # each of those tasks its own row, never a mean (tasks on unrelated data)
 
 
 SECTIONS: dict[str, SuiteSection] = {}
@@ -49,12 +50,12 @@ SECTIONS: dict[str, SuiteSection] = {}
 def register_section(suite: str, *, title: str, order: int, build: Callable[[BuildContext], Section | None],
                      items: Callable[[Entry], ItemColumns | None] | None = None,
                      task_order: Sequence[str] = (), headlines: Sequence[Headline] = (),
-                     headline_rest: bool = True) -> SuiteSection:
+                     headline_rest: bool = True, headline_each: bool = False) -> SuiteSection:
     """Called by a suite's ``report.py`` when it is imported."""
     if suite in SECTIONS and SECTIONS[suite].build is not build:
         raise ValueError(f"report section of suite {suite!r} registered twice")
     section = SuiteSection(suite, title, order, build, items or _no_items, tuple(task_order), tuple(headlines),
-                           headline_rest)
+                           headline_rest, headline_each)
     SECTIONS[suite] = section
     return section
 

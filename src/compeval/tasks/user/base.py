@@ -1,0 +1,146 @@
+"""What every task built from a user's data shares: reading and checking the table when the task is made,
+its identity, its metadata, and the spec string that rebuilds it.
+
+The table is read and checked when the task is made (``get_tasks``, before any job runs), so a bad file
+stops ``compeval run`` with one line naming the file, the line and the column (exit 2), and the task's id
+can hold the content digest: ``NAME__<12 hex digits>`` where the digits hash the kind, its version, every
+option (columns and method options, as ``params`` records them) and the data's content digest (a file's
+SHA-256, a dataset's rows as canonical JSON). The path of the file is not part of the id (the same file
+named from another folder is the same task), nor are the description and citation (they describe; they
+compute nothing). Nothing is written next to the data.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ...errors import MalformedDataError, SpecError
+from ..base import Task, TaskMetadata
+from .tables import HF_PREFIX, Table, read_file
+
+SUITE = "user"
+#: Options of the declaration itself, not of the method: they name and describe the task.
+DESCRIBING = ("name", "description", "citation")
+
+
+class UserTask(Task):
+    """Base of the kinds (``pairs``, ``triplets``, ``probe``, ``modifiers``). A kind declares ``kind``, its
+    ``Options`` (columns first, then the method's options), ``prepare(table)`` (read and check the rows)
+    and ``main`` (main metric and subset); its method is the built-in one (``kinds.py``)."""
+
+    kind: ClassVar[str]
+    main_metric: ClassVar[str]
+    main_subset: ClassVar[str] = "all"
+    directions: ClassVar[dict[str, str]] = {}
+    #: Least rows the method needs (fewer is a one-line error naming the file).
+    min_rows: ClassVar[int] = 2
+
+    def __init__(self, source: str, *, name: str | None = None, description: str = "", citation: str = "",
+                 split: str | None = None, base_dir: Path | None = None, spec_string: str | None = None,
+                 **options: Any):
+        super().__init__(**options)
+        table = read_source(source, base_dir, split)
+        if len(table.rows) < self.min_rows:
+            raise MalformedDataError(table.where, table.lines[-1], f"only {len(table.rows)} row(s); the {self.kind} "
+                                                                   f"method needs at least {self.min_rows}")
+        self.prepare(table)
+        self.source_record = {"kind": self.kind, "source": table.where, **table.record}
+        name = name or table.stem
+        _check_name(name)
+        identity = {"kind": self.kind, "version": type(self).metadata.version, "params": self.params,
+                    "data_sha256": table.digest}
+        self.digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
+        self.metadata = TaskMetadata(
+            name=name, version=type(self).metadata.version, suite=SUITE, main_metric=self.main_metric,
+            main_subset=self.main_subset, subsets=tuple(dict.fromkeys(("all", *self.subset_names()))),
+            description=description or f"{self.kind} from {table.where} ({len(table.rows)} rows)",
+            reference=citation, directions=dict(self.directions))
+        self.spec_string = spec_string
+        self.source_record.update(declaration_sha256=self.digest, description=self.metadata.description,
+                                  citation=citation)
+
+    @property
+    def slug(self) -> str:
+        return f"{self.name}__{self.digest[:12]}"
+
+    def prepare(self, table: Table) -> None:
+        raise NotImplementedError
+
+    def subset_names(self) -> list[str]:
+        return []
+
+
+def read_source(source: str, base_dir: Path | None = None, split: str | None = None) -> Table:
+    """The rows of ``source``: a file (relative to ``base_dir`` when given) or ``hf-dataset:…`` (``hub``)."""
+    if source.startswith(HF_PREFIX):
+        from .hub import read_dataset  # datasets is imported only for a dataset
+
+        return read_dataset(source[len(HF_PREFIX):], split, base_dir)
+    return read_file(source, base_dir, split)
+
+
+def _check_name(name: str) -> None:
+    from ..registry import TASKS, suites
+
+    if not name or any(c.isspace() or c in ",:/\\" for c in name) or name.startswith("."):
+        raise SpecError(f"task name {name!r} must be non-empty, without spaces, ',', ':' or '/'; give name=…")
+    if name in TASKS or name in suites():
+        raise SpecError(f"task name {name!r} is a built-in task or suite; give another with name=…")
+
+
+# --- cell checks: one line naming file, line and column ---------------------------------------------------
+
+def text_cell(table: Table, i: int, column: str, value: Any) -> str:
+    if value is None:
+        raise table.bad(i, column, "missing (every row needs it)")
+    if not isinstance(value, str):
+        raise table.bad(i, column, f"expected text, got {value!r}")
+    if not value.strip():
+        raise table.bad(i, column, "empty text")
+    return value.strip()
+
+
+def number_cell(table: Table, i: int, column: str, value: Any) -> float:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise table.bad(i, column, "missing score")
+    if isinstance(value, bool):
+        raise table.bad(i, column, f"score {value!r} is not a number")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise table.bad(i, column, f"score {value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise table.bad(i, column, f"score {value!r} is not a finite number")
+    return number
+
+
+def label_cell(table: Table, i: int, column: str, value: Any) -> str:
+    """A category or label: text, or a JSON number / boolean written as text."""
+    if value is None:
+        raise table.bad(i, column, "missing (every row needs it)")
+    text = str(value).strip() if not isinstance(value, bool) else str(value).lower()
+    if not text:
+        raise table.bad(i, column, "empty value")
+    return text
+
+
+def check_duplicates(table: Table, keys: list[Any], what: str) -> None:
+    seen: dict[Any, int] = {}
+    for i, key in enumerate(keys):
+        first = seen.setdefault(key, i)
+        if first != i:
+            shown = " / ".join(key) if isinstance(key, tuple) else str(key)
+            shown = shown if len(shown) <= 80 else shown[:80] + "…"
+            raise table.bad(i, what, f"duplicate item {shown!r}: also on line {table.lines[first]}; keep one")
+
+
+def subset_values(table: Table, column: str, role: str) -> list[str]:
+    """A grouping column's values; ``all`` is taken (every item)."""
+    values = [label_cell(table, i, column, v) for i, v in enumerate(table.column(role, column))]
+    for i, v in enumerate(values):
+        if v == "all":
+            raise table.bad(i, column, "the value 'all' names every item; rename it")
+    return values

@@ -1,0 +1,115 @@
+"""Two ways to declare a task on a user's data, which give the same task (same id, same numbers):
+
+- a spec on the command line: ``KIND:SOURCE[,column and method options][,name=…][,split=…]``, e.g.
+  ``--task triplets:roles.csv,anchor=sentence,closer=paraphrase,farther=swap,category=verb``;
+- a TOML file (``--task roles.toml``, listed by ``compeval tasks --path DIR``)::
+
+      kind = "triplets"
+      name = "roles"
+      description = "role reversal: a passive paraphrase against the swapped roles"
+      citation = "…"
+      source = "roles.csv"            # relative to this file; or "hf-dataset:ORG/NAME@REVISION"
+      # split = "test"                # a Hugging Face dataset's split
+      [columns]
+      anchor = "sentence"
+      closer = "paraphrase"
+      farther = "swap"
+      [options]
+      bootstrap = 1000
+
+TOML because the standard library reads it (``tomllib``: no new dependency), its types are explicit (a
+YAML ``no`` or ``1.10`` silently becomes a boolean or a float; in TOML a column named ``no`` is a string)
+and a task file stays short. Columns and method options are both the kind's options (``Options``), so
+the two forms reach the same validated values; a column and an option of one name is an error.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ... import textfile
+from ...errors import MalformedDataError, SpecError
+from ...specs import Spec, quote_value
+from .base import DESCRIBING, UserTask
+
+#: KIND → task class; filled by the kinds' modules (``__init__``).
+KINDS: dict[str, type[UserTask]] = {}
+#: The suffix of a declaration file.
+SUFFIX = ".toml"
+TOP_KEYS = ("kind", *DESCRIBING, "source", "split", "columns", "options")
+
+
+def from_spec(spec: Spec) -> UserTask:
+    """``KIND:SOURCE,…`` → the task (its data read and checked)."""
+    cls = KINDS[spec.name]
+    if not spec.arg:
+        raise SpecError(f"task spec {spec}: give the data after '{spec.name}:' (a .csv, .tsv or .jsonl file, or "
+                        "hf-dataset:ORG/NAME@REVISION)")
+    options = dict(spec.options)
+    described = {k: options.pop(k) for k in DESCRIBING if k in options}
+    split = options.pop("split", None)
+    source = spec.arg if spec.arg.startswith("hf-dataset:") else str(Path(spec.arg).expanduser().resolve())
+    rebuilt = Spec(spec.name, source, dict(spec.options))
+    return cls(source, split=split, spec_string=str(rebuilt), **described, **options)
+
+
+def from_file(path: Path | str) -> UserTask:
+    """A TOML declaration → the task; a malformed file is one line naming it and the line."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise SpecError(f"{path}: no such task file (a .toml declaration; see docs/user-tasks.md)")
+    try:
+        doc = tomllib.loads(textfile.read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+)", str(exc))
+        raise MalformedDataError(path, int(found.group(1)) if found else 1,
+                                 f"not valid TOML: {re.sub(r' [(]at .*[)]$', '', str(exc))}") from None
+    unknown = [k for k in doc if k not in TOP_KEYS]
+    if unknown:
+        raise MalformedDataError(path, _line_of(path, unknown[0]), f"unknown key {unknown[0]!r}; a task file "
+                                                                   f"holds {', '.join(TOP_KEYS)}")
+    for key in ("kind", "source"):
+        if not isinstance(doc.get(key), str) or not doc[key].strip():
+            raise MalformedDataError(path, _line_of(path, key), f"{key!r} must be given as a string")
+    kind = doc["kind"]
+    if kind not in KINDS:
+        raise MalformedDataError(path, _line_of(path, "kind"), f"kind {kind!r}: choose {', '.join(KINDS)}")
+    for key in ("columns", "options"):
+        if not isinstance(doc.get(key, {}), dict):
+            raise MalformedDataError(path, _line_of(path, key), f"{key!r} must be a table ([{key}])")
+    columns, options = doc.get("columns", {}), doc.get("options", {})
+    both = sorted(set(columns) & set(options))
+    if both:
+        raise MalformedDataError(path, _line_of(path, both[0]), f"{both[0]!r} is given under [columns] and "
+                                                                "[options]; give it once")
+    described = {k: doc[k] for k in DESCRIBING if k in doc}
+    for k, v in (*described.items(), *columns.items()):
+        if not isinstance(v, str):
+            raise MalformedDataError(path, _line_of(path, k), f"{k!r} must be a string, got {v!r}")
+    split = doc.get("split")
+    return KINDS[kind](doc["source"], split=split, base_dir=path.resolve().parent,
+                       spec_string=str(path.resolve()), **described, **columns, **options)
+
+
+def _line_of(path: Path, key: str) -> int:
+    """The first line that sets ``key`` (for errors after parsing, which TOML's parser does not locate)."""
+    pattern = re.compile(rf"^\s*(\[\s*)?[\"']?{re.escape(key)}[\"']?\s*(=|\])")
+    for line_no, line in textfile.lines(path):
+        if pattern.match(line):
+            return line_no
+    return 1
+
+
+def declaration_files(folder: Path | str) -> list[Path]:
+    """The task files of a folder (``compeval tasks --path DIR``), sorted."""
+    folder = Path(folder).expanduser()
+    if not folder.is_dir():
+        raise SpecError(f"--path {folder}: not a folder of task files")
+    return sorted(p for p in folder.iterdir() if p.suffix == SUFFIX and p.is_file())
+
+
+def spec_of(kind: str, source: str, options: dict[str, Any]) -> str:
+    """The command-line form of a declaration (docs and tests)."""
+    return f"{kind}:{source}" + "".join(f",{k}={quote_value(str(v))}" for k, v in options.items())

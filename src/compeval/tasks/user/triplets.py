@@ -1,0 +1,122 @@
+"""``triplets``: an anchor and candidates in an expected order (closer before farther), scored by whether the
+model orders them so.
+
+Per item, the share of candidate pairs (i before j in the declared order) with sim(anchor, c_i) >
+sim(anchor, c_j); a triplet has one such pair, so its value is 0 or 1, and a ranked list of k candidates
+(``ranked=C1|C2|…``) has k(k-1)/2. Ties and missing similarities (NaN) count as wrong, and their numbers are
+recorded. Accuracy is the mean over items with a percentile bootstrap interval over items
+(``metrics.bootstrap.mean_ci``), overall and per value of an optional ``category`` column. Similarity is the
+model's own pair score, else the cosine of its vectors (``tasks.scoring.compare``). The per-item values are
+the predictions, so the report's paired tests compare two models item by item.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, model_validator
+
+from ...errors import SpecError
+from ...metrics.bootstrap import mean_ci
+from ...results.schema import Score
+from ..base import TaskMetadata, TaskOutput
+from ..options import BOOTSTRAP, TaskOptions
+from ..scoring import compare
+from .base import SUITE, UserTask, check_duplicates, subset_values, text_cell
+from .tables import Table
+
+
+class TripletsOptions(TaskOptions):
+    anchor: str = "anchor"  # column of the anchor sentence
+    closer: str = "closer"  # column of the candidate expected closer to the anchor
+    farther: str = "farther"  # column of the candidate expected farther from it
+    ranked: str = ""  # instead of closer/farther: candidate columns from closest to farthest, joined by '|'
+    category: str = ""  # column whose values name subsets; "" = none
+    bootstrap: int = Field(BOOTSTRAP, ge=1)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> "TripletsOptions":
+        if self.ranked:
+            if (self.closer, self.farther) != ("closer", "farther"):
+                raise ValueError("give ranked=C1|C2|… or closer= and farther=, not both")
+            if len(self.candidate_columns()) < 2 or "" in self.candidate_columns():
+                raise ValueError(f"ranked={self.ranked!r} must name at least two columns joined by '|'")
+        return self
+
+    def candidate_columns(self) -> list[str]:
+        return [c.strip() for c in self.ranked.split("|")] if self.ranked else [self.closer, self.farther]
+
+
+class UserTriplets(UserTask):
+    kind = "triplets"
+    metadata = TaskMetadata(name="triplets", suite=SUITE, main_metric="accuracy",
+                            description="a user's anchors with candidates in an expected order: accuracy of the "
+                                        "model's order")
+    Options = TripletsOptions
+    options: TripletsOptions
+    main_metric = "accuracy"
+
+    def prepare(self, table: Table) -> None:
+        o = self.options
+        cols = o.candidate_columns()
+        if len(set(cols)) != len(cols) or o.anchor in cols:
+            raise SpecError(f"task {self.kind!r}: the anchor and candidate columns must differ ({o.anchor}, "
+                            f"{', '.join(cols)})")
+        self.anchors = [text_cell(table, i, o.anchor, v) for i, v in enumerate(table.column("anchor", o.anchor))]
+        roles = ["ranked"] * len(cols) if o.ranked else ["closer", "farther"]
+        self.candidates = [[text_cell(table, i, c, v) for i, v in enumerate(table.column(role, c))]
+                           for role, c in zip(roles, cols)]
+        for i in range(len(self.anchors)):
+            texts = [self.anchors[i], *(cand[i] for cand in self.candidates)]
+            if len(set(texts)) != len(texts):
+                raise table.bad(i, ", ".join([o.anchor, *cols]), "the same text twice in one item; its order "
+                                                                  "is undefined")
+        check_duplicates(table, list(zip(self.anchors, *self.candidates)), ", ".join([o.anchor, *cols]))
+        self.lines = list(table.lines)
+        self.categories = subset_values(table, o.category, "category") if o.category else None
+
+    def subset_names(self) -> list[str]:
+        return list(dict.fromkeys(self.categories)) if self.categories else []
+
+    def texts(self) -> list[str]:
+        return self.anchors + [t for cand in self.candidates for t in cand]
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        n, k = len(self.anchors), len(self.candidates)
+        # one call for every (anchor, candidate) pair: the cache encodes each distinct text once
+        sims = compare(model, self.anchors * k, [t for cand in self.candidates for t in cand], "none")
+        sims = np.asarray(sims, dtype=np.float64).reshape(k, n).T  # (items, candidates), declared order
+        i, j = np.triu_indices(k, 1)
+        before, after = sims[:, i], sims[:, j]
+        right = before > after  # NaN compares False: a missing similarity counts as wrong
+        value = right.mean(axis=1)
+        B = self.options.bootstrap
+        groups = {"all": np.arange(n)}
+        if self.categories is not None:
+            cats = np.array(self.categories, dtype=object)
+            groups.update({c: np.flatnonzero(cats == c) for c in dict.fromkeys(self.categories)})
+        scores = []
+        for g, (subset, rows) in enumerate(groups.items()):
+            v = value[rows]
+            low, high = mean_ci(v, n_resamples=B, seed=seed + g) if len(v) > 1 else (None, None)
+            scores.append(Score(subset=subset, metric="accuracy", value=float(v.mean()), ci_low=_finite(low),
+                                ci_high=_finite(high), n=int(len(v)), details={
+                                    "orderings_per_item": int(len(i)), "interval": "percentile bootstrap over items",
+                                    "ties": int((before[rows] == after[rows]).sum())}))
+        cols = self.options.candidate_columns()
+        predictions = pd.DataFrame({"item": np.arange(n), "line": self.lines, "anchor": self.anchors,
+                                    **{f"candidate_{m}": cand for m, cand in enumerate(self.candidates)},
+                                    **{f"sim_{m}": sims[:, m] for m in range(k)},
+                                    "correct": value})
+        if self.categories is not None:
+            predictions["category"] = self.categories
+        counts = {**self.source_record, "items": n, "candidates": cols, "orderings": int(n * len(i)),
+                  "ties": int((before == after).sum()), "missing_scores": int(np.isnan(sims).sum()),
+                  "missing_policy": "a NaN similarity orders wrong", "ties_policy": "a tie orders wrong (strict >)",
+                  "bootstrap_resamples": B, "bootstrap_method": "percentile"}
+        return TaskOutput(scores=scores, n_items=n, predictions=predictions, counts=counts)
+
+
+def _finite(x: float | None) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None

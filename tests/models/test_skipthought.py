@@ -90,11 +90,26 @@ def test_combine_skip_equals_the_reference_gru(release):
     np.testing.assert_allclose(np.concatenate([uni, bi], axis=1), got, rtol=1e-6, atol=1e-7)
 
 
+def test_conforms_and_runs_a_task_through_the_runner(release, tmp_path):
+    from compeval.models.conformance import check_model
+    from compeval.results import results_frame
+    from compeval.runner import run
+
+    folder, _ = release
+    spec = f"skipthought:{folder},tok=line"
+    check_model(ModelBuilder()(spec), rebuild=lambda: ModelBuilder()(spec))
+    summary = run([spec], ["probe-x-as-agent,preset=school-as-agent,n_train=40,n_test=20,classifiers=logreg"],
+                  tmp_path / "out", cache_dir=None)
+    assert not summary.failed, summary.failed
+    rows = results_frame(tmp_path / "out")
+    assert set(rows["model"]) == {"combine-skip,tok=line"} and (rows["task"] == "probe-x-as-agent").all()
+
+
 def test_options_change_the_computation_as_the_release_does(release):
     folder, params = release
     eos = SkipThoughtModel(folder, tok="line", eos=True).encode(TEXTS[:1])[0]
     np.testing.assert_allclose(eos, reference_vector(TEXTS[0].split(), params, eos=True), rtol=1e-5, atol=1e-6)
-    raw = SkipThoughtModel(folder, tok="line", norm=False, variant="uni").encode(TEXTS[:1])[0]
+    raw = SkipThoughtModel(folder, tok="line", use_norm=False, variant="uni").encode(TEXTS[:1])[0]
     (pu, tu) = params["uni"]
     ids = [WORDS.index(w) for w in TEXTS[0].split()]
     np.testing.assert_allclose(raw, reference_gru(tu[ids], pu, "encoder"), rtol=1e-5, atol=1e-6)

@@ -195,14 +195,14 @@ class SkipThoughtModel(TorchModel):
     """uni-skip, bi-skip or combine-skip sentence vectors from the released files (see the module docstring)."""
 
     def __init__(self, folder: str | Path, variant: str = "combine", tok: str = "punkt", eos: bool = False,
-                 norm: bool = True, setup: Any = None, name: str | None = None, where: str = "skipthought"):
+                 use_norm: bool = True, setup: Any = None, where: str = "skipthought"):
         folder = Path(folder).expanduser()
         if not folder.is_dir():
             raise SpecError(f"{where}: {folder} is not a folder; give the folder holding the released Skip-Thought "
-                            f"files ({', '.join(f for pair in FILES.values() for f in pair)}, {DICTIONARY})")
+                            f"files ({', '.join(n for p, t in FILES.values() for n in (p, p + '.pkl', t))}, {DICTIONARY})")
         if variant not in VARIANTS or tok not in TOKENISERS:
             raise SpecError(f"{where}: variant must be one of {VARIANTS} and tok one of {TOKENISERS}")
-        self.where, self.variant, self.tok, self.eos, self.norm = where, variant, tok, eos, norm
+        self.where, self.variant, self.tok, self.eos, self.use_norm = where, variant, tok, eos, use_norm
         self.setup = setup or TorchSetup.outside_a_run()
         self.index, n_lines, dict_digest = read_dictionary(folder / DICTIONARY, where)
         if eos and EOS not in self.index:
@@ -213,10 +213,10 @@ class SkipThoughtModel(TorchModel):
             check_punkt(where)
         digest = hashlib.sha256((dict_digest + "".join(e.digest for e in self.encoders)).encode()).hexdigest()
         params: dict[str, Any] = {"weights": "sha256:" + digest, "variant": variant, "tok": tok, "eos": eos,
-                                  "norm": norm, **self.setup.identity()}
-        shown = tuple(k for k, default in (("tok", "punkt"), ("eos", False), ("norm", True)) if params[k] != default)
+                                  "use_norm": use_norm, **self.setup.identity()}
+        shown = tuple(k for k, default in (("tok", "punkt"), ("eos", False), ("use_norm", True)) if params[k] != default)
         self.dim = sum(e.dim * (1 if e.kind == "uni" else 2) for e in self.encoders)
-        self._config = ModelConfig(family="skipthought.v1", name=name or f"{variant}-skip", params=params,
+        self._config = ModelConfig(family="skipthought.v1", name=f"{variant}-skip", params=params,
                                    shown_params=shown, location=str(folder))
         self._nets: list[Any] | None = None
 
@@ -261,7 +261,7 @@ class SkipThoughtModel(TorchModel):
                         if enc.kind == "bi":
                             states.append(grus[1](torch.flip(x, dims=[1]))[1][0])  # encoder_r on reversed words
                         vec = torch.cat(states, dim=-1).float()
-                        if self.norm:
+                        if self.use_norm:
                             vec = vec / vec.norm(dim=-1, keepdim=True)
                         parts.append(vec)
                     out[batch] = torch.cat(parts, dim=-1).cpu().numpy()
@@ -274,7 +274,8 @@ class SkipThoughtOptions(TorchOptions):
     tok: Literal[TOKENISERS] = Field(  # type: ignore[valid-type]
         "punkt", description="punkt = NLTK sentence split then word tokenizer (released); line = one sentence per text")
     eos: bool = Field(False, description="append <eos> to every text (released encode's use_eos)")
-    norm: bool = Field(True, description="divide uni- and bi-skip by their L2 norm each (released use_norm)")
+    # the release's name: a model option called norm is read as the pair tasks' norm= by older results' check
+    use_norm: bool = Field(True, description="divide uni- and bi-skip by their L2 norm each (released use_norm)")
 
 
 @register_model("skipthought", 1, "Skip-Thought GRU encoders (uni-skip, bi-skip, combine-skip) from the released "
@@ -291,5 +292,5 @@ def _skipthought(spec, builder, opts):
         import torch  # noqa: F401
     except ImportError as exc:
         raise ImportError(exc.name or "nltk") from exc
-    return SkipThoughtModel(spec.arg, variant=opts.variant, tok=opts.tok, eos=opts.eos, norm=opts.norm,
+    return SkipThoughtModel(spec.arg, variant=opts.variant, tok=opts.tok, eos=opts.eos, use_norm=opts.use_norm,
                             setup=TorchSetup.from_options(opts, builder, where), where=where)

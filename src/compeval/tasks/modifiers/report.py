@@ -84,7 +84,11 @@ TYPE_TESTS = (("modifiers-test1", "AN", "test 1, AN phrases", "type"),
 
 
 def _p(value: float | None) -> str:
-    return "–" if value is None else (f"{value:.2g}" if value < 0.001 else f"{value:.3f}")
+    if value is None:
+        return "–"
+    if value == 0:
+        return "< 1e-300"  # below the smallest double: the χ² tail underflowed
+    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
 
 
 def _types_table(ctx: BuildContext) -> Table | None:

@@ -26,6 +26,7 @@ from pathlib import Path
 FODOR = "Fodor et al. 2024"
 CARVALHO = "Carvalho et al. 2024"
 SHWARTZ = "Shwartz & Dagan 2019"
+ETTINGER = "Ettinger et al. 2016"
 
 
 @dataclass
@@ -104,6 +105,18 @@ def groups() -> list[Group]:
           for t in ("S-I", "S-NI", "NS-Pl", "NS-Pr", "A")],
         *[Row(CARVALHO, "Tables 2, 4, 5", "GloVe", t, "test3_macro", v, glove3, result_task="modifiers-test3")
           for t, v in (("S-I", .61), ("S-NI", .22), ("NS-Pl", .22), ("NS-Pr", .32), ("A", .28))],
+    ]))
+    g.append(Group("probing-glove", "glove-6b-50d",
+                   ["probe-has-x,words=school", "probe-has-human", "probe-x-as-agent,preset=school-as-agent"], [
+        Row(ETTINGER, "has-school", "GloVe average", "logreg", "accuracy", 100.0,
+            "mean of 50-d GloVe (the paper: 300-d) over compeval's grammar (relative clauses, negation); one noun is "
+            "diluted in a mean of up to ~20 words (docs/probing.md)", 2, result_task="probe-has-x"),
+        Row(ETTINGER, "has-human", "GloVe average", "logreg", "accuracy", 99.9,
+            "mean of 50-d GloVe; compeval's grammar and lexicon (4 held-out human nouns), not the paper's", 2,
+            result_task="probe-has-human"),
+        Row(ETTINGER, "school-as-agent", "GloVe average", "logreg", "accuracy", 47.98,
+            "the paper's setting (preset=school-as-agent): a pair's two sentences have the same words, so any "
+            "average is exactly at chance, as the paper's was", 2, result_task="probe-x-as-agent"),
     ]))
     maj = "majority baseline from the released splits"
     lvc = ("no k/383 rounds to 43.7% (167/383 = 43.6, 168/383 = 43.9): the released LVC ids (a later commit) "
@@ -188,7 +201,7 @@ def table(results: dict[str, tuple[dict, str | None]], gs: list[Group], args) ->
             # the row's own task only; local paths stay placeholders so the table is portable
             cmd = _command(_placeholders(grp.model), [t for t in grp.tasks if t.split(",")[0] == task])
             metric = row.result_metric or row.metric.replace(" ", "_")
-            percent = row.metric in PERCENT and row.paper == SHWARTZ
+            percent = row.metric in PERCENT and row.paper in (SHWARTZ, ETTINGER)
             got = values.get((task, row.subset, metric))
             if got is not None and percent:
                 got *= 100

@@ -38,7 +38,9 @@ def test_runner_writes_listable_results(tmp_path):
     assert outcome.n_items == 732 and 0.0 <= outcome.main_score <= 1.0
     rows = results_frame(tmp_path)
     assert set(rows["subset"]) == {"AN", "S-I", "S-NI", "NS-Pl", "NS-Pr", "A"}
-    assert set(rows["metric"]) == {"test3_macro", "test3_micro"}
+    assert set(rows["metric"]) == {"test3_macro", "test3_micro", "types_kw_h", "types_kw_p"}
+    kw = rows[rows["metric"] == "types_kw_p"]
+    assert list(kw["subset"]) == ["AN"] and 0.0 <= float(kw["value"].iloc[0]) <= 1.0
     assert (rows.loc[rows["subset"] == "AN", "n"] == 732).all()
 
 

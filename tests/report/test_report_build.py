@@ -184,3 +184,19 @@ def test_missing_predictions_skip_the_paired_test_not_the_report(toy_results, tm
     html = (tmp_path / "r.html").read_text()
     assert "fig-invariance-qa" in info.figures  # drawn from the stored scores
     assert "no per-item form of this score (or no predictions)" in html
+
+
+def test_modifier_type_test_and_published_rows_are_tables(toy_report, toy_results):
+    """The adjective-type test of each modifier result (H, df, both p-values) and the paper's Table 2 and 5
+    figures, marked published, are tables of the modifiers section."""
+    info, html = toy_report
+    index = ResultsIndex(toy_results)
+    entry = index.firsts("modifiers-test3")[0]
+    h = entry.score("types_kw_h", "AN")
+    start = html.index('id="table-modifiers-types"')
+    table = html[start:html.index("</table>", start)]
+    assert f">{h.value:.3f}<" in table and f">{h.details['df']}<" in table
+    start = html.index('id="table-modifiers-published"')
+    table = html[start:html.index("</table>", start)]
+    assert "GloVe (published)" in table and "text-embedding-3-small (published)" in table
+    assert ">0.610<" in table and ">0.390<" in table  # GloVe S-I and text-embedding-3-small A of Table 5

@@ -45,6 +45,17 @@ class Embedded:
         return out
 
 
+#: The word pairs (j, k), j < k, of a phrase of up to three words: Eq. 3's d(t_j, t_k).
+WORD_PAIRS = ((0, 1), (0, 2), (1, 2))
+
+
+def word_pair_distances(emb: Embedded, words: np.ndarray) -> np.ndarray:
+    """(P, 3) d(t_j, t_k) for every pair of single words of each phrase (the paper's Eq. 3); NaN for a pair with
+    an absent slot (an AN phrase has the one pair (adjective, noun), the same comparison as its one split)."""
+    j, k = np.array(WORD_PAIRS).T
+    return emb.dist(words[:, j], words[:, k])
+
+
 def drop_ge1(d: np.ndarray) -> np.ndarray:
     """The authors' 2024 filter: distances ≥ 1 (padding, or real cosine ≤ 0) are ignored (NaN)."""
     return np.where(d < 1, d, np.nan)

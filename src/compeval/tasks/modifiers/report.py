@@ -67,7 +67,73 @@ def build(ctx: BuildContext) -> Section | None:
     controls = [(m, e) for m, e in ((m, ctx.index.first(m, "modifiers-controls")) for m in models) if e is not None]
     if controls:
         section.tables.append(_controls_table(controls))
+    types = _types_table(ctx)
+    if types is not None:
+        section.tables.append(types)
+    published = _published_table(ctx)
+    if published is not None:
+        section.tables.append(published)
     return section
+
+
+#: (task, subset, what the cases are grouped by) of the adjective-type test, in table order.
+TYPE_TESTS = (("modifiers-test1", "AN", "test 1, AN phrases", "type"),
+              ("modifiers-test1", "AAN", "test 1, AAN phrases", "ordered type pair"),
+              ("modifiers-test2", "all", "test 2, phrase pairs", "type pair (a1, a2)"),
+              ("modifiers-test3", "AN", "test 3, AN phrases", "type"))
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value == 0:
+        return "< 1e-300"  # below the smallest double: the χ² tail underflowed
+    return f"{value:.2g}" if value < 0.001 else f"{value:.3f}"
+
+
+def _types_table(ctx: BuildContext) -> Table | None:
+    """Kruskal–Wallis over the per-case outcomes by adjective type: H, df, asymptotic p, permutation p."""
+    rows = []
+    for task, subset, label, grouping in TYPE_TESTS:
+        for m in ctx.index.models:
+            e = ctx.index.first(m, task)
+            s = e.score("types_kw_h", subset) if e is not None else None
+            if s is None:
+                continue
+            d = s.details
+            rows.append([Cell(m), Cell(label), Cell(grouping), Cell(fmt(s.value), title=e.provenance()),
+                         Cell(str(d.get("df", "–"))), Cell(_p(d.get("p_asymptotic"))), Cell(_p(d.get("p_permutation"))),
+                         Cell(str(s.n))])
+    if not rows:
+        return None
+    return Table(id="table-modifiers-types", caption="Do the adjective types differ? Kruskal–Wallis over the per-case "
+                 "outcomes", columns=["model", "test", "grouped by", "H", "df", "p (χ²)", "p (adjectives permuted)", "cases"],
+                 rows=rows, note="The χ² p-value treats every case as independent; the permutation p-value shuffles "
+                 "the type labels over the 61 adjectives, the unit the claim is about. No statistic: every case had "
+                 "the same outcome.")
+
+
+def _published_table(ctx: BuildContext) -> Table | None:
+    """The paper's figures that the results carry (Tables 2 and 5), each row marked published."""
+    rows = []
+    for task, metric, label in (("modifiers-test1", "test1_macro", "test 1 (Table 2)"),
+                                ("modifiers-test3", "test3_macro", "test 3 (Table 5)")):
+        published = ctx.index.published(task, metric=metric)
+        for m in dict.fromkeys(p.model for p in published):
+            vals = [ctx.index.published_value(m, task, t, metric) for t in TYPES]
+            if not any(vals):
+                continue
+            cite = next(v.citation for v in vals if v)
+            rows.append([Cell(f"{m} (published)", cls="published", title=cite), Cell(label)]
+                        + [Cell(fmt(v.value) if v else "–", cls="published", title=cite) for v in vals])
+    if not rows:
+        return None
+    return Table(id="table-modifiers-published", caption="Published consistency (Carvalho et al. 2024), not computed "
+                 "here", columns=["model", "test"] + TYPES, rows=rows,
+                 note="Reference rows from the paper, by adjective type (AN phrases, macro). Also published but not "
+                 "carried as numbers: test 1 on AN for DPR 0.85–0.97, Specter 0.93–0.99, NV-Embed-v2 0.67–0.85 (ranges "
+                 "over types). The paper's other tables (AAN, test 2, controls) are not in compeval's method spec and "
+                 "are not carried.")
 
 
 def _matrix(entries: list[tuple[str, Entry]], metric: str, cols: list[str]) -> np.ndarray:

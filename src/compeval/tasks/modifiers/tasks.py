@@ -22,8 +22,9 @@ from ..registry import register_task
 from ...models.protocol import can_encode, capability
 from .aggregate import aggregate, bootstrap_note
 from .published import TEST1_PUBLISHED, TEST3_PUBLISHED
+from .categories import CATEGORY_DIRECTIONS, category_scores, category_test
 from .measures import (Embedded, adjective_weights, all_compared_ignored, intersectivity, non_subsectivity,
-                       pair_intersectivity)
+                       pair_intersectivity, word_pair_distances)
 from .stimuli import PAD, Stimuli, build_stimuli, strings_for
 from .words import ADJECTIVE_TYPES, ADJECTIVES, NOUNS
 
@@ -35,6 +36,7 @@ TYPE_PAIRS = tuple(f"{a}|{b}" for a in TYPES for b in TYPES)
 SIZES = ("AN", "AAN")
 ADJ_WORDS = [a.word for a in ADJECTIVES]
 ADJ_TYPE_SHORT = np.array([a.type_short for a in ADJECTIVES], dtype=object)
+ADJ_TYPE_ID = np.array([TYPES.index(a.type_short) for a in ADJECTIVES], dtype=np.int64)  # 0..4 in TYPES order
 NOUN_WORDS = [n for n, _ in NOUNS]
 DISTANCE_NOTE = "d = 1 - cos; a zero vector has cos 0 with everything (d = 1), as torch's eps does in the authors' code"
 
@@ -71,6 +73,18 @@ class ModifierOptions(TaskOptions):
 
 class FilterOptions(ModifierOptions):
     ignore_distance_ge1: bool = False  # the authors' filter: leave out comparisons at distance >= 1
+
+
+class TypeTestOptions(ModifierOptions):
+    # relabellings of the adjectives behind the permutation p-value of the adjective-type test (0: none)
+    permutations: int = Field(999, ge=0)
+
+
+class Test1Options(FilterOptions, TypeTestOptions):
+    # what a phrase is compared with on AAN phrases: "splits" = each word against the rest of the phrase
+    # (the authors' code, the published figures); "words" = every pair of single words (the paper's Eq. 3).
+    # Identical on AN phrases. Default and reasons: docs/modifiers.md.
+    parts: Literal["splits", "words"] = "splits"
 
 
 class _ModifierTask(Task):
@@ -125,6 +139,12 @@ class _ModifierTask(Task):
         self.tokenisation = AUTHORS_TOKENISATION
         return build(spec)
 
+    def _type_test(self, values: np.ndarray, adjectives: np.ndarray, subset: str, grouping: str, seed: int) -> list:
+        """The adjective-type test's two scores (``categories``) for one test's per-case outcomes."""
+        test = category_test(values, adjectives, ADJ_TYPE_ID, list(TYPES), permutations=self.options.permutations,
+                             seed=seed)
+        return category_scores(test, subset, grouping)
+
     def _counts(self, emb: Embedded, ids: np.ndarray, seed: int) -> dict[str, Any]:
         s = self.stimuli
         zero = np.flatnonzero(emb.zero_rows)
@@ -150,9 +170,10 @@ class ModifierIntersectivity(_ModifierTask):
         name="modifiers-test1", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 1 (single-phrase intersectivity) on 732 AN + 43,920 AAN phrases",
         main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS, published=TEST1_PUBLISHED,
+        directions=CATEGORY_DIRECTIONS,
     )
 
-    Options = FilterOptions
+    Options = Test1Options
 
     def _string_ids(self) -> np.ndarray:
         s = self.stimuli
@@ -162,14 +183,21 @@ class ModifierIntersectivity(_ModifierTask):
         s = self._ensure_loaded()
         emb = self._embed(model)
         d_words = emb.dist(s.phrase[:, None], s.words)
-        d_parts = emb.dist(s.parts[..., 0], s.parts[..., 1])
+        if self.options.parts == "words":
+            d_parts = word_pair_distances(emb, s.words)
+        else:
+            d_parts = emb.dist(s.parts[..., 0], s.parts[..., 1])
         ignore = self.options.ignore_distance_ge1
         holds = intersectivity(d_words, d_parts, ignore_ge1=ignore)
         config = s.type_config()
         size = np.where(s.is_an, "AN", "AAN")
         B = self.options.n_resamples
+        an = s.is_an
         scores = (aggregate(holds, size, s.noun, "test1", SIZES, seed=seed, n_resamples=B)
-                  + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, seed=seed, n_resamples=B))
+                  + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, seed=seed, n_resamples=B)
+                  + self._type_test(holds[an], s.adj1[an], "AN", "adjective type", seed)
+                  + self._type_test(holds[~an], np.stack([s.adj1[~an], s.adj2[~an]], axis=1), "AAN",
+                                    "ordered pair of adjective types", seed))
         predictions = pd.DataFrame({
             "phrase": s.phrase_texts(), "subset": config, "noun": _categorical(s.noun, NOUN_WORDS),
             "holds": holds, "max_d_phrase_word": np.nanmax(d_words, axis=1), "min_d_parts": np.nanmin(d_parts, axis=1),
@@ -177,6 +205,8 @@ class ModifierIntersectivity(_ModifierTask):
         counts = self._counts(emb, self._string_ids(), seed)
         counts["ignore_distance_ge1"] = ignore
         counts["ties"] = "pass (d(p, w) <= d(part, part))"
+        counts["parts"] = ("every pair of single words (the paper's Eq. 3)" if self.options.parts == "words" else
+                           "each word against the rest of the phrase (the authors' code)")
         counts["filter_vacuous_passes"] = int(all_compared_ignored(d_words, d_parts).sum()) if ignore else 0
         return TaskOutput(scores=scores, n_items=len(holds), predictions=predictions, counts=counts)
 
@@ -189,8 +219,11 @@ class ModifierPairIntersectivity(_ModifierTask):
         name="modifiers-test2", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 2 (phrase-pair intersectivity): d(a1 n, a1 n') < d(a2 n, a2 n') "
                     "over 66 noun pairs x 3,660 ordered adjective pairs",
-        main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS,
+        main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS + ("all",),
+        directions=CATEGORY_DIRECTIONS,
     )
+
+    Options = TypeTestOptions
 
     def _string_ids(self) -> np.ndarray:
         return strings_for(self.stimuli, self.stimuli.an_grid)
@@ -203,6 +236,8 @@ class ModifierPairIntersectivity(_ModifierTask):
         # The authors' run for noun n compares it with every noun n' after it, so n is the averaging unit.
         scores = aggregate(cases["holds"], subset, cases["noun1"], "test2", TYPE_PAIRS, seed=seed,
                            n_resamples=self.options.n_resamples)
+        scores += self._type_test(cases["holds"], np.stack([cases["adj1"], cases["adj2"]], axis=1), "all",
+                                  "pair of adjective types (a1, a2)", seed)
         predictions = pd.DataFrame({
             "adj1": _categorical(cases["adj1"], ADJ_WORDS), "adj2": _categorical(cases["adj2"], ADJ_WORDS),
             "noun1": _categorical(cases["noun1"], NOUN_WORDS), "noun2": _categorical(cases["noun2"], NOUN_WORDS),
@@ -223,7 +258,10 @@ class ModifierNonSubsectivity(_ModifierTask):
         name="modifiers-test3", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 3 (non-subsectivity): d(AN, A) < d(AN, N) on 732 AN phrases",
         main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES, published=TEST3_PUBLISHED,
+        directions=CATEGORY_DIRECTIONS,
     )
+
+    Options = TypeTestOptions
 
     def _string_ids(self) -> np.ndarray:
         s = self.stimuli
@@ -240,7 +278,8 @@ class ModifierNonSubsectivity(_ModifierTask):
         types = ADJ_TYPE_SHORT[s.adj1[an]]
         B = self.options.n_resamples
         scores = (aggregate(holds, np.full(len(holds), "AN", object), s.noun[an], "test3", ("AN",), seed=seed, n_resamples=B)
-                  + aggregate(holds, types, s.noun[an], "test3", TYPES, seed=seed, n_resamples=B))
+                  + aggregate(holds, types, s.noun[an], "test3", TYPES, seed=seed, n_resamples=B)
+                  + self._type_test(holds, s.adj1[an], "AN", "adjective type", seed))
         predictions = pd.DataFrame({
             "phrase": [s.strings[i] for i in s.phrase[an]], "subset": types,
             "noun": _categorical(s.noun[an], NOUN_WORDS), "d_phrase_adj": d_adj, "d_phrase_noun": d_noun,

@@ -26,6 +26,11 @@ from .lexicon import INTRANSITIVE, NOUN, NOUNS, TRANSITIVE, VERB, Verb
 
 TENSES = ("present", "past")
 ASPECTS = ("simple", "progressive", "perfect")
+#: Which aspects the sampler draws: "auxiliary" = every verb group has an auxiliary (active progressive or
+#: perfect, passive any; the default, see the module docstring); "simple" = simple aspect only, both voices
+#: ("the school hired the researcher" / "the researcher was hired by the school", the 2016 paper's
+#: sentences); "any" = all three aspects in both voices.
+ASPECT_SETS = ("auxiliary", "simple", "any")
 
 
 @dataclass(frozen=True)
@@ -319,16 +324,23 @@ class GrammarConfig:
     p_negation: float = 0.3  # per clause
     p_plural: float = 0.5  # per noun phrase
     tenses: tuple[str, ...] = TENSES
-    simple_active: bool = False
+    simple_active: bool = False  # the same as aspects="any"
     nouns: tuple[str, ...] = field(default_factory=lambda: tuple(n.lemma for n in NOUNS))
+    aspects: str = "auxiliary"  # one of ASPECT_SETS
+
+    def __post_init__(self):
+        if self.aspects not in ASPECT_SETS:
+            raise ValueError(f"aspects={self.aspects!r}: one of {', '.join(ASPECT_SETS)}")
 
     @property
     def active_aspects(self) -> tuple[str, ...]:
-        return ASPECTS if self.simple_active else ("progressive", "perfect")
+        if self.aspects == "simple":
+            return ("simple",)
+        return ASPECTS if self.simple_active or self.aspects == "any" else ("progressive", "perfect")
 
     @property
     def passive_aspects(self) -> tuple[str, ...]:
-        return ASPECTS
+        return ("simple",) if self.aspects == "simple" else ASPECTS
 
 
 def sample_structure(rng: np.random.Generator, config: GrammarConfig = GrammarConfig()) -> Structure:

@@ -19,4 +19,5 @@ def _rows(column: int, note: str = "") -> tuple[PublishedScore, ...]:
 
 HAS_X_PUBLISHED = _rows(0, "has-school only; compeval pools school, professor and dog")
 HAS_HUMAN_PUBLISHED = _rows(1)
-X_AS_AGENT_PUBLISHED = _rows(2, "school-as-agent only; compeval pools school, professor and dog")
+X_AS_AGENT_PUBLISHED = _rows(2, "school-as-agent in active and passive sentences only: preset=school-as-agent; "
+                                 "the default pools school, professor and dog over compeval's fuller grammar")

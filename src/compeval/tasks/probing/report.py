@@ -6,7 +6,7 @@ import numpy as np
 from ...report.figures import new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, unique_keys
 
 SUITE = "probing"
 TITLE = "Probing classifiers"
@@ -74,7 +74,53 @@ def build(ctx: BuildContext) -> Section | None:
         fig, "fig-probing-controls", "Probing accuracies beside their controls",
         "Test accuracy with 95% bootstrap intervals over independent units (minimal pairs or items); dashed line: "
         "chance. Published (Ettinger et al. 2016, GloVe average): has-school 100, has-human 99.9, school-as-agent 47.98."))
+    table = _published_table(ctx)
+    if table is not None:
+        section.tables.append(table)
     return section
+
+
+#: The 2016 paper's three results (has-school, has-human, school-as-agent): task and the options that match it.
+PAPER_2016 = (("probe-has-x", "has-school", {"words": "school"}),
+              ("probe-has-human", "has-human", {}),
+              ("probe-x-as-agent", "school-as-agent", {"preset": "school-as-agent"}))
+
+
+def _matching(ctx: BuildContext, model: str, task: str, wanted: dict) -> Entry | None:
+    """The model's result of ``task`` run with the paper's options, else its default result."""
+    found = [e for e in ctx.index.by_name(task) if e.model == model]
+    exact = [e for e in found if all(e.result.task.params.get(k) == v for k, v in wanted.items())]
+    return exact[0] if exact else ctx.index.first(model, task)
+
+
+def _published_table(ctx: BuildContext) -> Table | None:
+    """Ettinger et al. (2016) beside compeval: published rows (marked) and each model's logistic-regression
+    accuracy on the same task, from a result run with the paper's options where there is one."""
+    published = {t: ctx.index.published(t, "logreg", "accuracy") for t, _, _ in PAPER_2016}
+    computed = [m for m in ctx.index.models if any(ctx.index.first(m, t) for t, _, _ in PAPER_2016)]
+    if not any(published.values()) or not computed:
+        return None
+    rows = []
+    for m in dict.fromkeys(p.model for ps in published.values() for p in ps):
+        vals = [next((p for p in published[t] if p.model == m), None) for t, _, _ in PAPER_2016]
+        cite = next(v.citation for v in vals if v)
+        rows.append([Cell(f"{m} (published)", cls="published", title=cite)]
+                    + [Cell(fmt(v.value * 100, 2) if v else "–", cls="published", title=cite) for v in vals])
+    for m in computed:
+        row = [Cell(m)]
+        for task, _, wanted in PAPER_2016:
+            e = _matching(ctx, m, task, wanted)
+            s = None if e is None else e.score("accuracy", "logreg")
+            paper = e is not None and all(e.result.task.params.get(k) == v for k, v in wanted.items())
+            row.append(Cell("–" if s is None or s.value is None else fmt(s.value * 100, 2) + ("" if paper else " *"),
+                            title=e.provenance() if e is not None else ""))
+        rows.append(row)
+    return Table(id="table-probing-2016", caption="Ettinger, Elgohary & Resnik (2016) beside compeval (accuracy, %)",
+                 columns=["model"] + [label for _, label, _ in PAPER_2016], rows=rows,
+                 note="Published rows are the paper's (logistic regression, 1,000 train / 500 test), not computed here. "
+                      "compeval rows: the logistic-regression accuracy of the result run with the paper's setting "
+                      "(probe-has-x,words=school; probe-x-as-agent,preset=school-as-agent); * marks a result with other "
+                      "options (e.g. the default grammar or pooled probe words), not the paper's setting.")
 
 
 register_section(SUITE, title=TITLE, order=40, build=build, items=items, task_order=TASK_ORDER)

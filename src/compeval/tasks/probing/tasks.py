@@ -19,7 +19,7 @@ from ..registry import register_task
 from . import builders
 from .builders import ProbeDataset, ProbeItem, ProbeSpec
 from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems
-from .grammar import StructurePool
+from .grammar import ASPECT_SETS, GrammarConfig, StructurePool
 from .lexicon import CATEGORIES
 from .published import HAS_HUMAN_PUBLISHED, HAS_X_PUBLISHED, X_AS_AGENT_PUBLISHED
 
@@ -36,11 +36,25 @@ def _split(items: list[ProbeItem]) -> ProbeSplit:
 
 
 class GeneratedProbeOptions(ClassifierOptions):
-    """The options every generated probing task shares (data sizes, generator seed, classifiers)."""
+    """The options every generated probing task shares (data sizes, generator seed, grammar, classifiers).
+
+    The grammar options are ``grammar.GrammarConfig``'s sampler settings; their defaults are the grammar's
+    own, so a task run without them generates the same sentences as before they were options.
+    """
 
     n_train: int = Field(1000, ge=10)  # items per probe choice, rounded down to an even number
     n_test: int = Field(500, ge=10)
     generator_seed: int = Field(0, ge=0)  # the structure pool and held-out nouns (the run seed drives the rest)
+    # grammar: share of transitive clauses said in the passive (0 = active only, 1 = every transitive one passive)
+    p_passive: float = Field(GrammarConfig.p_passive, ge=0, le=1)
+    p_relative: float = Field(GrammarConfig.p_relative, ge=0, le=1)  # relative clause per main participant (0 = none)
+    p_negation: float = Field(GrammarConfig.p_negation, ge=0, le=1)  # negation per clause (0 = none drawn)
+    p_transitive_main: float = Field(GrammarConfig.p_transitive_main, ge=0, le=1)  # main clause has a patient
+    aspects: Literal[ASPECT_SETS] = "auxiliary"  # type: ignore[valid-type]  # grammar.ASPECT_SETS
+
+    def grammar(self) -> GrammarConfig:
+        return GrammarConfig(p_passive=self.p_passive, p_relative=self.p_relative, p_negation=self.p_negation,
+                             p_transitive_main=self.p_transitive_main, aspects=self.aspects)
 
 
 class GeneratedProbeTask(Task):
@@ -51,7 +65,7 @@ class GeneratedProbeTask(Task):
 
     def __init__(self, **options: Any):
         super().__init__(**options)
-        self.pool = StructurePool(self.options.generator_seed)
+        self.pool = StructurePool(self.options.generator_seed, self.options.grammar())
         self.datasets: list[ProbeDataset] | None = None
 
     def probe_specs(self) -> list[ProbeSpec]:
@@ -74,9 +88,26 @@ class GeneratedProbeTask(Task):
         problems = [ProbeProblem(d.choice, _split(d.train), _split(d.test)) for d in datasets]
         out = evaluate_problems(model, problems, seed=seed, options=self.options,
                                 device=self.context.torch_device(), probe_features=False, probe_vocab=[])
-        out.counts["generator"] = {"pool_seed": self.pool.seed, **{
+        out.counts["generator"] = {"pool_seed": self.pool.seed, "grammar": _grammar_record(self.pool.config), **{
             d.choice: d.counts for d in datasets}}
         return out
+
+
+def _grammar_record(config: GrammarConfig) -> dict:
+    return {"p_passive": config.p_passive, "p_relative": config.p_relative, "p_negation": config.p_negation,
+            "p_transitive_main": config.p_transitive_main, "aspects": config.aspects,
+            "active_aspects": list(config.active_aspects), "passive_aspects": list(config.passive_aspects)}
+
+
+#: Named settings of ``probe-x-as-agent`` (option ``preset``): option values a preset fixes. An option given
+#: with a preset must agree with it.
+PRESETS: dict[str, dict[str, Any]] = {
+    # Ettinger, Elgohary & Resnik (2016), school-as-agent: one transitive clause, active or passive, no
+    # relative clause, no negation, simple verb forms ("the school hired the researcher" / "the researcher
+    # was hired by the school"); negatives swap school into the patient role (same words).
+    "school-as-agent": {"words": "school", "p_passive": 0.5, "p_relative": 0.0, "p_negation": 0.0,
+                        "p_transitive_main": 1.0, "aspects": "simple"},
+}
 
 
 def _metadata(name: str, description: str, published=()) -> TaskMetadata:
@@ -146,6 +177,33 @@ class ProbeXAsAgent(_WordProbeTask):
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
                          "only a patient, same words)", X_AS_AGENT_PUBLISHED)
     build = staticmethod(builders.x_as_agent)
+
+    class Options(_WordProbeTask.Options):
+        preset: Literal[("none", *PRESETS)] = "none"  # type: ignore[valid-type]  # PRESETS: the paper's setting
+
+        @model_validator(mode="before")
+        @classmethod
+        def apply_preset(cls, values: Any) -> Any:
+            if not isinstance(values, dict) or values.get("preset", "none") == "none":
+                return values
+            name = values["preset"]
+            if name not in PRESETS:
+                return values  # the Literal names the choices
+            fixed = PRESETS[name]
+            for key, value in fixed.items():
+                if key in values and not _same(values[key], value):
+                    raise ValueError(f"preset={name} sets {key}={value}; drop {key}={values[key]} or the preset")
+            return {**values, **fixed}
+
+
+def _same(given: Any, fixed: Any) -> bool:
+    """Whether an option value (a Python value or the CLI's string) is the preset's."""
+    if isinstance(fixed, float):
+        try:
+            return float(given) == fixed
+        except (TypeError, ValueError):
+            return False
+    return str(given) == str(fixed)
 
 
 class PairOptions(GeneratedProbeOptions):

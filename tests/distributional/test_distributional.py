@@ -215,3 +215,56 @@ def test_dl_gibbs_default_and_variational_option(tmp_path):
     assert meta["params"]["lda_method"] == "variational" and meta["params"]["lda_iter"] == 30
     with pytest.raises(CompevalError, match="lda_method"):
         train_distributional("dl", [corpus], tmp_path / "x", lda_method="em", **kw)
+
+
+@pytest.fixture(scope="module")
+def domain_ml(tmp_path_factory):
+    """An ml model of a 'domain' corpus that knows the kitten, which the main models never saw: it eats
+    and is fed like the cat."""
+    from compeval.models.distributional import train_distributional
+
+    root = tmp_path_factory.mktemp("domain")
+    corpus = root / "domain.txt"
+    corpus.write_text(CORPUS + "The kitten ate the fish.\nThe girl fed the kitten.\nThe kitten chased the mouse.\n" * 3)
+    train_distributional("ml", [corpus], root / "ml", parse_file=root / "plain.jsonl", n_targets=50, n_contexts=10,
+                         window=2)
+    return root / "ml"
+
+
+def test_ml_backoff_vector_is_the_domain_vector_on_shared_contexts(trained, domain_ml):
+    from compeval.cache.cached import EmbeddingCache
+    from compeval.models.distributional.models import load_distributional
+    from compeval.models.registry import load_model
+
+    main = load_distributional(trained["ml"][0], "add")
+    assert not main.encode(["Kitten."])[0].any()  # unknown without back-off
+    model = load_model(f"dist:{trained['ml'][0]},backoff={domain_ml}", cache=EmbeddingCache(None))
+    domain = load_distributional(domain_ml)
+    got = model.encode(["Kitten."])[0]
+    row = domain.V[domain.targets["kitten"]].toarray().ravel()
+    expected = np.zeros(main.dim)
+    for c, j in domain.contexts.items():  # by hand: each shared context lemma carries its value across
+        if c in main.contexts:
+            expected[main.contexts[c]] = row[j]
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    assert got.any()
+    np.testing.assert_allclose(model.encode(["The cat ate."])[0], main.encode(["The cat ate."])[0])  # known words
+    assert model.config.params["backoff"]["how"] == "vector" and model.config.id != main.config.id
+
+
+def test_dl_backoff_takes_the_nearest_known_neighbours_senses(trained, domain_ml):
+    from compeval.models.distributional.models import load_distributional, with_backoff
+
+    dl = with_backoff(load_distributional(trained["dl"][0], "add"), domain_ml)
+    domain = load_distributional(domain_ml)
+    k = domain.V[domain.targets["kitten"]].toarray().ravel()
+    best, best_cos = None, -1.0
+    for w in dl.backoff.candidates:  # by hand: the cosine to every word both models know
+        v = domain.V[domain.targets[w]].toarray().ravel()
+        cos = v @ k / (np.linalg.norm(v) * np.linalg.norm(k)) if np.linalg.norm(v) else -1.0
+        if cos > best_cos:
+            best, best_cos = w, cos
+    assert dl.backoff.neighbour("kitten") == best
+    np.testing.assert_allclose(dl.encode(["The kitten."])[0], dl.encode([f"The {best}."])[0])
+    with pytest.raises(CompevalError, match="must be an ml model"):
+        with_backoff(load_distributional(trained["ml"][0]), trained["dl"][0])

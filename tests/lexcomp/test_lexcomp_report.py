@@ -20,15 +20,15 @@ def _ctx(entries):
 def test_layer_weights_table_shows_the_chosen_mix():
     mixes = {"mix+none": {"weights": [0.1, 0.2, 0.7], "gamma": 1.5},
              "mix+attention": {"weights": [0.5, 0.3, 0.2], "gamma": 0.9}}
-    scores = [Score(subset="mix+none", metric="val_accuracy", value=0.8, n=10),
-              Score(subset="mix+attention", metric="val_accuracy", value=0.9, n=10)]
+    scores = [Score(subset="mix+none", metric="val_accuracy", value=0.8, n=10, details={"best_epoch": 3, "epochs": 9}),
+              Score(subset="mix+attention", metric="val_accuracy", value=0.9, n=10, details={"best_epoch": 1, "epochs": 7})]
     entries = {("m", "lexcomp-nc-relations"): _Entry("t", {"layer_weights": mixes, "chosen": "top+none"}, scores),
                ("m", "lexcomp-an-attributes"): _Entry("t", {"layer_weights": mixes, "chosen": "mix+none"}, scores)}
     table = report._layer_weights_table(_ctx(entries), ["lexcomp-nc-relations", "lexcomp-an-attributes"], ["m"])
     rows = [[c.text for c in r] for r in table.rows]
     # chosen setting does not mix: the mixing setting best on validation; else the chosen one
-    assert rows[0] == ["m", "nc-relations", "mix+attention", "0.50 0.30 0.20", "0", "0.900"]
-    assert rows[1] == ["m", "an-attributes", "mix+none (chosen)", "0.10 0.20 0.70", "2", "1.500"]
+    assert rows[0] == ["m", "nc-relations", "mix+attention", "0.50 0.30 0.20", "0", "0.900", "1 / 7"]
+    assert rows[1] == ["m", "an-attributes", "mix+none (chosen)", "0.10 0.20 0.70", "2", "1.500", "3 / 9"]
     assert report._layer_weights_table(_ctx({}), ["lexcomp-nc-relations"], ["m"]) is None
 
 

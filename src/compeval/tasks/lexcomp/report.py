@@ -94,15 +94,21 @@ def _layer_weights_table(ctx: BuildContext, tasks: list[str], models: list[str])
             setting = chosen if chosen in mixes else max(
                 mixes, key=lambda k: (e.value(f"val_{e.result.task.main_metric}", k) or float("-inf")))
             w = mixes[setting]["weights"]
+            val = next((s for s in e.result.scores if s.subset == setting and s.metric.startswith("val_")), None)
+            epochs = f"{val.details.get('best_epoch')} / {val.details.get('epochs')}" if val else "–"
             rows.append([Cell(m), Cell(t.replace("lexcomp-", "")), Cell(setting + (" (chosen)" if setting == chosen else "")),
                          Cell(" ".join(f"{v:.2f}" for v in w), title="layer 0 (embeddings) first"),
-                         Cell(str(max(range(len(w)), key=w.__getitem__))), Cell(fmt(mixes[setting]["gamma"]))])
+                         Cell(str(max(range(len(w)), key=w.__getitem__))), Cell(fmt(mixes[setting]["gamma"])),
+                         Cell(epochs)])
     if not rows:
         return None
     return Table(id="table-lexcomp-layer-weights", caption="Learned scalar-mix layer weights (softmax-normalised)",
-                 columns=["model", "task", "setting", "weights, layer 0 (embeddings) → top", "heaviest layer", "γ"],
+                 columns=["model", "task", "setting", "weights, layer 0 (embeddings) → top", "heaviest layer", "γ",
+                          "best epoch / epochs"],
                  rows=rows, note="Shwartz & Dagan (2019) section 6 read these weights to see which layers each task "
-                                 "draws on. Weights sum to 1; γ scales the mixed vector.")
+                                 "draws on. Weights sum to 1 (uniform before training); γ scales the mixed vector. "
+                                 "The weights are the best validation epoch's: an early best epoch leaves them near "
+                                 "uniform.")
 
 
 def _phrase_type_labels_table(ctx: BuildContext, models: list[str]) -> Table | None:

@@ -238,6 +238,10 @@ and the lexcomp models that need the BNC text or contextual encoders. The Etting
 """
 
 
+#: Everything from the first line holding this marker on is kept when the file is rewritten.
+KEEP_FROM = "<!-- hand-maintained below"
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", action="append", default=[], help="run only these groups (repeatable)")
@@ -269,6 +273,9 @@ def main(argv: list[str] | None = None) -> None:
     notes = [f"- `{g.key}`: {g.note}" for g in chosen if g.note]
     if notes:
         text += "\nGroup notes:\n" + "\n".join(notes) + "\n"
+    kept = Path(args.write).read_text(encoding="utf-8") if args.write != "-" and Path(args.write).is_file() else ""
+    if KEEP_FROM in kept:  # hand-maintained sections (rows with nothing to run here) survive a refresh
+        text += "\n" + kept[kept.index(KEEP_FROM):]
     if args.write == "-":
         print(text)
     else:

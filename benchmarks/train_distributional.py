@@ -3,6 +3,7 @@
     python benchmarks/train_distributional.py build-corpus /tmp/corpus.txt      # from $COMPEVAL_DATA_DIR
     python benchmarks/train_distributional.py train ml /tmp/corpus.txt --out /tmp/dist/ml
     python benchmarks/train_distributional.py train dl /tmp/corpus.txt --out /tmp/dist/dl --n-topics 100
+    python benchmarks/train_distributional.py train dl /tmp/corpus.txt --out /tmp/dist/dlv --lda-method variational
 
 ``build-corpus`` writes the unique sentences of SICK, STS-B, STS3k, lexcomp and Ettinger et al. (2018)
 found under the shared data folder into one file outside the repository (never commit it). Each
@@ -86,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--n-contexts", type=int, default=3000)
     t.add_argument("--theta", type=int, default=10)
     t.add_argument("--n-topics", type=int, default=1200)
-    t.add_argument("--lda-iter", type=int, default=20)
+    t.add_argument("--lda-method", choices=["gibbs", "variational"], default="gibbs",
+                   help="dl: collapsed Gibbs sampling (tomotopy; the paper) or scikit-learn's variational Bayes")
+    t.add_argument("--lda-iter", type=int, default=None, help="dl: iterations (default 600 gibbs, 20 variational)")
     t.add_argument("--dims", type=int, default=4096)
     t.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -108,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
 
     stats = train_distributional(
         args.kind, args.corpus, args.out, parse_file=args.parse_file, n_targets=args.n_targets,
-        n_contexts=args.n_contexts, theta=args.theta, n_topics=args.n_topics, lda_iter=args.lda_iter,
-        dims=args.dims, seed=args.seed,
+        n_contexts=args.n_contexts, theta=args.theta, n_topics=args.n_topics, lda_method=args.lda_method,
+        lda_iter=args.lda_iter, dims=args.dims, seed=args.seed,
     )
     print(json.dumps(stats, indent=1))
     return 0

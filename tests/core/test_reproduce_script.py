@@ -37,3 +37,13 @@ def test_table_fills_values_differences_and_skip_reasons():
     assert "| humans | all | split_half | 0.953 | 0.954 | +0.001 |" in text
     assert "skipped: needs --mpnet" in text and "MPNET_DIR" in text
     assert "not in results" in text  # rows of a run group that produced no value say so
+
+
+def test_rewrite_keeps_the_hand_maintained_sections(tmp_path):
+    mod = _module()
+    out = tmp_path / "reproduction.md"
+    out.write_text(f"old generated table\n\n{mod.KEEP_FROM} -->\n## Hand rows\n| a | b |\n", encoding="utf-8")
+    mod.main(["--only", "sentbert-center", "--mpnet", "", "--write", str(out), "--output-dir", str(tmp_path / "r")])
+    text = out.read_text(encoding="utf-8")
+    assert "old generated table" not in text and "skipped: needs --mpnet" in text
+    assert text.count(mod.KEEP_FROM) == 1 and text.endswith("## Hand rows\n| a | b |\n")

@@ -151,3 +151,120 @@ def test_bad_inputs(tmp_path):
         load_model(f"dist:{tmp_path},compose=max")
     with pytest.raises(SpecError, match="trained model folder"):
         load_model("dist")
+
+
+def _two_topic_counts(seed=0):
+    """Targets 0-9 co-occur with contexts 0-4 only, targets 10-19 with contexts 5-9 only."""
+    from scipy import sparse
+
+    rng = np.random.default_rng(seed)
+    m = np.zeros((20, 12))
+    m[:10, :5] = rng.integers(1, 6, (10, 5))
+    m[10:, 5:10] = rng.integers(1, 6, (10, 5))
+    return sparse.csr_matrix(m)  # contexts 10, 11 never seen
+
+
+def test_gibbs_lda_same_seed_same_senses_and_separates_two_topics():
+    pytest.importorskip("tomotopy")
+    from compeval.models.distributional.training import fit_lda_gibbs
+
+    docs = _two_topic_counts()
+    a = fit_lda_gibbs(docs, 2, 200, 0.1, 0.01, seed=7)
+    b = fit_lda_gibbs(docs, 2, 200, 0.1, 0.01, seed=7)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    doc_topic, topic_word, info = a
+    np.testing.assert_allclose(doc_topic.sum(1), 1.0)
+    np.testing.assert_allclose(topic_word.sum(1), 1.0)
+    assert (topic_word > 0).all()  # unseen contexts 10, 11 keep the prior's mass: a log never -inf
+    dominant = doc_topic.argmax(1)
+    assert len(set(dominant[:10])) == 1 and len(set(dominant[10:])) == 1 and dominant[0] != dominant[10]
+    assert info["method"] == "gibbs" and info["iterations"] == 200 and info["tokens"] == int(docs.sum())
+
+
+def test_gibbs_lda_one_topic_is_the_smoothed_context_distribution():
+    """K = 1: every token has the one sense, so P(c | z) = (count_c + β) / (N + Cβ) exactly."""
+    pytest.importorskip("tomotopy")
+    from compeval.models.distributional.training import fit_lda_gibbs
+
+    docs = _two_topic_counts()
+    doc_topic, topic_word, _ = fit_lda_gibbs(docs, 1, 3, 0.5, 0.1, seed=0)
+    counts = np.asarray(docs.sum(0)).ravel()
+    np.testing.assert_allclose(topic_word[0], (counts + 0.1) / (counts.sum() + 12 * 0.1), rtol=1e-5)
+    np.testing.assert_allclose(doc_topic, 1.0)
+
+
+def test_dl_gibbs_default_and_variational_option(tmp_path):
+    pytest.importorskip("tomotopy")
+    from compeval.models.distributional import train_distributional
+    from compeval.models.distributional.training import LDA_DEFAULTS
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS)
+    kw = dict(parse_file=tmp_path / "plain.jsonl", n_targets=50, n_contexts=8, window=2, n_topics=3, lda_iter=30)
+    first = train_distributional("dl", [corpus], tmp_path / "g1", seed=3, **kw)
+    again = train_distributional("dl", [corpus], tmp_path / "g2", seed=3, **kw)
+    assert first["lda"]["method"] == "gibbs" and first["lda"]["alpha"] == pytest.approx(50 / 3)
+    with np.load(tmp_path / "g1" / "arrays.npz") as x, np.load(tmp_path / "g2" / "arrays.npz") as y:
+        for name in ("L.p_z_given_t", "L.log_p_c_given_z", "L.targets"):
+            np.testing.assert_array_equal(x[name], y[name])
+    var = train_distributional("dl", [corpus], tmp_path / "v", lda_method="variational", seed=3, **kw)
+    assert var["lda"]["method"] == "variational" and "sklearn" in var["lda"]["implementation"]
+    assert LDA_DEFAULTS["gibbs"]["iterations"] == 600 and LDA_DEFAULTS["variational"]["iterations"] == 20
+    meta = json.loads((tmp_path / "v" / "meta.json").read_text())
+    assert meta["params"]["lda_method"] == "variational" and meta["params"]["lda_iter"] == 30
+    with pytest.raises(CompevalError, match="lda_method"):
+        train_distributional("dl", [corpus], tmp_path / "x", lda_method="em", **kw)
+
+
+@pytest.fixture(scope="module")
+def domain_ml(tmp_path_factory):
+    """An ml model of a 'domain' corpus that knows the kitten, which the main models never saw: it eats
+    and is fed like the cat."""
+    from compeval.models.distributional import train_distributional
+
+    root = tmp_path_factory.mktemp("domain")
+    corpus = root / "domain.txt"
+    corpus.write_text(CORPUS + "The kitten ate the fish.\nThe girl fed the kitten.\nThe kitten chased the mouse.\n" * 3)
+    train_distributional("ml", [corpus], root / "ml", parse_file=root / "plain.jsonl", n_targets=50, n_contexts=10,
+                         window=2)
+    return root / "ml"
+
+
+def test_ml_backoff_vector_is_the_domain_vector_on_shared_contexts(trained, domain_ml):
+    from compeval.cache.cached import EmbeddingCache
+    from compeval.models.distributional.models import load_distributional
+    from compeval.models.registry import load_model
+
+    main = load_distributional(trained["ml"][0], "add")
+    assert not main.encode(["Kitten."])[0].any()  # unknown without back-off
+    model = load_model(f"dist:{trained['ml'][0]},backoff={domain_ml}", cache=EmbeddingCache(None))
+    domain = load_distributional(domain_ml)
+    got = model.encode(["Kitten."])[0]
+    row = domain.V[domain.targets["kitten"]].toarray().ravel()
+    expected = np.zeros(main.dim)
+    for c, j in domain.contexts.items():  # by hand: each shared context lemma carries its value across
+        if c in main.contexts:
+            expected[main.contexts[c]] = row[j]
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    assert got.any()
+    np.testing.assert_allclose(model.encode(["The cat ate."])[0], main.encode(["The cat ate."])[0])  # known words
+    assert model.config.params["backoff"]["how"] == "vector" and model.config.id != main.config.id
+
+
+def test_dl_backoff_takes_the_nearest_known_neighbours_senses(trained, domain_ml):
+    from compeval.models.distributional.models import load_distributional, with_backoff
+
+    dl = with_backoff(load_distributional(trained["dl"][0], "add"), domain_ml)
+    domain = load_distributional(domain_ml)
+    k = domain.V[domain.targets["kitten"]].toarray().ravel()
+    best, best_cos = None, -1.0
+    for w in dl.backoff.candidates:  # by hand: the cosine to every word both models know
+        v = domain.V[domain.targets[w]].toarray().ravel()
+        cos = v @ k / (np.linalg.norm(v) * np.linalg.norm(k)) if np.linalg.norm(v) else -1.0
+        if cos > best_cos:
+            best, best_cos = w, cos
+    assert dl.backoff.neighbour("kitten") == best
+    np.testing.assert_allclose(dl.encode(["The kitten."])[0], dl.encode([f"The {best}."])[0])
+    with pytest.raises(CompevalError, match="must be an ml model"):
+        with_backoff(load_distributional(trained["ml"][0]), trained["dl"][0])

@@ -49,3 +49,20 @@ def test_spans_and_f1():
     assert bio.span_f1([gold], [pred]) == 0.5
     assert bio.span_f1([gold], [gold]) == 1.0
     assert bio.repair(["I", "B-N", "I", "O", "I"]) == ["O", "B-N", "I", "O", "O"]
+
+
+def test_label_errors_by_hand():
+    gold = [["B-N", "I", "O", "B-VPC", "I", "O", "B-N", "O", "B-ADJ"],
+            ["B-N", "I", "I", "O"]]
+    pred = [["B-N", "I", "O", "B-LVC", "I", "O", "O", "O", "O"],
+            ["O", "B-N", "I", "B-V"]]
+    e = bio.label_errors(gold, pred)
+    # sentence 1: N(0,1) correct; VPC(3,4) predicted as LVC; N(6) missed; ADJ(8) missed.
+    # sentence 2: N(0,2) overlapped by N(1,2): wrong boundary; V(3) spurious.
+    assert e["N"] == {"gold": 3, "predicted": 2, "correct": 1, "wrong_type": 0, "wrong_boundary": 1,
+                      "other_overlap": 0, "missed": 1, "spurious": 0, "confused_with": {}}
+    assert e["VPC"]["wrong_type"] == 1 and e["VPC"]["confused_with"] == {"LVC": 1}
+    assert e["LVC"]["predicted"] == 1 and e["LVC"]["spurious"] == 0 and e["LVC"]["gold"] == 0
+    assert e["ADJ"]["missed"] == 1 and e["V"] == {**e["V"], "predicted": 1, "spurious": 1}
+    for x, r in e.items():
+        assert r["correct"] + r["wrong_type"] + r["wrong_boundary"] + r["other_overlap"] + r["missed"] == r["gold"]

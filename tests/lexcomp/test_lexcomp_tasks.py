@@ -95,7 +95,9 @@ def test_ablation_views():
         (task,) = get_tasks(f"lexcomp-an-attributes,ablation={ab}")
         views[ab] = task._views([item])
     assert views["none"][0] == [["a", "dark", "corner", "here"]] and views["none"][1:3] == ([1], [2])
-    assert views["phrase"][0] == [["a", "[MASK]", "[MASK]", "here"]]
+    assert views["phrase"][0] == [["a", "something", "here"]] and views["phrase"][1:3] == ([1], [1])
+    (task,) = get_tasks("lexcomp-an-attributes,ablation=phrase,placeholder=mask")
+    assert task._views([item])[0] == [["a", "[MASK]", "[MASK]", "here"]]
     assert views["context"][0] == [["dark", "corner"]] and views["context"][1:3] == ([0], [1])
     assert views["context-phrase"][3] == [list(item.paraphrase)]
     with pytest.raises(Exception, match="ablation"):
@@ -161,3 +163,49 @@ def test_python_objects_with_encode_tokens_run_lexcomp(ctx, tmp_path):
     assert not isinstance(plain, TokenEncoder)
     with pytest.raises(ModelCapabilityError, match="gives no token-level vectors"):
         token_encoder(plain)
+
+
+@pytest.mark.parametrize("placeholder", ["something", "mask"])
+def test_phrase_ablation_changes_only_the_span(placeholder):
+    """−Phrase replaces the span and nothing else: the words before and after it, the paraphrase and the
+    span's position are those of the intact sentence."""
+    from compeval.tasks.lexcomp.data import SpanItem
+
+    rng = np.random.default_rng(3)
+    (task,) = get_tasks(f"lexcomp-nc-relations,ablation=phrase,placeholder={placeholder}")
+    (intact,) = get_tasks("lexcomp-nc-relations")
+    items = []
+    for k in range(30):
+        words = tuple(f"w{k}_{i}" for i in range(int(rng.integers(3, 9))))
+        start = int(rng.integers(0, len(words) - 1))
+        end = int(rng.integers(start, len(words)))
+        items.append(SpanItem(words, start, end, 1, words[start], words[end], paraphrase=("p", f"q{k}")))
+    sents, starts, ends, paras = task._views(items)
+    base = intact._views(items)
+    assert paras == base[3] and starts == base[1]
+    for it, s, b, e in zip(items, sents, starts, ends):
+        assert s[: it.start] == list(it.words[: it.start])  # before the span: untouched
+        tail = len(it.words) - it.end - 1
+        assert s[len(s) - tail :] == list(it.words[it.end + 1 :])  # after the span: untouched
+        span = s[b : e + 1]
+        assert span == (["something"] if placeholder == "something" else ["[MASK]"] * (it.end - it.start + 1))
+        assert len(s) == it.start + len(span) + tail
+
+
+def test_mix_layer_weights_and_per_label_scores_in_the_result(ctx):
+    (task,) = get_tasks("lexcomp-nc-literality,encoders=none,layers=top+mix,max_epochs=20,patience=5,batch_size=8")
+    task.load(ctx)
+    out = task.evaluate(ToyTokens(), seed=0)
+    mix = _score(out, "mix+none").details
+    assert len(mix["layer_weights"]) == 2 and sum(mix["layer_weights"]) == pytest.approx(1.0, abs=1e-6)
+    assert out.counts["layer_weights"] == {"mix+none": {"weights": mix["layer_weights"], "gamma": mix["gamma"]}}
+    assert "layer_weights" not in _score(out, "top+none").details
+    best = _score(out, "all").details
+    assert ("layer_weights" in best) == (best["layer"] == "mix")
+
+    (task,) = get_tasks("lexcomp-phrase-type,encoders=none,layers=mix,max_epochs=40,patience=10,batch_size=4")
+    task.load(ctx)
+    out = task.evaluate(ToyTokens(), seed=0)
+    label = _score(out, "label=N")
+    assert label.value == 1.0 and label.details["precision"] == label.details["recall"] == 1.0
+    assert label.details["gold"] == label.details["correct"] == 2 and label.n == 2

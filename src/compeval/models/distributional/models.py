@@ -87,9 +87,14 @@ class DistributionalModel:
     def word_vectors(self, sentence: Parsed, others: list[str]) -> list[np.ndarray]:
         raise NotImplementedError
 
+    backoff = None  # a Backoff (set by with_backoff): what an unknown word becomes
+
+    def known(self, lemma: str) -> bool:
+        return lemma in self.targets or (self.backoff is not None and self.backoff.covers(lemma))
+
     def content_positions(self, sentence: Parsed) -> list[int]:
         return [i for i, (lem, stop) in enumerate(zip(sentence.lemmas, sentence.stop))
-                if not stop and lem in self.targets]
+                if not stop and self.known(lem)]
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -116,7 +121,11 @@ class MitchellLapata(DistributionalModel):
         return self.V[word_id].toarray().ravel().astype(np.float64)
 
     def word_vectors(self, sentence, others):
-        return [self.base(self.targets[sentence.lemmas[i]]) for i in self.content_positions(sentence)]
+        out = []
+        for i in self.content_positions(sentence):
+            lemma = sentence.lemmas[i]
+            out.append(self.base(self.targets[lemma]) if lemma in self.targets else self.backoff.vector(lemma))
+        return out
 
 
 class ErkPado(MitchellLapata):
@@ -242,7 +251,10 @@ class DinuLapata(DistributionalModel):
     def word_vectors(self, sentence, others):
         out = []
         for i in self.content_positions(sentence):
-            k = self.row.get(self.targets[sentence.lemmas[i]])
+            lemma = sentence.lemmas[i]
+            if lemma not in self.targets:  # back-off: the latent senses of its nearest known neighbour
+                lemma = self.backoff.neighbour(lemma)
+            k = self.row.get(self.targets[lemma])
             if k is None:
                 continue
             context = [self.contexts[c] for c in others if c in self.contexts and c != sentence.lemmas[i]]
@@ -268,6 +280,65 @@ def _softmax(log_p: np.ndarray) -> np.ndarray:
 
 
 CLASSES = {"ml": MitchellLapata, "ep": ErkPado, "tfp": ThaterFurstenauPinkal, "dl": DinuLapata}
+
+
+class Backoff:
+    """What a model does with a word it never saw in training, from a second model (an ``ml`` model,
+    e.g. trained on a domain corpus such as GENIA where the main model was trained on newswire):
+
+    - ``ml`` main model (``vector``): the back-off model's vector of the word, its dimensions (context
+      lemmas) mapped onto the main model's by name; contexts the main model lacks are dropped.
+    - ``dl`` main model (``neighbour``): latent senses are not comparable across models, so the word takes
+      the P(z | t) of its nearest neighbour (cosine in the back-off model's space) among the words both
+      models know.
+    Hand-written (a few array operations); no library does this."""
+
+    def __init__(self, main: DistributionalModel, other: "MitchellLapata"):
+        if not isinstance(other, MitchellLapata) or isinstance(other, ErkPado):
+            raise CompevalError(f"backoff={other.path}: the back-off model must be an ml model "
+                                f"(its kind is {other.meta['kind']!r})")
+        if main.meta["kind"] not in ("ml", "dl"):
+            raise CompevalError(f"backoff= works for ml and dl models; {main.path} is {main.meta['kind']!r}")
+        self.other, self.main = other, main
+        self.kind = "vector" if main.meta["kind"] == "ml" else "neighbour"
+        if self.kind == "vector":
+            pairs = [(j, main.contexts[c]) for c, j in other.contexts.items() if c in main.contexts]
+            src, dst = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, int),) * 2
+            self.remap = sparse.csr_matrix((np.ones(len(src)), (src, dst)), shape=(len(other.contexts), main.dim))
+        else:
+            self.candidates = [w for w in main.targets if w in other.targets
+                               and main.row.get(main.targets[w]) is not None]
+            rows = other.V[[other.targets[w] for w in self.candidates]].astype(np.float64)
+            norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
+            self.unit = sparse.diags(np.where(norms > 0, 1.0 / np.maximum(norms, 1e-300), 0.0)) @ rows
+            self._neighbours: dict[str, str | None] = {}
+
+    def covers(self, lemma: str) -> bool:
+        if lemma not in self.other.targets:
+            return False
+        return self.kind == "vector" or self.neighbour(lemma) is not None
+
+    def vector(self, lemma: str) -> np.ndarray:
+        return np.asarray((self.other.V[self.other.targets[lemma]] @ self.remap).todense()).ravel()
+
+    def neighbour(self, lemma: str) -> str | None:
+        if lemma not in self._neighbours:
+            v = self.other.V[self.other.targets[lemma]].astype(np.float64)
+            sims = np.asarray((self.unit @ v.T).todense()).ravel() if self.candidates else np.zeros(0)
+            self._neighbours[lemma] = (self.candidates[int(np.argmax(sims))]
+                                       if sims.size and sims.max() > 0 else None)
+        return self._neighbours[lemma]
+
+
+def with_backoff(model: DistributionalModel, backoff_path: str | Path) -> DistributionalModel:
+    """``model`` with unknown words backed off to the ``ml`` model at ``backoff_path`` (``Backoff``);
+    the back-off model's identity joins the configuration id."""
+    other = load_distributional(backoff_path)
+    model.backoff = Backoff(model, other)
+    params = {**model.config.params, "backoff": {"kind": other.meta["kind"], "how": model.backoff.kind,
+                                                 "weights_sha256": weights_hash(other.path)[:16]}}
+    model._config = model.config.model_copy(update={"params": params})
+    return model
 
 
 def load_distributional(path: str | Path, compose: str = "add") -> DistributionalModel:

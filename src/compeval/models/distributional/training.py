@@ -130,15 +130,26 @@ def _peak_rss_mb() -> float:
 def train_distributional(kind: str, corpus_paths: list[str | Path], out_path: str | Path, *,
                          parse_file: str | Path | None = None, n_targets: int = 30000, n_contexts: int = 3000,
                          window: int = 5, weighting: str = "ppmi", theta: int = 10, freq_threshold: int = 10,
-                         pmi_threshold: float = 2.0, dims: int = 4096, n_topics: int = 1200, lda_iter: int = 20,
-                         seed: int = 0) -> dict[str, Any]:
+                         pmi_threshold: float = 2.0, dims: int = 4096, n_topics: int = 1200,
+                         lda_method: str = "gibbs", lda_iter: int | None = None, lda_alpha: float | None = None,
+                         lda_eta: float | None = None, seed: int = 0) -> dict[str, Any]:
     """Train one model (``ml``, ``ep``, ``tfp`` or ``dl``) and save it in the folder ``out_path``.
 
     Defaults follow ``models.md`` §6 (window 5, 3,000 contexts, 30,000 targets, θ = 10, frequency
-    threshold 10, PMI threshold 2, K = 1,200). Returns (and saves) training time, peak memory and counts.
+    threshold 10, PMI threshold 2, K = 1,200). ``dl``: ``lda_method="gibbs"`` (the paper's collapsed Gibbs
+    sampling, 600 iterations unless ``lda_iter`` says otherwise) or ``"variational"`` (scikit-learn's batch
+    variational Bayes, 20 iterations unless told); ``lda_alpha`` / ``lda_eta`` are the Dirichlet priors
+    (defaults in ``LDA_DEFAULTS``). Returns (and saves) training time, peak memory and counts.
     """
     if kind not in KINDS:
         raise CompevalError(f"unknown distributional model kind {kind!r}; choose one of {', '.join(KINDS)}")
+    if lda_method not in LDA_DEFAULTS:
+        raise CompevalError(f"lda_method={lda_method!r}; choose {' or '.join(LDA_DEFAULTS)}")
+    lda_iter = LDA_DEFAULTS[lda_method]["iterations"] if lda_iter is None else lda_iter
+    if lda_iter < 1 or n_topics < 1:
+        raise CompevalError(f"lda_iter={lda_iter}, n_topics={n_topics}: both must be at least 1")
+    lda_alpha = LDA_DEFAULTS[lda_method]["alpha"](n_topics) if lda_alpha is None else lda_alpha
+    lda_eta = LDA_DEFAULTS[lda_method]["eta"](n_topics) if lda_eta is None else lda_eta
     if weighting not in ("ppmi", "ratio"):
         raise CompevalError(f"weighting={weighting!r}; choose ppmi or ratio")
     corpus = [Path(p) for p in corpus_paths]
@@ -200,25 +211,20 @@ def train_distributional(kind: str, corpus_paths: list[str | Path], out_path: st
             info["triples_kept"] = int(keep.sum())
             info["dims"] = int(len(arrays["D.block"]))
     if kind == "dl":
-        from sklearn.decomposition import LatentDirichletAllocation
-
         has_context = np.asarray(counts.sum(axis=1)).ravel() > 0
         docs = counts[has_context]
-        lda = LatentDirichletAllocation(n_components=n_topics, learning_method="batch", max_iter=lda_iter,
-                                        random_state=seed, n_jobs=1)
-        doc_topic = lda.fit_transform(docs)
-        topic_word = lda.components_ / lda.components_.sum(axis=1, keepdims=True)
+        fit = fit_lda_gibbs if lda_method == "gibbs" else fit_lda_variational
+        doc_topic, topic_word, info["lda"] = fit(docs, n_topics, lda_iter, lda_alpha, lda_eta, seed)
         arrays["L.targets"] = np.flatnonzero(has_context).astype(np.int32)
-        arrays["L.p_z_given_t"] = (doc_topic / doc_topic.sum(axis=1, keepdims=True)).astype(np.float32)
+        arrays["L.p_z_given_t"] = doc_topic.astype(np.float32)
         arrays["L.log_p_c_given_z"] = np.log(topic_word).astype(np.float32)
-        info["lda"] = {"implementation": "sklearn LatentDirichletAllocation (batch variational Bayes)",
-                       "n_topics": n_topics, "max_iter": lda_iter, "perplexity": float(lda.perplexity(docs))}
 
     meta = {
         "format": FORMAT_VERSION, "kind": kind, "targets": target_words, "contexts": context_words,
         "params": {"n_targets": n_targets, "n_contexts": n_contexts, "window": window, "weighting": weighting,
                    "theta": theta, "freq_threshold": freq_threshold, "pmi_threshold": pmi_threshold,
-                   "dims": dims, "n_topics": n_topics, "lda_iter": lda_iter, "seed": seed},
+                   "dims": dims, "n_topics": n_topics, "lda_iter": lda_iter, "seed": seed,
+                   **({"lda_method": lda_method, "lda_alpha": lda_alpha, "lda_eta": lda_eta} if kind == "dl" else {})},
         "parser": parser_version(), "corpus_sha256": corpus_hashes, "corpus_counts": corpus_counts, "info": info,
     }
     np.savez(out / "arrays.npz", **arrays)
@@ -231,6 +237,67 @@ def train_distributional(kind: str, corpus_paths: list[str | Path], out_path: st
     if tmp_dir is not None:
         tmp_dir.cleanup()
     return stats
+
+
+#: Per LDA method: iterations, and the Dirichlet priors as functions of K. Gibbs: the paper's 600
+#: iterations; Cheung & Penn do not give D&L's priors, so the Griffiths & Steyvers (2004) values that
+#: GibbsLDA++ (the usual Gibbs LDA tool of 2010) uses by default: α = 50/K, β = 0.1. Variational: the
+#: path compeval had before (20 iterations, scikit-learn's default priors 1/K).
+LDA_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gibbs": {"iterations": 600, "alpha": lambda k: 50.0 / k, "eta": lambda k: 0.1},
+    "variational": {"iterations": 20, "alpha": lambda k: 1.0 / k, "eta": lambda k: 1.0 / k},
+}
+
+
+def fit_lda_gibbs(docs: sparse.csr_matrix, n_topics: int, iterations: int, alpha: float, eta: float,
+                  seed: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Collapsed Gibbs sampling with tomotopy (one worker, no parallel scheme, fixed priors: the same seed
+    gives the same senses). ``docs``: targets × contexts counts; each target is a document whose words
+    are its context occurrences. Returns P(z | t) (documents × K, smoothed by α), P(c | z) (K × contexts,
+    posterior mean (n_zc + β) / (n_z + Cβ) over all C contexts, so a context never seen with any target
+    has the prior's small mass, never zero) and what was run."""
+    try:
+        import tomotopy as tp
+    except ImportError:
+        raise CompevalError("lda_method=gibbs needs tomotopy: pip install 'compeval[lda]' "
+                            "(or lda_method=variational for scikit-learn)") from None
+    docs = sparse.csr_matrix(docs)
+    n_docs, n_contexts = docs.shape
+    model = tp.LDAModel(k=n_topics, alpha=alpha, eta=eta, seed=seed)
+    model.optim_interval = 0  # keep α and β fixed (tomotopy re-estimates α every 10 iterations by default)
+    names = [str(c) for c in range(n_contexts)]
+    for r in range(n_docs):
+        lo, hi = docs.indptr[r], docs.indptr[r + 1]
+        words = [names[c] for c, n in zip(docs.indices[lo:hi], docs.data[lo:hi]) for _ in range(int(round(n)))]
+        model.add_doc(words)
+    model.train(iterations, workers=1, parallel=tp.ParallelScheme.NONE)
+    doc_topic = np.array([d.get_topic_dist() for d in model.docs], dtype=np.float64)
+    counts = np.zeros((n_topics, n_contexts))
+    columns = np.array([int(w) for w in model.used_vocabs], dtype=np.int64)
+    for z in range(n_topics):
+        counts[z, columns] = np.asarray(model.get_topic_word_dist(z, normalize=False)) - eta  # n_zc
+    topic_word = (counts + eta) / (counts.sum(axis=1, keepdims=True) + n_contexts * eta)
+    doc_topic /= doc_topic.sum(axis=1, keepdims=True)
+    info = {"implementation": f"tomotopy {tp.__version__} LDAModel (collapsed Gibbs sampling, 1 worker)",
+            "method": "gibbs", "n_topics": n_topics, "iterations": iterations, "alpha": alpha, "eta": eta,
+            "seed": seed, "tokens": int(sum(len(d.words) for d in model.docs)),
+            "log_likelihood_per_word": float(model.ll_per_word)}
+    return doc_topic, topic_word, info
+
+
+def fit_lda_variational(docs: sparse.csr_matrix, n_topics: int, iterations: int, alpha: float, eta: float,
+                        seed: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """scikit-learn's batch variational Bayes LDA; same outputs as ``fit_lda_gibbs``."""
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    lda = LatentDirichletAllocation(n_components=n_topics, learning_method="batch", max_iter=iterations,
+                                    doc_topic_prior=alpha, topic_word_prior=eta, random_state=seed, n_jobs=1)
+    doc_topic = lda.fit_transform(docs)
+    topic_word = lda.components_ / lda.components_.sum(axis=1, keepdims=True)
+    info = {"implementation": "sklearn LatentDirichletAllocation (batch variational Bayes)", "method": "variational",
+            "n_topics": n_topics, "max_iter": iterations, "alpha": alpha, "eta": eta, "seed": seed,
+            "perplexity": float(lda.perplexity(docs))}
+    return doc_topic / doc_topic.sum(axis=1, keepdims=True), topic_word, info
 
 
 def _select_tfp_dims(n_rel: int, n_words: int, rel, head, dep, weight, dims: int) -> dict[str, np.ndarray]:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ...data.registry import DataContext, sha256_file
 from ...errors import CompevalError, SpecError
@@ -24,7 +24,7 @@ from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, path_text
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare, pair_similarity
-from . import generator, loaders
+from . import generator, loaders, usp
 from .published import QA_PUBLISHED, RELATION_PUBLISHED
 
 CHEUNG_PENN = "Cheung & Penn (2012), EACL: Evaluating distributional models of semantics for syntactically invariant inference"
@@ -170,10 +170,26 @@ class InvarianceQA(Task):
     )
 
     class Options(_GeneratedOptions):
+        # path='s layout: jsonl (compeval's own, loaders.py) or usp (USP's answer file, with texts= the GENIA abstracts)
+        format: Literal["jsonl", "usp"] = "jsonl"
+        texts: str = ""  # format=usp: the folder of GENIA abstracts, one file per abstract, one sentence a line
         distractors_per_type: int = Field(2, ge=1)
         generator_seed: int = Field(0, ge=0)
         subset_model: str = "overlap"  # model spec of the baseline that defines the paper's "Subset"; "" for none
         bootstrap: int = Field(BOOTSTRAP, ge=1)
+
+        @field_validator("texts", mode="before")
+        @classmethod
+        def texts_path(cls, value: Any) -> Any:
+            return path_text(value)
+
+        @model_validator(mode="after")
+        def usp_needs_texts(self):
+            if self.format == "usp" and not (self.path and self.texts):
+                raise ValueError("format=usp needs path= (USP's answer file) and texts= (the GENIA abstracts folder)")
+            if self.texts and self.format != "usp":
+                raise ValueError("texts= is read only with format=usp")
+            return self
 
         @field_validator("subset_model")
         @classmethod
@@ -194,7 +210,12 @@ class InvarianceQA(Task):
 
     def load(self, data: DataContext) -> None:
         o = self.options
-        if o.path:
+        if o.path and o.format == "usp":
+            file, self.source_counts = _user_file(o.path)
+            self.items, abstracts = usp.load_usp_answers(file, Path(o.texts).expanduser())
+            self.source_counts.update({"format": "usp", "texts": str(Path(o.texts).expanduser().resolve()),
+                                       "abstracts_sha256": abstracts})
+        elif o.path:
             file, self.source_counts = _user_file(o.path)
             self.items = loaders.load_qa_jsonl(file)
         else:

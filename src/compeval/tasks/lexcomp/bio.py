@@ -81,3 +81,43 @@ def repair(tags: list[str]) -> list[str]:
         out.append(t)
         prev = t
     return out
+
+
+def label_errors(gold: list, pred: list) -> dict[str, dict]:
+    """Per span type X, what became of each gold X span and each predicted X span (hand-written: no
+    library scores typed BIO spans by error kind). Gold spans: ``correct`` (same boundaries and type),
+    ``wrong_type`` (same boundaries, another type; ``confused_with`` counts which), ``wrong_boundary``
+    (an overlapping prediction of type X with other boundaries), ``other_overlap`` (only overlapping
+    predictions of other types and boundaries), ``missed`` (no overlapping prediction); they sum to
+    ``gold``. Predicted X spans: ``predicted``, of which ``spurious`` overlap no gold span at all."""
+    out: dict[str, dict] = {}
+
+    def row(x: str) -> dict:
+        return out.setdefault(x, {"gold": 0, "predicted": 0, "correct": 0, "wrong_type": 0, "wrong_boundary": 0,
+                                  "other_overlap": 0, "missed": 0, "spurious": 0, "confused_with": {}})
+
+    for g, p in zip(gold, pred):
+        gs, ps = spans(g), spans(p)
+        by_bounds = {(s, e): t for s, e, t in ps}
+        for s, e, t in gs:
+            r = row(t)
+            r["gold"] += 1
+            overlapping = [(ps_, pe, pt) for ps_, pe, pt in ps if ps_ <= e and s <= pe]
+            if (s, e, t) in ps:
+                r["correct"] += 1
+            elif (s, e) in by_bounds:
+                r["wrong_type"] += 1
+                other = by_bounds[(s, e)]
+                r["confused_with"][other] = r["confused_with"].get(other, 0) + 1
+            elif any(pt == t for _, _, pt in overlapping):
+                r["wrong_boundary"] += 1
+            elif overlapping:
+                r["other_overlap"] += 1
+            else:
+                r["missed"] += 1
+        for s, e, t in ps:
+            r = row(t)
+            r["predicted"] += 1
+            if not any(gs_ <= e and s <= ge for gs_, ge, _ in gs):
+                r["spurious"] += 1
+    return dict(sorted(out.items()))

@@ -19,13 +19,29 @@ from .settings import DROPOUT, ENCODERS, LAYERS  # noqa: F401  (ENCODERS, LAYERS
 
 
 class ScalarMix(nn.Module):
+    """``γ · Σ_l softmax(w)_l · x_l`` (Peters et al. 2018): the learned weights are the paper's section 6 analysis."""
+
     def __init__(self, n_layers: int):
         super().__init__()
         self.w = nn.Parameter(torch.zeros(n_layers))
         self.gamma = nn.Parameter(torch.ones(1))
 
     def forward(self, x):  # B, T, L, D -> B, T, D
-        return self.gamma * torch.einsum("btld,l->btd", x, torch.softmax(self.w, 0))
+        return self.gamma * torch.einsum("btld,l->btd", x, self.weights())
+
+    def weights(self) -> torch.Tensor:
+        """The normalised layer weights the forward pass uses (softmax of the raw parameters)."""
+        return torch.softmax(self.w, 0)
+
+
+def layer_weights(model: nn.Module) -> dict | None:
+    """A trained head's scalar mix as plain numbers: ``{"weights": [one per layer, bottom first, sum 1],
+    "gamma": γ}``; None for a head that reads the top layer only."""
+    mix = getattr(getattr(model, "embed", None), "mix", None)
+    if mix is None:
+        return None
+    with torch.no_grad():
+        return {"weights": [float(v) for v in mix.weights().cpu()], "gamma": float(mix.gamma.cpu())}
 
 
 class Embed(nn.Module):

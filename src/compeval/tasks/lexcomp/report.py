@@ -7,7 +7,7 @@ import numpy as np
 from ...report.figures import HUMAN, new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, unique_keys
 
 SUITE = "lexcomp"
 TITLE = "Lexical composition"
@@ -71,7 +71,71 @@ def build(ctx: BuildContext) -> Section | None:
         fig, "fig-lexcomp", "Lexical composition scores beside baselines and humans",
         "Best setting chosen on validation, 95% bootstrap intervals over test items. Majority baseline: the best of "
         "Majority_All / _1 / _2 on validation. Humans: 100 re-annotated test items (Shwartz & Dagan 2019)."))
+    weights = _layer_weights_table(ctx, tasks, models)
+    if weights is not None:
+        section.tables.append(weights)
+    labels = _phrase_type_labels_table(ctx, models)
+    if labels is not None:
+        section.tables.append(labels)
     return section
+
+
+def _layer_weights_table(ctx: BuildContext, tasks: list[str], models: list[str]) -> Table | None:
+    """The paper's section 6: which layers the learned scalar mix weights, per task and model (the
+    setting chosen on validation when it mixes, else the best-on-validation mixing setting)."""
+    rows = []
+    for m in models:
+        for t in tasks:
+            e = ctx.index.first(m, t)
+            mixes = (e.result.counts or {}).get("layer_weights") if e else None
+            if not mixes:
+                continue
+            chosen = e.result.counts.get("chosen")
+            setting = chosen if chosen in mixes else max(
+                mixes, key=lambda k: (e.value(f"val_{e.result.task.main_metric}", k) or float("-inf")))
+            w = mixes[setting]["weights"]
+            val = next((s for s in e.result.scores if s.subset == setting and s.metric.startswith("val_")), None)
+            epochs = f"{val.details.get('best_epoch')} / {val.details.get('epochs')}" if val else "–"
+            rows.append([Cell(m), Cell(t.replace("lexcomp-", "")), Cell(setting + (" (chosen)" if setting == chosen else "")),
+                         Cell(" ".join(f"{v:.2f}" for v in w), title="layer 0 (embeddings) first"),
+                         Cell(str(max(range(len(w)), key=w.__getitem__))), Cell(fmt(mixes[setting]["gamma"])),
+                         Cell(epochs)])
+    if not rows:
+        return None
+    return Table(id="table-lexcomp-layer-weights", caption="Learned scalar-mix layer weights (softmax-normalised)",
+                 columns=["model", "task", "setting", "weights, layer 0 (embeddings) → top", "heaviest layer", "γ",
+                          "best epoch / epochs"],
+                 rows=rows, note="Shwartz & Dagan (2019) section 6 read these weights to see which layers each task "
+                                 "draws on. Weights sum to 1 (uniform before training); γ scales the mixed vector. "
+                                 "The weights are the best validation epoch's: an early best epoch leaves them near "
+                                 "uniform.")
+
+
+def _phrase_type_labels_table(ctx: BuildContext, models: list[str]) -> Table | None:
+    """Phrase type per span type: precision, recall, F1 and what became of the gold spans."""
+    rows = []
+    for m in models:
+        e = ctx.index.first(m, "lexcomp-phrase-type")
+        if e is None:
+            continue
+        for s in e.result.scores:
+            if not s.subset.startswith("label=") or s.metric != "span_f1":
+                continue
+            d = s.details
+            confused = ", ".join(f"{k} {v}" for k, v in sorted(d.get("confused_with", {}).items(), key=lambda kv: -kv[1]))
+            rows.append([Cell(m), Cell(s.subset[len("label="):]), Cell(str(d.get("gold", 0))),
+                         Cell(fmt(d.get("precision"))), Cell(fmt(d.get("recall"))), Cell(fmt(s.value)),
+                         Cell(f"{d.get('wrong_type', 0)}" + (f" ({confused})" if confused else "")),
+                         Cell(str(d.get("wrong_boundary", 0))), Cell(str(d.get("missed", 0))),
+                         Cell(str(d.get("spurious", 0)))])
+    if not rows:
+        return None
+    return Table(id="table-lexcomp-phrase-type-labels", caption="Phrase type per label (test, chosen setting)",
+                 columns=["model", "type", "gold spans", "precision", "recall", "F1", "wrong type (as)",
+                          "wrong boundaries", "missed", "spurious"], rows=rows,
+                 note="Gold spans are correct, typed wrongly (same boundaries), bounded wrongly (an overlapping "
+                      "prediction of the same type), overlapped only by other spans, or missed; spurious = "
+                      "predicted spans of this type overlapping no gold span.")
 
 
 register_section(SUITE, title=TITLE, order=50, build=build, items=items, task_order=TASK_ORDER)

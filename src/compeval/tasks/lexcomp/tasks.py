@@ -35,6 +35,9 @@ HUMAN = {"lexcomp-vpc": 93.8, "lexcomp-lvc": 83.8, "lexcomp-nc-literality": 91.0
          "lexcomp-nc-relations": 77.8, "lexcomp-an-attributes": 86.4}
 ABLATIONS = ("none", "phrase", "context", "context-phrase")
 MASK = "[MASK]"
+#: The paper's −Phrase placeholder (Shwartz & Dagan 2019): a real word for every kind of model.
+SOMETHING = "something"
+PLACEHOLDERS = ("something", "mask")
 
 
 def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
@@ -80,6 +83,7 @@ class _Head:
     predict: Callable[[Any], Any]  # trained head → test predictions
     score: Callable[..., Score]  # (predictions, seed, **details) → the test score
     column: Callable[[Any], Any]  # test predictions → the predictions file's ``model`` column
+    extra: Callable[[Any, int], list[Score]] = lambda pred, seed: []  # further test scores (phrase type: per label)
 
 
 class LexcompTask(Task):
@@ -104,6 +108,10 @@ class LexcompTask(Task):
     @property
     def ablation(self) -> str:
         return "none"
+
+    @property
+    def placeholder(self) -> str:
+        return "something"
 
     def _bnc_folder(self) -> str | None:
         """The run's BNC folder (``--bnc-dir``, else ``$COMPEVAL_BNC_DIR`` when the run started); None without."""
@@ -175,24 +183,34 @@ class LexcompTask(Task):
         train = head.inputs["train"]
         n_layers, dim = train[0].shape[2:]
         runs = []
+        mixes: dict[str, dict] = {}  # setting → its learned scalar mix (section 6 of the paper)
         for layer, encoder in _settings(self.layers, self.encoders, n_layers):
             torch.manual_seed(seed)
             res = nets.train(head.build(layer, encoder, n_layers, dim), train, head.y_train, head.loss,
                              head.val_score, self.options.training, seed, lengths=train[1].sum(1), device=device,
                              name=f"{self.name} {layer}+{encoder}")
             runs.append((layer, encoder, res))
+            mix = nets.layer_weights(res.model)  # the best epoch's weights: the ones scored
+            if mix is not None:
+                mixes[f"{layer}+{encoder}"] = mix
             scores.append(Score(subset=f"{layer}+{encoder}", metric=f"val_{metric}", value=res.best_val, n=n_val,
                                 details={"best_epoch": res.best_epoch, "epochs": res.epochs,
-                                         "seconds": round(res.seconds, 1)}))
+                                         "seconds": round(res.seconds, 1),
+                                         **({"layer_weights": mix["weights"], "gamma": mix["gamma"]} if mix else {})}))
         layer, encoder, res = max(runs, key=lambda r: r[2].best_val)  # first wins ties: grid order
         with torch.no_grad():
             pred = head.predict(res.model)
+        chosen_mix = mixes.get(f"{layer}+{encoder}")
         scores.append(head.score(pred, seed, layer=layer, encoder=encoder, **{f"val_{metric}": res.best_val},
-                                 chosen_on=self.chosen_on))
+                                 chosen_on=self.chosen_on,
+                                 **({"layer_weights": chosen_mix["weights"]} if chosen_mix else {})))
+        scores += head.extra(pred, seed)
         preds["model"] = head.column(pred)
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
         counts["trainer"] = trainer_record(device)
         counts["chosen"] = f"{layer}+{encoder}"
+        if mixes:
+            counts["layer_weights"] = mixes
         return TaskOutput(scores=scores, n_items=n_test, predictions=preds, counts=counts)
 
 
@@ -216,10 +234,13 @@ class SpanTask(LexcompTask):
         ab = self.ablation
         sents, starts, ends = [], [], []
         for it in items:
-            if ab == "phrase":
+            if ab == "phrase" and self.placeholder == "mask":
                 w = list(it.words)
                 w[it.start : it.end + 1] = [MASK] * (it.end - it.start + 1)
                 sents.append(w), starts.append(it.start), ends.append(it.end)
+            elif ab == "phrase":  # the paper's −Phrase: the whole phrase becomes the one word "something"
+                w = [*it.words[: it.start], SOMETHING, *it.words[it.end + 1 :]]
+                sents.append(w), starts.append(it.start), ends.append(it.start)
             elif ab == "context":
                 sents.append(list(it.span_words)), starts.append(0), ends.append(it.end - it.start)
             else:
@@ -260,6 +281,8 @@ class SpanTask(LexcompTask):
                               "label": y["test"], **{n: pt[n] for n in majority.NAMES}})
         counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
         counts["ablation"] = self.ablation
+        if self.ablation == "phrase":
+            counts["placeholder"] = SOMETHING if self.placeholder == "something" else MASK
         return scores, preds, counts
 
     def _head(self, cache, sp, device):
@@ -303,6 +326,23 @@ class TaggingTask(LexcompTask):
             lo, hi = percentile_interval(dist)
         return Score(subset=subset, metric="span_f1", value=float(bio.f1_from_counts(c)), ci_low=lo, ci_high=hi,
                      n=len(c), details=details)
+
+    def _label_scores(self, gold, pred, seed) -> list[Score]:
+        """Per span type: span F1 with precision, recall and what became of the gold and predicted spans
+        (the paper's section 6 per-label analysis of phrase type)."""
+        errors = bio.label_errors(gold, pred)
+        out = []
+        for x, e in errors.items():
+            c = bio.span_counts(gold, pred, read=lambda tags, x=x: {sp for sp in bio.spans(tags) if sp[2] == x})
+            lo = hi = None
+            if len(c) > 1 and e["gold"] + e["predicted"] > 0:
+                lo, hi = percentile_interval(bio.f1_from_counts(c[resample_indices(len(c), DEFAULT_RESAMPLES, seed)],
+                                                                axis=1))
+            precision = e["correct"] / e["predicted"] if e["predicted"] else None
+            recall = e["correct"] / e["gold"] if e["gold"] else None
+            out.append(Score(subset=f"label={x}", metric="span_f1", value=float(bio.f1_from_counts(c)), ci_low=lo,
+                             ci_high=hi, n=e["gold"], details={"precision": precision, "recall": recall, **e}))
+        return out
 
     def _paper_majority_score(self, train, test, seed) -> Score:
         """The paper's Table 4 baseline: per-word majority tags scored as AllenNLP's span F1 reads BIO."""
@@ -379,11 +419,13 @@ class TaggingTask(LexcompTask):
                                                                     dropout=settings.DROPOUT),
             predict=lambda m: decode(m, "test"),
             score=lambda pred, seed, **details: self._f1_score("all", gold["test"], pred, seed, **details),
-            column=lambda pred: [" ".join(t) for t in pred])
+            column=lambda pred: [" ".join(t) for t in pred],
+            extra=lambda pred, seed: self._label_scores(gold["test"], pred, seed))
 
 
 def _meta(name, description, metric="accuracy"):
-    return TaskMetadata(name=name, suite=SUITE, description=description, data_sources=("lexcomp",),
+    # version 2: results carry the learned layer weights and phrase type's per-label scores; −Phrase uses "something"
+    return TaskMetadata(name=name, version="2", suite=SUITE, description=description, data_sources=("lexcomp",),
                         main_metric=metric, main_subset="all", reference=REFERENCE, published=published(name),
                         subsets=("all", "majority", "Majority_All", "Majority_1", "Majority_2"))
 
@@ -400,10 +442,16 @@ class _ParaphraseTask(SpanTask):
 
     class Options(LexcompOptions):
         ablation: Literal[ABLATIONS] = "none"  # hide the phrase, the context, or both, from the input
+        # −Phrase: the phrase becomes one word "something" (the paper), or each of its words "[MASK]" (mask)
+        placeholder: Literal[PLACEHOLDERS] = "something"
 
     @property
     def ablation(self) -> str:
         return self.options.ablation
+
+    @property
+    def placeholder(self) -> str:
+        return self.options.placeholder
 
 
 @register_task

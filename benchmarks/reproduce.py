@@ -257,8 +257,8 @@ included) reproduces the paper's tables and the authors' normalised per-pair fil
 (`(x − mean)/(std + 0.001)` per side) is what the paper's text and the authors' helper describe.
 
 Not recomputable here: models whose weights are not available offline (InferSent, USE, ERNIE, DefSent,
-OpenAI, S3BERT, AMRBART; the modifier paper's transformer encoders and word2vec), the STR-2022 set (absent),
-and the lexcomp models that need the BNC text or contextual encoders. The Ettinger et al. (2018) probes'
+OpenAI, S3BERT, AMRBART; the modifier paper's transformer encoders and word2vec; InferSent runs natively,
+`infersent:PATH,vectors=PATH`, given the released weights and vectors), and the lexcomp models that need the BNC text or contextual encoders. The Ettinger et al. (2018) probes'
 700-iteration training default comes with issue 19 (the torch trainer), not this table.
 
 """

@@ -114,5 +114,7 @@ def test_bad_files_fail_in_one_line(tmp_path):
     short.write_text("cat 0.1 0.2\n<s> 1 2\n</s> 1 2\n")
     with pytest.raises(SpecError, match=r"'cat' has 2 values; the weights take 6-dimensional"):
         InferSentModel(weights, short, 1, tok="line").encode(["cat"])
+    with pytest.raises(SpecError, match=r"name the word vectors .*,vectors=PATH"):
+        load_model(f"infersent:{weights}", cache=EmbeddingCache(None))
     with pytest.raises(SpecError, match="vectors file .* not found"):
         load_model(f"infersent:{weights},vectors={tmp_path / 'none.txt'}", cache=EmbeddingCache(None))

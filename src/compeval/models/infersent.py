@@ -174,7 +174,7 @@ class InferSentModel(TorchModel):
 
 
 class InferSentOptions(TorchOptions):
-    vectors: str = Field(..., description="the word-vector text file the weights were trained on (GloVe 840B "
+    vectors: str | None = Field(None, description="the word-vector text file the weights were trained on (GloVe 840B "
                                           "300d for version 1, fastText crawl-300d-2M for version 2)")
     version: int = Field(1, ge=1, le=2, description="1: GloVe, <s> </s>; 2: fastText, <p> </p>, Moses-like n't")
     tok: Literal["released", "line"] = Field("released", description="released: NLTK word_tokenize (needs "
@@ -188,6 +188,9 @@ def _infersent(spec, builder, opts):
     if not spec.arg:
         raise SpecError(f"{where}: name the weights: infersent:PATH (infersent1.pkl or infersent2.pkl),"
                         "vectors=PATH")
+    if not opts.vectors:
+        raise SpecError(f"{where}: name the word vectors the weights were trained on: ,vectors=PATH (GloVe 840B "
+                        "300d text file for version 1, fastText crawl-300d-2M for version 2)")
     if opts.max_length is not None:
         raise SpecError(f"{where}: max_length does not apply to InferSent (it reads whole sentences); drop it")
     if opts.dtype != "float32":

@@ -233,9 +233,9 @@ def _rating_figure(ctx: BuildContext, entry: Entry):
     ax.set_title(f"STS3k ratings against shuffled ratings: KS D = {ks.value:.3f}, p = {p:.1e}")
     ax.legend(frameon=False)
     style_axes(ax)
-    pub = ", ".join(f"{q.model} {q.value:.3f}" for q in entry.info.published if q.metric == "ks_shuffled")
+    pub = ", ".join(f"D = {q.value:.3f}" for q in entry.info.published if q.metric == "ks_shuffled")
     return ctx.sink.render(fig, "fig-sts3k-ratings-shuffled", "Rating distribution against shuffled ratings (Figure 2)",
                            f"Mean rating of each of the {ks.n} pairs (check pairs excluded), (mean − 1)/6, against the "
                            "same means after each participant's ratings were shuffled among the pairs they rated; "
                            f"two-sample Kolmogorov–Smirnov D = {ks.value:.3f}, p = {p:.1e} (scipy). Published: "
-                           f"{pub or 'D = .310'} (one shuffle, so it varies a little with the seed).")
+                           f"{pub or 'D = .310'} (the authors' one shuffle; it varies a little with the seed).")

@@ -10,6 +10,7 @@ pytest.importorskip("nltk")
 
 from compeval.cache import EmbeddingCache  # noqa: E402
 from compeval.errors import SpecError  # noqa: E402
+from compeval.models.conformance import check_model  # noqa: E402
 from compeval.models.infersent import InferSentModel, tokenize  # noqa: E402
 from compeval.models.registry import load_model  # noqa: E402
 
@@ -101,6 +102,8 @@ def test_through_the_registry_with_identity(tmp_path):
     m2 = load_model(f"infersent:{weights},vectors={vectors},version=2,tok=line,device=cpu", cache=cache)
     assert m1.config.params["version"] == 1 and m1.config.id != m2.config.id
     assert m1.config.params["weights"].startswith("sha256:") and m1.config.params["vectors"].startswith("sha256:")
+    check_model(m1, rebuild=lambda: load_model(f"infersent:{weights},vectors={vectors},tok=line,device=cpu",
+                                               cache=EmbeddingCache(None)))
     np.testing.assert_allclose(m1.encode(["A cat sleeps"])[0], _reference(EXPECTED[1][1], state, table), atol=1e-5)
 
 

@@ -17,6 +17,8 @@ _LEX = "encoders=none,layers=top,max_epochs=2,patience=1,batch_size=64,hidden=8"
 CHEAP = {
     **{n: "bootstrap=50" for n in ("sts3k", "sts3k-pilot", "stsb", "sick", "gs2011", "ks2013", "stss131")},
     "stsb": "split=dev,bootstrap=50",
+    "stsb-captions": "bootstrap=50",
+    "str2022": "bootstrap=50",
     **{n: "classifiers=mlp,mlp_max_iter=5" for n in TASKS if n.startswith("ettinger2018-")},
     "probe-has-x": f"words=school,{_PROBE}",
     "probe-x-as-agent": f"words=dog,{_PROBE}",

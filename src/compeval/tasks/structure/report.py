@@ -52,6 +52,8 @@ def build(ctx: BuildContext) -> Section | None:
         "similarity, and whether a model orders generated minimal pairs as humans do."))
     types = ctx.index.firsts("sts3k-types")
     if types:
+        if types[0].score("profile_human", "category:modifiers") is not None:  # results before version 2 lack it
+            section.figures.append(_category_figure(ctx, types))
         section.figures.append(_profile_figure(ctx, types))
         drops = _drop_figure(ctx, types)
         if drops is not None:
@@ -62,7 +64,46 @@ def build(ctx: BuildContext) -> Section | None:
     rel = ctx.index.by_name("sts3k-reliability")
     if rel:
         section.tables.append(_reliability_table(rel[0]))
+        if rel[0].score("ks_shuffled", "all") is not None:  # results before version 2 lack it
+            section.figures.append(_rating_figure(ctx, rel[0]))
     return section
+
+
+CATEGORY_LABELS = {"modifiers": "Modifiers", "paraphrase": "Paraphrase", "single": "Single", "swap_2": "Swap-2",
+                   "swap_3": "Swap-3", "swap_4": "Swap-4", "negative": "Negative", "zero": "Zero"}
+
+
+def _category_figure(ctx: BuildContext, types: list[Entry]):
+    """Figure 8 of the paper: the profile over its eight categories, the headline MAD in each label."""
+    order = list(CATEGORY_LABELS)
+    fig = new_figure(11, 4.2)
+    ax = fig.subplots()
+    x = np.arange(len(order))
+    hv = [types[0].value("profile_human", f"category:{c}") for c in order]
+    ax.plot(x, [np.nan if v is None else v for v in hv], "-o", color=HUMAN, linewidth=2.2, label="humans")
+    for k, e in enumerate(types):
+        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
+                 for s in (e.score("profile_model", f"category:{c}") for c in order)]
+        v = np.array([np.nan if t[0] is None else t[0] for t in trips])
+        mad = e.value("profile_mad", "categories")
+        shift = (k - (len(types) - 1) / 2) * 0.08
+        ax.errorbar(x + shift, v, yerr=error_bars(*zip(*trips)), fmt="none", ecolor=ctx.colours[e.model],
+                    elinewidth=0.8, capsize=2)
+        ax.plot(x + shift, v, "-s", color=ctx.colours[e.model], markersize=5,
+                label=e.model + (f" (MAD {mad:.2f})" if mad is not None else ""))
+    ax.set_xticks(x, [CATEGORY_LABELS[c] for c in order])
+    ax.axhline(1.0, color="#888888", linewidth=0.6, linestyle=":")
+    ax.set_ylabel("mean similarity ÷ mean on Modifiers")
+    ax.set_title("Profile over the paper's eight categories (Figure 8)")
+    pub = ", ".join(f"{p.model} {p.value:.2f}" for p in ctx.index.published("sts3k-types", "categories", "profile_mad"))
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
+    style_axes(ax)
+    return ctx.sink.render(fig, "fig-sts3k-categories", "Profile over the paper's categories (Figure 8)",
+                           "Mean similarity per category of the paper's Figure 8 (inferred types mapped to categories: "
+                           "docs/structure.md), each divided by the same judge's mean on Modifiers pairs (1–2 added "
+                           "modifiers), with 95% bootstrap intervals over pairs. MAD = mean absolute deviation from the "
+                           "human profile over the eight categories, the headline of sts3k-types (lower is closer to "
+                           f"humans). Published (Figure 8, on the paper's labels): {pub}.")
 
 
 def _profile_figure(ctx: BuildContext, types: list[Entry]):
@@ -80,7 +121,7 @@ def _profile_figure(ctx: BuildContext, types: list[Entry]):
                  for s in (e.score("profile_model", t) for t in order)]
         v = np.array([np.nan if t[0] is None else t[0] for t in trips])
         mad = e.value("profile_mad", "all")
-        label = e.model + (f" (MAD {mad:.2f})" if mad is not None else "")
+        label = e.model + (f" (MAD over types {mad:.2f})" if mad is not None else "")
         shift = (k - (len(types) - 1) / 2) * 0.08
         ax.errorbar(x_plot + shift, v, yerr=error_bars(*zip(*trips)), fmt="none", ecolor=ctx.colours[e.model],
                     elinewidth=0.8, capsize=2)
@@ -91,13 +132,13 @@ def _profile_figure(ctx: BuildContext, types: list[Entry]):
     ax.axhline(1.0, color="#888888", linewidth=0.6, linestyle=":")
     ax.set_ylabel("mean similarity ÷ mean on added-modifier pairs")
     ax.set_title("Per-type profile (structural change grows to the right; paraphrase and negative apart)")
-    pub = ", ".join(f"{p.model} {p.value:.2f}" for p in ctx.index.published("sts3k-types", "all", "profile_mad"))
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
     style_axes(ax)
     return ctx.sink.render(fig, "fig-sts3k-profile", "Per-type profile against humans",
                            "Mean similarity per inferred pair type, each divided by the same judge's mean on added-modifier "
                            "pairs, with 95% bootstrap intervals over pairs. MAD = mean absolute deviation from the human "
-                           f"profile over the types (lower is closer to humans). Published MAD (on the paper's labels): {pub}.")
+                           "profile over the 14 inferred types (lower is closer to humans): the detail beside the "
+                           "headline over the paper's eight categories, which is the one comparable with Figure 8.")
 
 
 def _drop_figure(ctx: BuildContext, types: list[Entry]):
@@ -173,3 +214,28 @@ def _reliability_table(e: Entry) -> Table:
 
 
 register_section(SUITE, title=TITLE, order=20, build=build, items=items, task_order=TASK_ORDER)
+
+
+def _rating_figure(ctx: BuildContext, entry: Entry):
+    """Figure 2 of the paper: histogram of the pair means against ratings shuffled within each rater."""
+    ks = entry.score("ks_shuffled", "all")
+    hist = ks.details["histogram"]
+    edges = np.asarray(hist["bin_edges"])
+    fig = new_figure(8, 4)
+    ax = fig.subplots()
+    width = np.diff(edges)
+    for key, label, colour in (("actual", "actual ratings", "#1f4e99"), ("shuffled", "shuffled ratings", "#c0392b")):
+        ax.bar(edges[:-1], hist[key], width, align="edge", alpha=0.6, color=colour, label=label)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("normalised rating (pair mean)")
+    ax.set_ylabel("pairs")
+    p = ks.details["p_value"]
+    ax.set_title(f"STS3k ratings against shuffled ratings: KS D = {ks.value:.3f}, p = {p:.1e}")
+    ax.legend(frameon=False)
+    style_axes(ax)
+    pub = ", ".join(f"D = {q.value:.3f}" for q in entry.info.published if q.metric == "ks_shuffled")
+    return ctx.sink.render(fig, "fig-sts3k-ratings-shuffled", "Rating distribution against shuffled ratings (Figure 2)",
+                           f"Mean rating of each of the {ks.n} pairs (check pairs excluded), (mean − 1)/6, against the "
+                           "same means after each participant's ratings were shuffled among the pairs they rated; "
+                           f"two-sample Kolmogorov–Smirnov D = {ks.value:.3f}, p = {p:.1e} (scipy). Published: "
+                           f"{pub or 'D = .310'} (the authors' one shuffle; it varies a little with the seed).")

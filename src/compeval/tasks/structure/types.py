@@ -244,3 +244,47 @@ def group_means(values: np.ndarray, groups: np.ndarray, n_groups: int, idx: np.n
     counts = np.bincount(key, minlength=size).reshape(-1, n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / counts
+
+
+def added_modifier_count(parse_a: Mapping, parse_b: Mapping, stop: Iterable[str] = DEFAULT_STOP) -> int:
+    """How many modifiers the longer sentence of an added-modifier pair adds: a role the shorter one leaves
+    empty counts 1 (a time, manner, place or path phrase, an added indirect object), each content word added
+    inside a role both fill counts 1 (an adjective); the same content words (a passive) count 1.
+    The authors' per-pair modifier counts were not released; Figure 8's Modifiers category holds the pairs
+    with 1 or 2 modifiers (``CATEGORY_MAX_MODIFIERS``)."""
+    a, b = slots(parse_a, stop), slots(parse_b, stop)
+    bag_a = Counter(w for r in ROLES for w in a[r])
+    bag_b = Counter(w for r in ROLES for w in b[r])
+    if bag_a == bag_b:  # the same content words: a passive (the hand parses keep its roles) or a function word
+        return 1
+    if sum(bag_a.values()) > sum(bag_b.values()):
+        a, b = b, a
+    n = 0
+    for r in ROLES:
+        if not b[r] or Counter(b[r]) == Counter(a[r]):
+            continue
+        n += 1 if not a[r] else max(1, sum((Counter(b[r]) - Counter(a[r])).values()))
+    return n
+
+
+# The paper's categories of Figure 8 (the authors' Eval_STS3k_vs_models.ipynb: 'Mod', 'Para', 'Single', 'Swap',
+# 'Triple', 'Quad', 'Neg', 'Zero', plotted as Modifiers, Paraphrase, Single, Swap-2, Swap-3, Swap-4, Negative,
+# Zero): each inferred type belongs to one category or to none (types the figure leaves out).
+CATEGORIES = ("modifiers", "paraphrase", "single", "swap_2", "swap_3", "swap_4", "negative", "zero")
+CATEGORY_OF: dict[str, str | None] = {
+    "check": None, "zero": "zero", "adjective": None, "constant_verb": None, "constant_dobj": None,
+    "constant_subj": None, "single_verb": "single", "single_dobj": "single", "single_subj": "single",
+    "other": None, "paraphrase": "paraphrase", "added_modifiers": "modifiers", "double_swap": "swap_2",
+    "triple_swap": "swap_3", "quadruple_swap": "swap_4", "negative": "negative",
+}
+CATEGORY_NORMALISER = "modifiers"
+CATEGORY_MAX_MODIFIERS = 2  # the figure's Modifiers: added-modifier pairs with 1 or 2 modifiers
+
+
+def categories(types: np.ndarray, n_modifiers: np.ndarray) -> np.ndarray:
+    """Figure 8's category of each pair ("" for none): its type's category, and an added-modifier pair only
+    when it adds 1..CATEGORY_MAX_MODIFIERS modifiers (more go to no category, as in the paper)."""
+    out = np.array([CATEGORY_OF[t] or "" for t in types], dtype=object)
+    many = (np.asarray(types) == "added_modifiers") & ~((n_modifiers >= 1) & (n_modifiers <= CATEGORY_MAX_MODIFIERS))
+    out[many] = ""
+    return out

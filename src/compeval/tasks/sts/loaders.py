@@ -96,3 +96,31 @@ def read_indices(path: Path, n_rows: int) -> list[int]:
                 raise MalformedDataError(path, line_no, f"row index {i} outside 0..{n_rows - 1}")
             out.append(i)
     return out
+
+
+def read_str2022(path: Path) -> pd.DataFrame:
+    """STR-2022 ``sem_text_rel_ranked.csv``: comma-separated with a header; the quoted ``Text`` field holds
+    the two sentences separated by one newline, ``Score`` the relatedness 0–1. Read with the csv module
+    (quoted fields span lines); ``line`` is the data row's number (header = row 0)."""
+    import csv
+
+    rows = []
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None or "Text" not in header or "Score" not in header:
+            raise MalformedDataError(path, 1, "header lacks Text / Score")
+        it, isc = header.index("Text"), header.index("Score")
+        for row_no, fields in enumerate(reader, 1):
+            if not fields:
+                continue
+            if len(fields) != len(header):
+                raise MalformedDataError(path, reader.line_num, f"expected {len(header)} fields, found {len(fields)}")
+            parts = fields[it].replace("\r\n", "\n").split("\n")
+            if len(parts) != 2:
+                raise MalformedDataError(path, reader.line_num,
+                                         f"Text holds {len(parts)} lines, expected two sentences on two lines")
+            rows.append((*_check(path, reader.line_num, parts[0], parts[1], fields[isc]), row_no))
+    if not rows:
+        raise MalformedDataError(path, 1, "no sentence pairs found")
+    return _frame(rows)

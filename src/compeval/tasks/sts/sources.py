@@ -87,3 +87,34 @@ register_source(
         ),
     )
 )
+
+# Table 9's STSb-captions column: the authors' processed copy of the captions genre of the STS-B test split
+# (``s1;s2;score``, scores already divided by 5), pinned with the other files of their repository.
+register_source(
+    DataSource(
+        name="stsb-captions",
+        description="STS-B test split, captions genre (624 pairs; STS3k authors' processed copy, scores 0–1)",
+        homepage=_BMM_HOME, revision=_BMM_REV, license=f"{_BMM_LICENSE}; STS-B scores CC BY-SA 4.0",
+        folder="stsb/fodor_processed", download_size=52_806,
+        files=(DataFile("STSb_captions_test.txt", f"{_BMM}/Data-experiment/STSb_captions_test.txt",
+                        "5495c797c9d8838607f303b5d2739e80de3533d2a5884fc5fc1509c1391e2792"),),
+    )
+)
+
+# STR-2022 (Abdalla, Vishnubhotla & Mohammad 2023). Its licence asks users not to redistribute it, so it is
+# only ever downloaded from its own home at the pinned commit, never shipped or mirrored by compeval.
+_STR_REV = "961f9a9be535f3299e4c0a7b0f656d583ba911ff"
+register_source(
+    DataSource(
+        name="str2022",
+        description="STR-2022 semantic textual relatedness (5,500 pairs, relatedness 0–1 from best–worst scaling)",
+        homepage="https://github.com/Priya22/semantic-textual-relatedness",
+        revision=_STR_REV,
+        license="research use only, cite Abdalla, Vishnubhotla & Mohammad (2023); do not redistribute: "
+                "downloaded from its home, never shipped with compeval",
+        download_size=1_009_609,
+        files=(DataFile("sem_text_rel_ranked.csv",
+                        f"https://raw.githubusercontent.com/Priya22/semantic-textual-relatedness/{_STR_REV}/sem_text_rel_ranked.csv",
+                        "2624f378bbd4793466c235720e6d6b386449c322f576667825bea3998dc66a9d"),),
+    )
+)

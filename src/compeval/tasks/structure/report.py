@@ -8,10 +8,12 @@ from ...report.figures import HUMAN, new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
 from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, fmt_ci
+from .report_finetune import figures as finetune_figures
 
 SUITE = "structure"
 TITLE = "Structure analyses (STS3k pair types, minimal pairs)"
 TASK_ORDER = ["sts3k-types", "minimal-pairs", "sts3k-finetune"]
+TASK_ORDER += ["sts3k-finetune-full"]
 STRUCTURAL = ["added_modifiers", "single_verb", "single_dobj", "single_subj", "double_swap", "triple_swap",
               "quadruple_swap"]
 APART = ["paraphrase", "negative"]
@@ -62,6 +64,9 @@ def build(ctx: BuildContext) -> Section | None:
     rel = ctx.index.by_name("sts3k-reliability")
     if rel:
         section.tables.append(_reliability_table(rel[0]))
+    finetune_figs, finetune_tables = finetune_figures(ctx)  # Figures 6, 7 and 11
+    section.figures += finetune_figs
+    section.tables += finetune_tables
     return section
 
 

@@ -283,3 +283,14 @@ def test_report_shows_figures_6_7_and_11_from_the_fine_tuning_results(tiny, data
         assert fmt(entry.score("spearman", "non_to_adv").value) in table
     assert table.count("<tr") == 3  # header, the tiny model, the role model
     assert "role weights" in table and "full fine-tuning" in table
+
+
+def test_time_one_epoch_trains_the_given_model_for_the_gpu_check(tiny):
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(tiny), device="cpu")
+    pairs = [("the dog runs", "a dog is running", 0.9), ("a cat sleeps", "the market crashed", 0.05)] * 8
+    before = ft.cosines(st, [p[0] for p in pairs[:2]], [p[1] for p in pairs[:2]])
+    seconds = ft.time_one_epoch(st, pairs, "cpu", batch_size=4, learning_rate=1e-3)
+    after = ft.cosines(st, [p[0] for p in pairs[:2]], [p[1] for p in pairs[:2]])
+    assert seconds > 0 and np.abs(after - before).max() > 1e-3

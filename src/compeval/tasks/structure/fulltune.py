@@ -131,6 +131,13 @@ def _progress(desc: str) -> Any:
     return FoldProgress()
 
 
+def _warmup(args_class: Any, share: float) -> dict[str, float]:
+    """The warm-up share as the installed transformers takes it: ``warmup_ratio`` (4.x) or a fractional
+    ``warmup_steps`` (5.x, which dropped ``warmup_ratio``)."""
+    fields = getattr(args_class, "__dataclass_fields__", {})
+    return {"warmup_ratio": share} if "warmup_ratio" in fields else {"warmup_steps": share}
+
+
 def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], recipe: Recipe, device: str, *,
           held_out: tuple[Sequence[str], Sequence[str], Sequence[float]] | None = None, prompt: str = "",
           progress: str | None = None, bf16: bool | None = None) -> dict[str, Any]:
@@ -153,7 +160,8 @@ def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], re
         args = SentenceTransformerTrainingArguments(
             output_dir=scratch, num_train_epochs=recipe.epochs, per_device_train_batch_size=recipe.batch_size,
             per_device_eval_batch_size=max(recipe.batch_size, 32), learning_rate=recipe.learning_rate,
-            warmup_steps=recipe.warmup, lr_scheduler_type="linear", seed=recipe.seed, data_seed=recipe.seed,
+            **_warmup(SentenceTransformerTrainingArguments, recipe.warmup), lr_scheduler_type="linear",
+            seed=recipe.seed, data_seed=recipe.seed,
             bf16=use_bf16, use_cpu=not str(device).startswith("cuda"), eval_strategy="epoch" if evaluator else "no",
             save_strategy="no", report_to="none", logging_strategy="steps",
             logging_steps=max(1, min(50, steps_per_epoch)), disable_tqdm=True, dataloader_num_workers=0,

@@ -264,9 +264,9 @@ def test_report_shows_figures_6_7_and_11_from_the_fine_tuning_results(tiny, data
     out = tmp_path / "results"
     full = "sts3k-finetune-full,n_pairs=40,folds=2,epochs=1,batch_size=8,bootstrap=50"
     mlp = "sts3k-finetune,repeats=2,components=2,test_fraction=0.5"
-    summary = run([f"sbert:{tiny}", "glove-6b-50d"], [full, mlp], out, data_dir=data_dir, cache_dir=None,
+    summary = run([f"sbert:{tiny}", "roles:glove-6b-50d"], [full, mlp], out, data_dir=data_dir, cache_dir=None,
                   download=False, device="cpu", progress=False)
-    summary_roles = run(["roles:glove-6b-50d"], [full], out, data_dir=data_dir, cache_dir=None, download=False,
+    summary_roles = run(["glove-6b-50d"], [full], out, data_dir=data_dir, cache_dir=None, download=False,
                         device="cpu", progress=False)
     failed = [o for o in summary.outcomes + summary_roles.outcomes if o.status != "done"]
     # glove cannot be fine-tuned: one line, and the other jobs go on

@@ -333,8 +333,6 @@ class STS3kFinetuneFull(Task):
         seed = seed if o.seed is None else o.seed
         a, b = self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist()
         gold = self.pairs["gold"].to_numpy(float)
-        raw = compare(model, a, b)
-        untrained = np.nan_to_num(raw, nan=0.0)  # the STS3k authors' policy; counted below
         folds = self.folds(seed) if o.split != "none" else []
         roles = role_scorer(model) if folds else None
         source = sentence_transformer_source(model) if folds and roles is None else None
@@ -343,6 +341,8 @@ class STS3kFinetuneFull(Task):
                 f"sts3k-finetune-full fine-tunes a sentence-transformer (sbert:, a Hub sentence-transformers repo, or "
                 f"hf: through its pooling) or fits a role model's weights; {model.config.display} is neither "
                 "(split=none scores it untrained)")
+        raw = compare(model, a, b)
+        untrained = np.nan_to_num(raw, nan=0.0)  # the STS3k authors' policy; counted below
         recipe = Recipe(epochs=o.epochs, batch_size=o.batch_size, learning_rate=o.learning_rate, warmup=o.warmup,
                         seed=seed, evaluate=o.evaluate)
         if o.save_models and source is not None and self.context.output_dir is None:

@@ -248,6 +248,39 @@ class HFModel(TorchModel):
         """Release the weights (they load again on the next encode)."""
         self._loaded = None
 
+    def sentence_transformer(self, device: str) -> Any:
+        """This model as a fresh ``SentenceTransformer`` (``SentenceTransformerSource``, for full fine-tuning):
+        its checkpoint (checked as ``encode`` loads it) in sentence-transformers' Transformer module, with the
+        same pooling (``ST_POOLING``) and maximum length; the prompt is prepended by the caller (``prompt``).
+        Only the last layer can be trained this way, and ``mean-nospecial`` has no sentence-transformers
+        pooling: both are one-line errors rather than a model that is not this one."""
+        quiet()
+        from sentence_transformers import SentenceTransformer
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+        n_layers = _n_layers(self.hf_config)
+        if n_layers is not None and self.layer != n_layers:
+            raise SpecError(f"{self.where}: layer={self.layer} cannot be fine-tuned as a sentence-transformer "
+                            f"(it pools the last layer, {n_layers}); use layer=-1")
+        if self.pooling not in ST_POOLING:
+            raise SpecError(f"{self.where}: pool={self.pooling} has no sentence-transformers pooling; choose one of "
+                            f"{', '.join(ST_POOLING)} to fine-tune")
+        kwargs: dict[str, Any] = {"trust_remote_code": self.setup.trust_remote_code}
+        if self.setup.dtype != "float32":
+            kwargs["dtype"] = torch_dtype(self.setup.dtype)
+        first = Transformer(str(self.directory), max_seq_length=self.max_length, model_kwargs=kwargs,
+                            processor_kwargs={"trust_remote_code": self.setup.trust_remote_code})
+        check_loaded_weights(first.auto_model, self.directory, self.where)
+        special_tokens(first.tokenizer, self.directory, self.where)
+        if first.tokenizer.pad_token is None:
+            first.tokenizer.pad_token = first.tokenizer.eos_token or first.tokenizer.unk_token
+        pool = Pooling(first.get_embedding_dimension(), pooling_mode=ST_POOLING[self.pooling])
+        return SentenceTransformer(modules=[first, pool], device=device)
+
+
+#: compeval's poolings as sentence-transformers names them (each masks padding as ``encode`` does).
+ST_POOLING = {"cls": "cls", "mean": "mean", "max": "max", "last": "lasttoken"}
+
 
 class HFOptions(HubOptions):
     layer: int = Field(-1, description="0 = input embeddings, negative counts from the end")

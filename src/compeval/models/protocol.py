@@ -135,6 +135,18 @@ class RoleScorer(Protocol):
 
 
 @runtime_checkable
+class SentenceTransformerSource(Protocol):
+    """Can build a fresh ``sentence_transformers.SentenceTransformer`` of its own weights, pooling and prompt
+    (for full fine-tuning, which trains a copy: the model's own weights and cache are never touched).
+    ``prompt`` is what the model prepends to every text ("" for none)."""
+
+    def sentence_transformer(self, device: str) -> Any: ...
+
+    @property
+    def prompt(self) -> str: ...
+
+
+@runtime_checkable
 class DeclaresResources(Protocol):
     """What one job of this model needs besides CPUs, e.g. ``{"num_gpus": 1}`` or ``{"api": 1}`` (an API
     slot, so a cluster can cap concurrent calls). Ray reserves it; the local executor ignores it."""
@@ -226,6 +238,11 @@ def token_encoder(model: Any) -> TokenEncoder:
 def role_scorer(model: Any) -> RoleScorer | None:
     """The model (or the model behind its cache) that gives per-role similarities, else None."""
     return capability(model, RoleScorer)
+
+
+def sentence_transformer_source(model: Any) -> SentenceTransformerSource | None:
+    """The model (or the model behind its cache) that can give a trainable SentenceTransformer, else None."""
+    return capability(model, SentenceTransformerSource)
 
 
 def shares_vectors(model: Any) -> bool:

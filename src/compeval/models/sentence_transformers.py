@@ -97,26 +97,33 @@ class SentenceTransformerModel(TorchModel):
     @property
     def model(self):
         if self._model is None:
-            quiet()
-            from sentence_transformers import SentenceTransformer
-
-            device = self.device
-            kwargs = {"dtype": torch_dtype(self.setup.dtype)} if self.setup.dtype != "float32" else None
-            model = SentenceTransformer(str(self.directory), device=device, local_files_only=True,
-                                        trust_remote_code=self.setup.trust_remote_code, model_kwargs=kwargs)
-            inner = getattr(model[0], "auto_model", None)
-            if inner is not None:  # sentence-transformers loads without saying which weights it skipped
-                check_loaded_weights(inner, self.directory / _transformer_path(self.directory), self.where)
-            if self.setup.max_length:
-                model.max_seq_length = self.setup.max_length
-            tokenizer = getattr(model[0], "tokenizer", None)
-            if tokenizer is not None:
-                special_tokens(tokenizer, self.directory, self.where)
-                if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral, GPT-2) often have none
-                    tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
-            self._model = model
+            self._model = self._build(self.device)
             self._config = self._config.model_copy(update={"settings": self._settings()})
         return self._model
+
+    def sentence_transformer(self, device: str) -> Any:
+        """A fresh copy of the model, loaded and checked as ``model`` is, on ``device`` (``SentenceTransformerSource``:
+        full fine-tuning trains this copy; the weights on disk and the encoding copy stay as they are)."""
+        return self._build(device)
+
+    def _build(self, device: str) -> Any:
+        quiet()
+        from sentence_transformers import SentenceTransformer
+
+        kwargs = {"dtype": torch_dtype(self.setup.dtype)} if self.setup.dtype != "float32" else None
+        model = SentenceTransformer(str(self.directory), device=device, local_files_only=True,
+                                    trust_remote_code=self.setup.trust_remote_code, model_kwargs=kwargs)
+        inner = getattr(model[0], "auto_model", None)
+        if inner is not None:  # sentence-transformers loads without saying which weights it skipped
+            check_loaded_weights(inner, self.directory / _transformer_path(self.directory), self.where)
+        if self.setup.max_length:
+            model.max_seq_length = self.setup.max_length
+        tokenizer = getattr(model[0], "tokenizer", None)
+        if tokenizer is not None:
+            special_tokens(tokenizer, self.directory, self.where)
+            if tokenizer.pad_token is None:  # decoder tokenizers (Llama, Mistral, GPT-2) often have none
+                tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
+        return model
 
     def close(self) -> None:
         """Release the weights (they load again on the next encode)."""

@@ -1,0 +1,421 @@
+"""Full fine-tuning on STS3k (Fodor, De Deyne & Suzuki 2024, section 4.7 last paragraph, section 5.3.2,
+Figure 7): does a transformer with *all* its parameters trained on human ratings learn the adversarial
+pairs from the ordinary ones? Task ``sts3k-finetune-full`` (suite ``structure``).
+
+The recipe is sentence-transformers' own STS training script: ``SentenceTransformerTrainer`` with
+``CosineSimilarityLoss`` (the pair's cosine against the rating, which STS3k already gives on 0–1), the
+paper's 4 epochs, batch 16, learning rate 2e-5, 10% linear warm-up. "Evaluated through training": after
+each epoch the held-out part's Spearman (sentence-transformers' ``EmbeddingSimilarityEvaluator``) is
+recorded as a learning curve; it never selects a model (the last epoch's model predicts), so the held-out
+pairs never shape the fitted weights.
+
+Splits (each scored by Spearman and Pearson on its test part, with 95% bootstrap intervals over pairs):
+- ``none``: no training; the model's own cosines (the baseline);
+- ``random``: k-fold cross-validation over every pair (default k = 10, as the authors' released per-pair
+  predictions are); each pair is predicted once, by the fold model that did not train on it;
+- ``non_to_adv``: trained on the ordinary pairs, tested on the adversarial ones (negatives excluded, as in
+  ``sts3k-finetune``).
+
+Beside it, the VerbNet-CN side of Figure 7: for the role model, "training" fits its 8 role weights
+(non-negative least squares on the 8 per-role similarities, unmatched role = 0: scikit-learn's
+``LinearRegression(positive=True)``) on the same splits; its score is the weighted sum, as the role model's
+``basic`` form computes it with those weights.
+
+For ``benchmarks/gpu_check.py``::
+
+    time_one_epoch(model, pairs, device, *, batch_size=16, learning_rate=2e-5, warmup=0.1, seed=0,
+                   bf16=None) -> float
+
+seconds for one epoch of this recipe on ``model`` (a ``sentence_transformers.SentenceTransformer``, trained
+in place and moved to ``device``) over ``pairs`` (``(sentence_a, sentence_b, score in 0..1)`` tuples);
+``bf16=None`` uses bfloat16 where the device supports it (a CUDA GPU with bf16), else float32.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from ...data.registry import DataContext
+from ...errors import DataError, ModelCapabilityError, SpecError
+from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
+from ...models.protocol import role_scorer, sentence_transformer_source
+from ...results.schema import PublishedScore, Score
+from ..base import Task, TaskMetadata, TaskOutput
+from ..options import BOOTSTRAP, TaskOptions
+from ..registry import register_task
+from ..scoring import compare
+from ..sts.tasks import FODOR, STS3k
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The training settings of one fine-tuning (the task's options pass them; every one is recorded)."""
+
+    epochs: int = 4
+    batch_size: int = 16
+    learning_rate: float = 2e-5
+    warmup: float = 0.1  # share of the training steps with a linear warm-up
+    seed: int = 0
+    evaluate: bool = True  # the held-out part's Spearman after each epoch (a learning curve; no selection)
+
+    def record(self) -> dict[str, Any]:
+        return {**asdict(self), "loss": "CosineSimilarityLoss (MSE of cosine against the 0-1 rating)",
+                "trainer": "sentence_transformers.SentenceTransformerTrainer", "scheduler": "linear",
+                "optimizer": "AdamW (transformers' Trainer default)"}
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One training run: train on ``train``, predict ``test`` (row numbers of the task's pairs)."""
+
+    split: str
+    index: int
+    train: np.ndarray
+    test: np.ndarray
+
+
+def k_folds(n: int, k: int, seed: int) -> list[Fold]:
+    """Random k-fold partition of ``n`` pairs (scikit-learn's ``KFold``, shuffled): every pair is in exactly
+    one test part."""
+    from sklearn.model_selection import KFold
+
+    if not 2 <= k <= n:
+        raise ValueError(f"{k} folds need at least {k} pairs (got {n})")
+    splitter = KFold(n_splits=k, shuffle=True, random_state=seed)
+    return [Fold("random", i, np.sort(tr), np.sort(te)) for i, (tr, te) in enumerate(splitter.split(np.arange(n)))]
+
+
+def bf16_supported(device: str) -> bool:
+    """bfloat16 training where the device does it natively (a CUDA GPU with bf16); float32 elsewhere."""
+    if not str(device).startswith("cuda"):
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+def _dataset(a: Sequence[str], b: Sequence[str], y: Sequence[float]) -> Any:
+    from datasets import Dataset
+
+    return Dataset.from_dict({"sentence1": list(a), "sentence2": list(b), "score": [float(v) for v in y]})
+
+
+def _progress(desc: str) -> Any:
+    """A progress bar per training run (transformers' own bar has no label): ``desc`` and the steps."""
+    from tqdm.auto import tqdm
+    from transformers import TrainerCallback
+
+    class FoldProgress(TrainerCallback):
+        bar = None
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.bar = tqdm(total=state.max_steps, desc=desc, unit="step", leave=False, dynamic_ncols=True)
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if self.bar is not None:
+                self.bar.update(1)
+
+        def on_train_end(self, args, state, control, **kwargs):
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+
+    return FoldProgress()
+
+
+def _warmup(args_class: Any, share: float) -> dict[str, float]:
+    """The warm-up share as the installed transformers takes it: ``warmup_ratio`` (4.x) or a fractional
+    ``warmup_steps`` (5.x, which dropped ``warmup_ratio``)."""
+    fields = getattr(args_class, "__dataclass_fields__", {})
+    return {"warmup_ratio": share} if "warmup_ratio" in fields else {"warmup_steps": share}
+
+
+def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], recipe: Recipe, device: str, *,
+          held_out: tuple[Sequence[str], Sequence[str], Sequence[float]] | None = None, prompt: str = "",
+          progress: str | None = None, bf16: bool | None = None) -> dict[str, Any]:
+    """Fine-tune ``model`` (a SentenceTransformer, in place) on the pairs ``(a, b)`` with ratings ``y`` in
+    0–1. Returns what the run did: steps, seconds, the logged training losses, and (``recipe.evaluate``
+    with ``held_out``) the held-out Spearman after each epoch. Nothing is written to disk."""
+    from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    from sentence_transformers.sentence_transformer.evaluation import EmbeddingSimilarityEvaluator
+    from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
+    from transformers import PrinterCallback
+
+    use_bf16 = bf16_supported(device) if bf16 is None else bf16
+    steps_per_epoch = -(-len(a) // recipe.batch_size)
+    evaluator = None
+    if recipe.evaluate and held_out is not None and len(held_out[0]) > 1:
+        evaluator = EmbeddingSimilarityEvaluator(list(held_out[0]), list(held_out[1]), [float(v) for v in held_out[2]],
+                                                 batch_size=max(recipe.batch_size, 32), name="held_out",
+                                                 similarity_fn_names=["cosine"], write_csv=False)
+    with tempfile.TemporaryDirectory(prefix="compeval-finetune-") as scratch:  # the Trainer wants a folder
+        args = SentenceTransformerTrainingArguments(
+            output_dir=scratch, num_train_epochs=recipe.epochs, per_device_train_batch_size=recipe.batch_size,
+            per_device_eval_batch_size=max(recipe.batch_size, 32), learning_rate=recipe.learning_rate,
+            **_warmup(SentenceTransformerTrainingArguments, recipe.warmup), lr_scheduler_type="linear",
+            seed=recipe.seed, data_seed=recipe.seed,
+            bf16=use_bf16, use_cpu=not str(device).startswith("cuda"), eval_strategy="epoch" if evaluator else "no",
+            save_strategy="no", report_to="none", logging_strategy="steps",
+            logging_steps=max(1, min(50, steps_per_epoch)), disable_tqdm=True, dataloader_num_workers=0,
+            prompts=prompt or None)
+        model.to(device)
+        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=_dataset(a, b, y),
+                                             loss=CosineSimilarityLoss(model), evaluator=evaluator,
+                                             callbacks=[_progress(progress)] if progress else None)
+        trainer.remove_callback(PrinterCallback)  # its log lines would interleave with the run's output
+        start = time.perf_counter()
+        out = trainer.train()
+        seconds = time.perf_counter() - start
+        history = trainer.state.log_history
+    curve = [h["eval_held_out_spearman_cosine"] for h in history if "eval_held_out_spearman_cosine" in h]
+    return {"steps": int(out.global_step), "seconds": seconds, "train_loss": float(out.training_loss),
+            "loss_log": [float(h["loss"]) for h in history if "loss" in h],
+            "held_out_spearman_by_epoch": [float(v) for v in curve], "bf16": use_bf16}
+
+
+def cosines(model: Any, a: Sequence[str], b: Sequence[str], *, prompt: str = "", batch_size: int = 64) -> np.ndarray:
+    """Cosine of each pair under ``model`` (a SentenceTransformer), each unique text encoded once."""
+    from ...vectors import cosine_rows
+
+    unique = list(dict.fromkeys([*a, *b]))
+    row = {t: i for i, t in enumerate(unique)}
+    vecs = model.encode(unique, batch_size=batch_size, prompt=prompt or None, convert_to_numpy=True,
+                        show_progress_bar=False)
+    vecs = np.asarray(vecs, dtype=np.float64)
+    return cosine_rows(vecs[[row[t] for t in a]], vecs[[row[t] for t in b]])
+
+
+def time_one_epoch(model: Any, pairs: Sequence[tuple[str, str, float]], device: str, *, batch_size: int = 16,
+                   learning_rate: float = 2e-5, warmup: float = 0.1, seed: int = 0, bf16: bool | None = None) -> float:
+    """Seconds for one epoch of the fine-tuning recipe (see the module docstring); ``model`` is trained."""
+    a, b, y = zip(*pairs)
+    recipe = Recipe(epochs=1, batch_size=batch_size, learning_rate=learning_rate, warmup=warmup, seed=seed,
+                    evaluate=False)
+    return float(train(model, a, b, y, recipe, device, bf16=bf16)["seconds"])
+
+
+def save_model(model: Any, folder: Path) -> Path:
+    """Write ``model`` to ``folder`` atomically (saved beside it, then renamed into place)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    model.save(str(tmp))
+    if folder.exists():
+        import shutil
+
+        shutil.rmtree(folder)
+    os.replace(tmp, folder)
+    return folder
+
+
+def fit_role_weights(sims: np.ndarray, y: np.ndarray, train: np.ndarray) -> np.ndarray:
+    """The role model's 8 weights fitted on the training pairs: non-negative least squares (with an
+    intercept, which no correlation sees) on the per-role similarities, unmatched role = 0."""
+    from sklearn.linear_model import LinearRegression
+
+    x = np.nan_to_num(np.asarray(sims, dtype=np.float64), nan=0.0)
+    return LinearRegression(positive=True).fit(x[train], y[train]).coef_
+
+
+def role_scores(sims: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Σ w·sim over matched roles / Σ w (the role model's ``basic`` form); all-zero weights give 0."""
+    x = np.nan_to_num(np.asarray(sims, dtype=np.float64), nan=0.0)
+    total = float(np.sum(weights))
+    return x @ weights / total if total > 0 else np.zeros(len(x))
+
+
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The task
+
+FIGURE7 = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics, Figure 7 (read from the figure)"
+_FIG7 = {"SentBERT (all-mpnet-base-v2)": {"untrained": .17, "random": .825, "non_to_adv": .40},
+         "VerbNet-CN": {"untrained": .65, "random": .825, "non_to_adv": .57}}
+_FIG7_NOTE = {"random": "the figure shows 0.80-0.85; its midpoint", "untrained": "Spearman on the adversarial pairs",
+              "non_to_adv": "trained on non, tested on adv"}
+FIGURE7_PUBLISHED = tuple(PublishedScore(model=m, subset=k, metric="spearman", value=v, citation=FIGURE7,
+                                         note=_FIG7_NOTE[k]) for m, row in _FIG7.items() for k, v in row.items())
+SPLITS = ("random", "non_to_adv")
+SUBSET_ROWS = {"untrained": "adv", "untrained:all": "all", "untrained:non": "non", "random": "all",
+               "random:non": "non", "random:adv": "adv", "non_to_adv": "adv"}
+
+
+def _clean(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def correlation_scores(subset: str, pred: np.ndarray, gold: np.ndarray, bootstrap: int, seed: int,
+                       details: dict[str, Any]) -> list[Score]:
+    """Spearman and Pearson of ``pred`` against ``gold`` with 95% percentile-bootstrap intervals over pairs."""
+    out = []
+    idx = resample_indices(len(gold), bootstrap, seed) if len(gold) > 2 else None
+    for metric, point, resampled in (("spearman", spearman_rows, lambda: spearman_resampled(pred, gold, idx)),
+                                     ("pearson", pearson_rows, lambda: pearson_rows(pred[idx], gold[idx]))):
+        value = float(point(pred, gold)) if len(gold) > 2 else float("nan")
+        lo, hi = percentile_interval(resampled()) if idx is not None else (float("nan"), float("nan"))
+        out.append(Score(subset=subset, metric=metric, value=_clean(value), ci_low=_clean(lo), ci_high=_clean(hi),
+                         n=len(gold), details=details))
+    return out
+
+
+@register_task
+class STS3kFinetuneFull(Task):
+    default_run = False  # trains a transformer per fold (hours on a CPU): name the task to run it
+    metadata = TaskMetadata(
+        name="sts3k-finetune-full", suite="structure", data_sources=("sts3k",), main_metric="spearman",
+        main_subset="non_to_adv",
+        description="Full fine-tuning of a sentence-transformer (CosineSimilarityLoss, 4 epochs): untrained, 10-fold "
+                    "random, non→adv; the role model fits its 8 weights on the same splits",
+        subsets=tuple(SUBSET_ROWS), reference=FODOR, published=FIGURE7_PUBLISHED,
+    )
+
+    class Options(TaskOptions):
+        split: Literal["all", "random", "non_to_adv", "none"] = "all"  # none: the untrained baseline only
+        folds: int = Field(10, ge=2, le=100)  # k of the random split's k-fold cross-validation
+        epochs: int = Field(4, ge=1, le=100)
+        batch_size: int = Field(16, ge=1, le=4096)
+        learning_rate: float = Field(2e-5, gt=0, lt=1)
+        warmup: float = Field(0.1, ge=0, lt=1)  # share of the steps with a linear warm-up
+        seed: int | None = Field(None, ge=0, le=2**31 - 1)  # folds, shuffling, dropout; None: the run's --seed
+        evaluate: bool = True  # held-out Spearman after each epoch, recorded (never selects the model)
+        n_pairs: int | None = Field(None, ge=4, le=2800)  # a fixed subset of STS3k (tests, quick checks)
+        save_models: bool = False  # write each fold's fine-tuned model under the output folder
+        bootstrap: int = Field(BOOTSTRAP, ge=1)
+
+    def load(self, data: DataContext) -> None:
+        sts = STS3k()
+        sts.load(data)
+        pairs = sts.pairs.reset_index(drop=True)
+        n = len(pairs)
+        part = np.full(n, "negative", dtype=object)
+        part[sts.subsets["non"]], part[sts.subsets["adv"]] = "non", "adv"
+        rows = np.arange(n)
+        if self.options.n_pairs is not None and self.options.n_pairs < n:  # the same subset on every run
+            rows = np.sort(np.random.default_rng(0).choice(n, self.options.n_pairs, replace=False))
+        self.pairs = pairs.iloc[rows].reset_index(drop=True).assign(item=rows, part=part[rows])
+        gold = self.pairs["gold"].to_numpy(float)
+        if gold.min() < 0 or gold.max() > 1:
+            raise DataError(f"STS3k ratings must lie in 0..1 for CosineSimilarityLoss; found {gold.min()}..{gold.max()}")
+
+    def texts(self) -> list[str]:
+        return self.pairs["sentence_1"].tolist() + self.pairs["sentence_2"].tolist()
+
+    def _rows(self, part: str) -> np.ndarray:
+        return np.arange(len(self.pairs)) if part == "all" else np.flatnonzero(self.pairs["part"].to_numpy() == part)
+
+    def folds(self, seed: int) -> list[Fold]:
+        """The training runs the ``split`` option asks for, in order (row numbers of ``self.pairs``)."""
+        out: list[Fold] = []
+        split = self.options.split
+        if split in ("all", "random"):
+            if len(self.pairs) < self.options.folds:
+                raise SpecError(f"sts3k-finetune-full: folds={self.options.folds} needs at least that many pairs "
+                                f"(n_pairs={len(self.pairs)})")
+            out += k_folds(len(self.pairs), self.options.folds, seed)
+        if split in ("all", "non_to_adv"):
+            non, adv = self._rows("non"), self._rows("adv")
+            if len(non) < 2 or len(adv) < 3:
+                raise SpecError(f"sts3k-finetune-full: the non→adv split needs pairs of both kinds; this subset has "
+                                f"{len(non)} non and {len(adv)} adv (raise n_pairs)")
+            out.append(Fold("non_to_adv", 0, non, adv))
+        return out
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        o = self.options
+        seed = seed if o.seed is None else o.seed
+        a, b = self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist()
+        gold = self.pairs["gold"].to_numpy(float)
+        folds = self.folds(seed) if o.split != "none" else []
+        roles = role_scorer(model) if folds else None
+        source = sentence_transformer_source(model) if folds and roles is None else None
+        if folds and roles is None and source is None:
+            raise ModelCapabilityError(
+                f"sts3k-finetune-full fine-tunes a sentence-transformer (sbert:, a Hub sentence-transformers repo, or "
+                f"hf: through its pooling) or fits a role model's weights; {model.config.display} is neither "
+                "(split=none scores it untrained)")
+        raw = compare(model, a, b)
+        untrained = np.nan_to_num(raw, nan=0.0)  # the STS3k authors' policy; counted below
+        recipe = Recipe(epochs=o.epochs, batch_size=o.batch_size, learning_rate=o.learning_rate, warmup=o.warmup,
+                        seed=seed, evaluate=o.evaluate)
+        if o.save_models and source is not None and self.context.output_dir is None:
+            raise SpecError("sts3k-finetune-full: save_models=true needs the run's output folder")
+        device = getattr(source, "device", None) or self.context.torch_device()
+        sims = np.asarray(roles.role_similarity_matrix(a, b), dtype=float) if roles is not None else None
+        predicted = {split: np.full(len(gold), np.nan) for split in SPLITS}
+        fold_of = {split: np.full(len(gold), -1) for split in SPLITS}
+        logs = []
+        for f in folds:
+            if roles is not None:
+                w = fit_role_weights(sims, gold, f.train)
+                pred, log = role_scores(sims[f.test], w), {"weights": [float(v) for v in w]}
+            else:
+                pred, log = self._fine_tune(model, source, f, a, b, gold, recipe, device)
+            if np.any(fold_of[f.split][f.test] >= 0):
+                raise AssertionError(f"{f.split}: a pair was predicted twice")  # the partition is k-fold's
+            predicted[f.split][f.test], fold_of[f.split][f.test] = pred, f.index
+            logs.append({"split": f.split, "fold": f.index, "train_pairs": len(f.train), "test_pairs": len(f.test),
+                         "spearman": _clean(float(spearman_rows(pred, gold[f.test]))) if len(f.test) > 2 else None,
+                         **log})
+        scores: list[Score] = []
+        k = 0
+        for subset, part in SUBSET_ROWS.items():
+            split = subset.split(":")[0]
+            if split != "untrained" and not any(f.split == split for f in folds):
+                continue
+            rows = self._rows(part)
+            values = untrained if split == "untrained" else predicted[split]
+            details: dict[str, Any] = {"test_part": part, "split": split}
+            if split != "untrained":
+                details["training"] = "role weights fitted" if roles is not None else "full fine-tuning"
+                details["per_fold_spearman"] = [lg["spearman"] for lg in logs if lg["split"] == split]
+            scores += correlation_scores(subset, values[rows], gold[rows], o.bootstrap, seed + k, details)
+            k += 1
+        preds = [self.pairs[["item", "sentence_1", "sentence_2", "gold", "part"]].assign(split="untrained", fold=-1,
+                                                                                       score=raw)]
+        for split in SPLITS:
+            done = fold_of[split] >= 0
+            if done.any():
+                preds.append(self.pairs.loc[done, ["item", "sentence_1", "sentence_2", "gold", "part"]].assign(
+                    split=split, fold=fold_of[split][done], score=predicted[split][done]))
+        return TaskOutput(scores=scores, n_items=len(gold), predictions=pd.concat(preds, ignore_index=True),
+                          counts={"pairs": len(gold), "n_pairs": o.n_pairs, "missing_scores": int(np.isnan(raw).sum()),
+                                  "missing_policy": "zero",
+                                  "training": ("role weights (non-negative least squares, 8 roles)" if roles is not None
+                                               else "full fine-tuning" if source is not None else "none"),
+                                  "recipe": recipe.record() if source is not None else None,
+                                  "device": device if source is not None else None,
+                                  "precision": ("bfloat16" if bf16_supported(device) else "float32")
+                                  if source is not None else None,
+                                  "partition_seed": seed, "folds": logs, "bootstrap_resamples": o.bootstrap,
+                                  **{f"pairs_{p}": int((self.pairs["part"] == p).sum())
+                                     for p in ("non", "adv", "negative")}})
+
+    def _fine_tune(self, model: Any, source: Any, fold: Fold, a: list[str], b: list[str], gold: np.ndarray,
+                   recipe: Recipe, device: str) -> tuple[np.ndarray, dict[str, Any]]:
+        """One fold: a fresh copy of the model trained on ``fold.train``, its cosines on ``fold.test``."""
+        import gc
+
+        st = source.sentence_transformer(device)
+        prompt = source.prompt or ""
+        pick = lambda rows: ([a[i] for i in rows], [b[i] for i in rows], gold[rows])  # noqa: E731
+        label = (f"{model.config.display} {fold.split} fold {fold.index + 1}/{self.options.folds}"
+                 if fold.split == "random" else f"{model.config.display} non→adv")
+        log = train(st, *pick(fold.train), recipe, device, held_out=pick(fold.test), prompt=prompt,
+                    progress=label if self.context.progress else None)
+        ta, tb, _ = pick(fold.test)
+        pred = cosines(st, ta, tb, prompt=prompt, batch_size=max(recipe.batch_size, 32))
+        if self.options.save_models:
+            where = Path(self.context.output_dir) / "finetuned" / model.config.slug / self.slug / \
+                f"{fold.split}-fold{fold.index}"
+            log["saved_to"] = str(save_model(st, where))
+        del st
+        gc.collect()
+        return pred, log

@@ -302,7 +302,7 @@ def run(folder: Path, *, dry_run: bool, seed: int, folds: int, epochs: int, batc
     for split, index, tr, te in plan:
         elapsed = time.perf_counter() - START
         if elapsed > budget:
-            result["skipped"].append(f"{split} fold {index}")
+            result["skipped"].append(f"{split} fold {index + 1}")
             say(f"TIME GUARD: {elapsed:.0f}s > {budget:.0f}s budget: NOT starting {split} fold {index + 1}")
             continue
         if split == "non_to_adv" and np.intersect1d(tr, rows["adv"]).size:

@@ -20,6 +20,7 @@ from .. import __version__
 from ..errors import CompevalError
 from ..metrics import MAX_RESAMPLES
 from ..metrics.paired import PairedComparison, paired_test
+from ..results.not_run import grouped, read_not_run
 from ..results.store import atomic_write_bytes
 from .figures import FORMATS, FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
 from .loading import Entry, ResultsIndex
@@ -115,6 +116,7 @@ def build_report(
         headline_fig=headline_fig,
         comparisons=comparisons, paired_fig=paired_fig, provenance=_provenance(index),
         unknown_suites=sorted({e.suite for e in index.entries} - {s.suite for s in known}), notes=notes,
+        not_run=grouped(read_not_run(index.root, {e.task_name for e in index.entries})),
         settings={"n_resamples": n_resamples, "n_permutations": n_permutations, "seed": seed},
     )
     output = Path(output)

@@ -136,6 +136,10 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
   {% endfor %}
   </div>
   {% if unknown_suites %}<p class="note">Suites without a report section (leaderboard only): {{ unknown_suites|join(", ") }}.</p>{% endif %}
+  {% if not_run %}
+  <div id="not-run"><h3>Not run ({{ not_run.values()|map("length")|sum }} task{{ "s" if not_run.values()|map("length")|sum != 1 }})</h3>
+  <ul class="note">{% for reason, tasks in not_run.items() %}<li>{{ tasks|length }} {{ reason }}: {{ tasks|join(", ") }}</li>{% endfor %}</ul></div>
+  {% endif %}
 </section>
 
 {% for s in sections %}

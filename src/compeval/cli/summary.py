@@ -24,17 +24,33 @@ def ranking_table(rows, models: list[str], width: int = 80, wide: bool = False) 
     from ..report.tables import with_arrow
     from .tables import Col, fitted_tables
 
-    columns = [Col("headline", key=True)] + [Col(m) for m in models]
+    references = {m for r in rows for m in r.references}
+    columns = [Col("headline", key=True), Col("chance", key=True)] + \
+        [Col(f"{m} (ref)" if m in references else m) for m in models]
     body = []
     for row in rows:
         best = row.best()
+        ref = row.reference()
         cells = []
         for m in models:
             text = fmt_cell(row.cells.get(m))
             cells.append((text + " ★", "bold green") if m == best else text)
         label = with_arrow(row.label, row.direction) + (f" ({row.note})" if row.note else "")
-        body.append([label, *cells])
+        body.append([label, "–" if ref is None else fmt_cell(ref[1]), *cells])
     return fitted_tables(columns, body, width, wide=wide)
+
+
+def ranking_notes(rows) -> list[str]:
+    """The lines under the ranking: what ★ means against chance, each caveat, each interval not shown."""
+    lines = ["★ best of the row among models whose 95% interval clears chance (random vectors' score where "
+             "they ran, else the metric's chance level); (ref): a trivial reference, never ★ · ↑ higher is "
+             "better, ↓ lower · a suite mean's interval treats its tasks as independent"]
+    for row in rows:
+        if row.caveat:
+            lines.append(f"note: {row.label}: {row.caveat}")
+        for m, why in row.na.items():
+            lines.append(f"note: {row.label}, {m}: {why}")
+    return lines
 
 
 def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: Console, verbose: bool = False,
@@ -100,8 +116,8 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console) ->
 
     # In a terminal the ranking fits its width; piped into a log, a row stays one line (grep finds it whole).
     print_tables(out, ranking_table(rows, ranked_models(index, rows), out.width, wide=not out.is_terminal))
-    out.print("[dim]★ best of the row · ↑ higher is better, ↓ lower · [95% interval] · a suite mean's interval "
-              "treats its tasks as independent[/]", highlight=False, soft_wrap=True)
+    for line in ranking_notes(rows):
+        out.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
 def _full_table(done, output_dir: Path, out: Console) -> None:

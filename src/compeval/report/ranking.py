@@ -16,34 +16,103 @@ import numpy as np
 
 from .loading import Entry, ResultsIndex
 from .sections import Headline, section, suite_order, task_order
-from .tables import with_arrow
+from .tables import ranked, with_arrow
 
 Z95 = 1.959963984540054
 
 
+# The score a model with no signal gets, by metric, where it follows from the metric alone: no correlation,
+# an AUC or a normalised rank of one half, a pairwise order agreement of one half (the two orders of each pair
+# equally likely). Where a random-vector model's result is in the folder, that is the reference instead.
+CHANCE = {"spearman": 0.0, "pearson": 0.0, "auc": 0.5, "normalised_rank": 0.5, "order_agreement": 0.5}
+REFERENCE_FAMILIES = {"random": "random vectors", "overlap": "lemma overlap"}  # trivial models: never "best"
+RATIO_SPREAD = 10.0  # a ratio's interval whose ends differ more than tenfold: its denominator nears zero
+NA_RATIO = f"interval n/a: a ratio whose bootstrap denominator nears zero (upper/lower > {RATIO_SPREAD:g})"
+
+
 @dataclass
 class RankRow:
-    """One headline: its label, which way is better, and per model (value, ci_low, ci_high)."""
+    """One headline: its label, which way is better, and per model (value, ci_low, ci_high).
+
+    ``references``: models that are trivial references (random vectors, lemma overlap), model → what they are;
+    ``chance``: the metric's chance level (``CHANCE``), used when no random-vector result is present;
+    ``caveat``: the headline's warning where a degenerate model can win; ``na``: model → why its interval
+    is not shown."""
 
     suite: str
     label: str
     direction: int  # +1 higher is better, -1 lower is better
     cells: dict[str, tuple[float, float | None, float | None]] = field(default_factory=dict)
     note: str = ""  # e.g. "mean of 5 tasks"
+    references: dict[str, str] = field(default_factory=dict)
+    chance: float | None = None
+    caveat: str = ""
+    na: dict[str, str] = field(default_factory=dict)
+
+    def reference(self) -> tuple[str, tuple[float, float | None, float | None]] | None:
+        """(what, cell) a model must clear to be marked best: random vectors' score where present, else the
+        metric's chance level; None when neither is known."""
+        for m, kind in self.references.items():
+            if kind == REFERENCE_FAMILIES["random"] and m in self.cells:
+                return kind, self.cells[m]
+        if self.chance is not None:
+            return "chance", (self.chance, None, None)
+        return None
+
+    def clears_reference(self, model: str) -> bool:
+        """Whether the model's interval lies wholly on the better side of the reference (and of its interval)."""
+        ref = self.reference()
+        if ref is None:
+            return True
+        (rv, rlo, rhi), (v, lo, hi) = ref[1], self.cells[model]
+        if self.direction > 0:
+            return (lo if lo is not None and math.isfinite(lo) else v) > (rhi if rhi is not None else rv)
+        return (hi if hi is not None and math.isfinite(hi) else v) < (rlo if rlo is not None else rv)
 
     def best(self) -> str | None:
-        """The model with the best value (None when fewer than two models have one)."""
+        """The model with the best value among those that are not trivial references and whose interval clears
+        the reference (None when fewer than two models have a value, or none clears it)."""
         have = {m: v for m, (v, _, _) in self.cells.items() if v is not None and math.isfinite(v)}
         if len(have) < 2 or self.direction == 0:
             return None
-        return max(have, key=lambda m: self.direction * have[m])
+        eligible = [m for m in have if m not in self.references and self.clears_reference(m)]
+        return max(eligible, key=lambda m: self.direction * have[m]) if eligible else None
 
 
 def _score(e: Entry, h: Headline) -> tuple[float, float | None, float | None] | None:
     s = e.score(h.metric or e.result.task.main_metric, h.subset or e.result.task.main_subset)
     if s is None or s.value is None or not math.isfinite(s.value):
         return None
+    if meaningless_interval(s):
+        return s.value, float("nan"), float("nan")
     return s.value, s.ci_low, s.ci_high
+
+
+def meaningless_interval(score) -> bool:
+    """A ratio's bootstrap interval (a score ``normalised_by`` another) whose ends differ more than
+    ``RATIO_SPREAD``-fold: some resamples divide by nearly zero, so the interval says nothing (random vectors'
+    sts3k-types profile: [0.896, 118.870]). Shown as n/a with ``NA_RATIO``."""
+    details = getattr(score, "details", None) or {}
+    lo, hi = score.ci_low, score.ci_high
+    if "normalised_by" not in details or lo is None or hi is None:
+        return False
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return True
+    return lo <= 0 < hi or (lo > 0 and hi / lo > RATIO_SPREAD)
+
+
+def _annotate(row: RankRow, entries: list[Entry], metric: str | None) -> RankRow:
+    """Reference models, chance level and intervals not shown, from the row's entries."""
+    for e in entries:
+        family = str(e.result.model.get("family", "")).split(".v")[0]
+        if family in REFERENCE_FAMILIES and e.model in row.cells:
+            row.references[e.model] = REFERENCE_FAMILIES[family]
+    for m, (_, lo, hi) in row.cells.items():
+        if lo is not None and hi is not None and math.isnan(lo) and math.isnan(hi):
+            row.na[m] = NA_RATIO
+    if metric is not None:
+        row.chance = CHANCE.get(metric)
+    return row
 
 
 def _mean(cells: list[tuple[float, float | None, float | None]]) -> tuple[float, float | None, float | None]:
@@ -69,14 +138,16 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         declared = list(sec.headlines) if sec else []
         used: set[str] = set()
         for h in declared:
-            row = RankRow(suite, h.label, h.direction)
-            for e in _firsts(mine, h.task):
+            row = RankRow(suite, h.label, h.direction, caveat=h.caveat)
+            firsts = _firsts(mine, h.task)
+            for e in firsts:
                 if (cell := _score(e, h)) is not None:
                     row.cells[e.model] = cell
                     if h.direction == 0:
                         row.direction = e.info.direction(h.metric or e.info.main_metric)
             if row.cells:
-                rows.append(row)
+                metric = h.metric or firsts[0].info.main_metric
+                rows.append(_annotate(row, firsts, metric))
                 used.add(h.task)
         if declared and not (sec and sec.headline_rest):
             continue
@@ -116,8 +187,21 @@ def _summaries(suite: str, entries: list[Entry], models: list[str]) -> list[Rank
             if len(cells) == len(common):
                 row.cells[m] = cells[0] if single else _mean(cells)
         if row.cells:
-            rows.append(row)
+            rows.append(_annotate(row, [e for t in common for e in per_task[t].values()], metric))
     return rows
+
+
+def best_entry(entries: list[Entry]) -> Entry | None:
+    """Of one task's results, the one to mark best on the leaderboard: the best main score among those that are
+    not trivial references and whose interval clears chance (``RankRow.best``); None when none does."""
+    order = ranked(entries)
+    if len(order) < 2:
+        return None
+    row = RankRow("", "", order[0].direction)
+    for e in order:
+        row.cells.setdefault(e.model, _score(e, Headline("", e.task_name)))
+    best = _annotate(row, order, order[0].info.main_metric).best()
+    return next((e for e in order if e.model == best), None)
 
 
 def ranked_models(index: ResultsIndex, rows: list[RankRow]) -> list[str]:
@@ -129,21 +213,25 @@ def fmt_cell(cell: tuple[float, float | None, float | None] | None, digits: int 
     if cell is None:
         return "–"
     v, lo, hi = cell
+    if lo is not None and hi is not None and math.isnan(lo) and math.isnan(hi):
+        return f"{v:.{digits}f} [n/a]"  # an interval that says nothing (``meaningless_interval``)
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{v:.{digits}f}"
     return f"{v:.{digits}f} [{lo:.{digits - 1}f}, {hi:.{digits - 1}f}]"
 
 
 def ranking_frame(results_dir, keep: Iterable[str] | None = None):
-    """The ranking as a DataFrame for the Python API: one row per suite headline, one column per model
-    (``value [low, high]``), and ``best``, the model with the best value of the row."""
+    """The ranking as a DataFrame for the Python API: one row per suite headline, ``chance`` (the reference a
+    model must clear: random vectors' score, else the metric's chance level), one column per model
+    (``value [low, high]``), and ``best``, the best model of the row that clears it ("" when none does)."""
     import pandas as pd
 
     index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)
     rows = ranking(index, keep)
     models = ranked_models(index, rows)
-    frame = pd.DataFrame([[fmt_cell(r.cells.get(m)) for m in models] + [r.best() or ""] for r in rows],
-                         columns=[*models, "best"],
+    frame = pd.DataFrame([[fmt_cell(r.reference()[1]) if r.reference() else "–"]
+                          + [fmt_cell(r.cells.get(m)) for m in models] + [r.best() or ""] for r in rows],
+                         columns=["chance", *models, "best"],
                          index=[with_arrow(r.label, r.direction) for r in rows])
     frame.index.name = "headline"
     return frame

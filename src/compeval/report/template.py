@@ -82,7 +82,9 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
 <section id="leaderboard">
   <h2>Leaderboard</h2>
   <p class="intro">Main score of every task with its 95% bootstrap interval (the interval each task computes; hover a
-    number for what produced it). Bold: the best model on that task; <strong>≈</strong> marks a best model that a paired
+    number for what produced it). Bold: the best model on that task among those whose interval clears chance
+    (random vectors' score where they ran, else the metric's chance level; random vectors and lemma overlap are
+    references, never bold); <strong>≈</strong> marks a best model that a paired
     test cannot tell apart from the runner-up (p ≥ 0.05, see <a href="#paired">paired comparisons</a>). Grey italic rows
     marked <span class="badge">published</span> are figures from the papers, transcribed from the method specs and
     <em>not computed here</em>; hover them for the citation.{% if not_ranked %} Model-independent tasks
@@ -112,6 +114,7 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
     </tbody>
   </table>
   </div>
+  {% if t.note %}<p class="caption headline-note">{{ t.note }}</p>{% endif %}
   {% set pub = t.rows|selectattr("published")|list %}
   {% if pub %}
   <details class="published-rows"><summary>{{ pub|length }} published reference figure{{ 's' if pub|length != 1 }} (not computed here)</summary>

@@ -199,7 +199,8 @@ def best_entry(entries: list[Entry]) -> Entry | None:
         return None
     row = RankRow("", "", order[0].direction)
     for e in order:
-        row.cells.setdefault(e.model, _score(e, Headline("", e.task_name)))
+        if e.model not in row.cells and (cell := _score(e, Headline("", e.task_name))) is not None:
+            row.cells[e.model] = cell
     best = _annotate(row, order, order[0].info.main_metric).best()
     return next((e for e in order if e.model == best), None)
 

@@ -140,6 +140,8 @@ DOM_PROBE = r"""(() => {
     provenanceBlocks: document.querySelectorAll('details.model-provenance').length,
     links: [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href')),
     scripts: document.querySelectorAll('script').length,
+    overflowing: [...document.querySelectorAll('#leaderboard .scroll')].filter(d => d.scrollWidth > d.clientWidth)
+      .map(d => { const t = d.querySelector('table'); return (t && t.id) || 'published rows'; }),
   };
 })()"""
 

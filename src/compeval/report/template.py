@@ -34,7 +34,8 @@ table { border-collapse: collapse; font-size: 12.5px; margin: 6px 0 4px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-alt); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.board th.task { text-align: center; min-width: 104px; }
+table.board th.task { text-align: center; min-width: 80px; }
+table.board th, table.board td { padding: 4px 6px; }  /* ten probing columns fit 1,400 px */
 table.board th .metric { display:block; font-weight: 400; color: var(--muted); font-size: 11px; }
 #table-paired .options { display:block; color: var(--muted); font-size: 10.5px; font-style: italic; }
 #table-paired td.note { max-width: 240px; }

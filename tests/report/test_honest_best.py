@@ -98,3 +98,12 @@ def test_the_sts_board_says_which_column_is_which(sts_results):
     note = " ".join(note.split())
     assert "sts3k: this column is its main score, spearman on the “all” subset" in note
     assert "“STS3k adv ρ” is spearman on “adv”" in note and "“STS3k non−adv gap” is spearman on “non_minus_adv”" in note
+
+
+def test_the_exported_leaderboard_bolds_no_reference(sts_results):
+    from compeval.report.tables import leaderboard_text
+
+    text = leaderboard_text(sts_results, "markdown", include_published=False)
+    rows = [line for line in text.splitlines() if line.startswith("|") and "---" not in line]
+    refs = [r for r in rows if r.split("|")[1].strip().startswith(("noise", "overlap"))]
+    assert len(refs) == 2 and not any("**" in r for r in refs), refs

@@ -168,7 +168,7 @@ def leaderboard_table(directory: Path, include_published: bool = True, width: in
     frame = leaderboard_frame(index, include_published=include_published, overall=True)
     cols = leaderboard_columns(index)
     directions = leaderboard_directions(cols)
-    best = best_rows(frame, directions)
+    best = best_rows(frame, directions, index)
     models = [m for m in frame.index if not is_published(m)]
     published = [m for m in frame.index if is_published(m)]
     columns = [Col("column", key=True)] + [Col(str(m)) for m in models]
@@ -200,4 +200,4 @@ def leaderboard_table(directory: Path, include_published: bool = True, width: in
                 cells.append("")
         body.append(["  " + with_arrow(t, directions.get((s, t), 0)), *cells])
     return fitted_tables(columns, body, width, wide=wide,
-                         title="leaderboard · 95% intervals · bold: best computed model")
+                         title="leaderboard · 95% intervals · bold: best computed model whose interval clears chance")

@@ -107,3 +107,15 @@ def test_the_exported_leaderboard_bolds_no_reference(sts_results):
     rows = [line for line in text.splitlines() if line.startswith("|") and "---" not in line]
     refs = [r for r in rows if r.split("|")[1].strip().startswith(("noise", "overlap"))]
     assert len(refs) == 2 and not any("**" in r for r in refs), refs
+
+
+def test_the_report_cell_of_a_meaningless_ratio_interval_says_na():
+    from types import SimpleNamespace
+
+    from compeval.report.build import _score_cell
+
+    wild = Score(metric="profile_mad", value=1.985, ci_low=0.896, ci_high=118.870, n=2800,
+                 details={"normalised_by": "paraphrase"})
+    entry = SimpleNamespace(main=wild, provenance=lambda: "random", task="sts3k-types", direction=-1, model="random")
+    cell = _score_cell(entry, SimpleNamespace(entries=[entry]), None)
+    assert cell.text == "1.985" and cell.sub == "[n/a]" and NA_RATIO in cell.title and "118.870" in cell.title

@@ -385,6 +385,10 @@ def _score_cell(e: Entry | None, index: ResultsIndex, top: Comparison | None) ->
         r = top.result
         title += f"\npaired test rank 1 vs 2: Δ = {r.difference:.4f} {fmt_ci(r.ci_low, r.ci_high, 4)}, p = {r.p_value:.3g}"
     text = f"{s.value:.3f}{marker}"
+    from .ranking import NA_RATIO, meaningless_interval
+
+    if meaningless_interval(s):  # e.g. random vectors' sts3k-types profile: [0.896, 118.870]
+        return Cell(text, title=title + f"\n{NA_RATIO}: {fmt_ci(s.ci_low, s.ci_high)}", cls=cls, sub="[n/a]")
     return Cell(text, title=title, cls=cls, sub=fmt_ci(s.ci_low, s.ci_high))
 
 

@@ -46,7 +46,7 @@ table.board td.model { text-align: left; white-space: nowrap; font-weight: 600; 
 table.board td .ci { display: block; color: var(--muted); font-size: 10.5px; }
 table.board td.best { font-weight: 700; }
 table.board tr.published td { color: var(--pub); font-style: italic; }
-table.board tr.published td.model { font-weight: 400; }
+table.board tr.published td.model { font-weight: 400; white-space: normal; min-width: 160px; }
 tr.separator td { background: var(--bg-alt); color: var(--muted); font-size: 11px; text-align: left !important;
                   font-style: normal !important; }
 .badge { display:inline-block; font-size: 10px; font-style: normal; border: 1px solid var(--pub); color: var(--pub);

@@ -126,7 +126,7 @@ def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int],
               index: ResultsIndex | None = None) -> dict[tuple[str, str], str]:
     """(suite, column) → the computed model (not a published row) with the best value; given the results'
     ``index``, never a trivial reference nor a model whose interval overlaps chance (``ranking.RankRow.best``)."""
-    from .ranking import CHANCE, REFERENCE_FAMILIES, RankRow
+    from .chance import CHANCE, REFERENCE_FAMILIES, RankRow
 
     metric = {(c.suite, c.label): c.metric for c in leaderboard_columns(index)} if index is not None else {}
     family = {e.model: str(e.result.model.get("family", "")).split(".v")[0] for e in index.entries} \

@@ -89,11 +89,12 @@ def test_end_of_run_is_a_short_ranking_then_the_paths_and_the_report(tmp_path):
     assert r.returncode == 0, r.stderr
     text = r.stdout + r.stderr
     assert len(text.strip().splitlines()) <= 40, text
-    # one ranking row per headline, every model a column, exactly one best per row
+    # one ranking row per headline, the chance reference (here the random models' score) and every model a
+    # column, at most one best per row, never a random model (issue 36)
     rows = [line for line in r.stdout.splitlines() if re.search(r"[↑↓]", line) and "best" not in line]
-    assert len(rows) >= 3 and all(line.count("★") == 1 for line in rows), r.stdout
+    assert len(rows) >= 3 and all(line.count("★") <= 1 for line in rows), r.stdout
     assert any(line.startswith("modifiers test 3") for line in rows)
-    assert all(len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", line)) == 3 for line in rows)
+    assert all(len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", line)) == 4 for line in rows)
     tail = r.stderr.strip().splitlines()[-2:]
     assert tail[0].startswith(f"results: {out}") and tail[1].startswith(f"report: {out / 'report.html'}")
     html = (out / "report.html").read_text()
@@ -107,9 +108,10 @@ def test_a_relative_output_folder_still_gets_its_ranking(tmp_path):
                        cwd=tmp_path, env={**os.environ, "COLUMNS": "50", "COMPEVAL_CACHE_DIR": str(tmp_path / "c")})
     assert r.returncode == 0, r.stderr
     rows = [line for line in r.stdout.splitlines() if line.startswith("invariance-relation auc")]
-    assert len(rows) == 1 and rows[0].count("★") == 1, r.stdout
-    # piped into a log narrower than the table, a row stays one line with both models' cells
-    assert len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", rows[0])) == 2, r.stdout
+    assert len(rows) == 1 and rows[0].count("★") <= 1, r.stdout  # ★ only where hashbag clears random's interval
+    # piped into a log narrower than the table, a row stays one line with the chance reference (random's
+    # score) and both models' cells
+    assert len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", rows[0])) == 3, r.stdout
 
 
 def test_ranking_marks_the_best_by_the_recorded_direction(tmp_path):
@@ -121,7 +123,9 @@ def test_ranking_marks_the_best_by_the_recorded_direction(tmp_path):
     index = ResultsIndex(out)
     for row in ranking(index):
         values = {m: c[0] for m, c in row.cells.items()}
-        assert row.best() == max(values, key=lambda m: row.direction * values[m])
+        assert set(row.references) == {m for m in values if m.startswith("random")}  # never best
+        clear = [m for m in values if m not in row.references and row.clears_reference(m)]
+        assert row.best() == (max(clear, key=lambda m: row.direction * values[m]) if clear else None)
         for v, lo, hi in row.cells.values():
             assert lo <= v <= hi
         if not row.note:  # a single task: one of its stored scores and intervals, unchanged

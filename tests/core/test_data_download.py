@@ -262,6 +262,9 @@ def test_default_run_skips_what_it_cannot_get_and_named_tasks_fail(tmp_path, mon
     slugs = [t.slug for t in got.tasks]  # the tasks, built once from their specs
     assert "sts3k-reliability" in lines[0] and "sts3k" not in slugs and "minimal-pairs" in slugs
     assert got.failed == [] and [str(m) for m in got.models] == ["random"]
+    # counted at the end of the run by a short reason (issue 36), the full line kept beside it
+    [sts3k] = [n for n in got.not_run if n.task == "sts3k"]
+    assert sts3k.reason.startswith("without their data (no network: cannot reach 127.0.0.1") and sts3k.detail in lines[0]
     named = prepare_run(["random"], ["sts3k", "minimal-pairs"], None, offline=True, mirror=None, console=console)
     assert [t.slug for t in named.tasks] == ["minimal-pairs"] and [t for t, _ in named.failed] == ["sts3k"]
     assert "--offline" in named.failed[0][1]

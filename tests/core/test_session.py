@@ -110,7 +110,7 @@ def test_the_cli_shows_no_traceback_for_a_failing_job(tmp_path):
     r = subprocess.run([sys.executable, str(script), "run", "-m", "glove-6b-50d", "-t", GENERATED[0],
                         "-o", str(tmp_path / "o"), "--no-cache"], capture_output=True, text=True)
     assert "Traceback" not in r.stderr  # (the exit status of a run with failed jobs is issue 20's first bullet)
-    assert re.search(r"failed broken,fp=[0-9a-f]{12} × invariance-relation__bootstrap-50: ValueError: broken model",
+    assert re.search(r"✗ broken,fp=[0-9a-f]{12} × invariance-relation__bootstrap-50: ValueError: broken model",
                      " ".join(r.stderr.split())), r.stderr
     assert [p.name for p in (tmp_path / "o").glob("glove-6b-50d*/*.json")] == ["invariance-relation__bootstrap-50.json"]
 

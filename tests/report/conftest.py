@@ -140,6 +140,9 @@ DOM_PROBE = r"""(() => {
     provenanceBlocks: document.querySelectorAll('details.model-provenance').length,
     links: [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href')),
     scripts: document.querySelectorAll('script').length,
+    overflowing: [...document.querySelectorAll('#leaderboard .scroll')].filter(d => d.scrollWidth > d.clientWidth)
+      .map(d => { const t = d.querySelector('table'); return [(t && t.id) || 'published rows', d.scrollWidth, d.clientWidth,
+                   (d.closest('.board-block') || d).querySelector('h3') ? d.closest('.board-block').querySelector('h3').innerText : '']; }),
   };
 })()"""
 

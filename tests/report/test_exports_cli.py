@@ -68,20 +68,27 @@ def test_table_leaderboard_is_a_terminal_table_not_markdown(toy_results):
 
 
 def test_latex_and_markdown_bold_the_best_computed_model(toy_results):
+    """Bold only for a model that is not random vectors and whose interval clears random's (issue 36)."""
     index = ResultsIndex(toy_results)
     frame = leaderboard_frame(index)
     tex = cli("results", str(toy_results), "--leaderboard", "-f", "latex").stdout
     md = cli("results", str(toy_results), "--leaderboard", "-f", "markdown").stdout
+    [rnd] = [m for m in frame.index if m.startswith("random")]
+    bolded = 0
     for c in leaderboard_columns(index):
         values = frame[(c.suite, c.label, "value")].dropna()
         if c.direction == 0 or len(values) < 2:
             continue
-        best = (values * c.direction).idxmax()
-        shown = f"{values[best]:.3f}"
-        assert re.search(r"\\textbf\{" + re.escape(shown) + r" \[", tex), (c.label, shown)
-        line = next(line for line in md.splitlines() if line.startswith(f"| {best} |"))
-        assert f"**{shown} [" in line
-    assert tex.count("\\textbf{") >= 2
+        lo, hi = frame.loc["hashbag", (c.suite, c.label, "ci_low")], frame.loc["hashbag", (c.suite, c.label, "ci_high")]
+        rlo, rhi = frame.loc[rnd, (c.suite, c.label, "ci_low")], frame.loc[rnd, (c.suite, c.label, "ci_high")]
+        clears = lo > rhi if c.direction > 0 else hi < rlo
+        shown = f"{values['hashbag']:.3f}"
+        line = next(line for line in md.splitlines() if line.startswith("| hashbag |"))
+        assert (f"**{shown} [" in line) == clears, (c.label, line)
+        assert bool(re.search(r"\\textbf\{" + re.escape(shown) + r" \[", tex)) == clears, (c.label, shown)
+        bolded += clears
+    random_line = next(line for line in md.splitlines() if line.startswith(f"| {rnd} |"))
+    assert "**" not in random_line and tex.count("\\textbf{") == bolded
 
 
 def test_results_rows_carry_the_task_parameters(toy_results):

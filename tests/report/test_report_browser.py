@@ -58,3 +58,4 @@ def test_real_report_in_chromium(real_results, open_in_chromium, artifact_dir):
     assert len(tested) >= 8
     assert all("recomputed ✓" in r for r in tested), [r for r in tested if "recomputed ✓" not in r]
     assert page.screenshot.stat().st_size > 50_000
+    assert dom["overflowing"] == [], dom["overflowing"]  # every leaderboard table fits 1,400 px (issue 36)

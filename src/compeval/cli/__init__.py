@@ -16,7 +16,7 @@ from ..redact import redact
 from . import data as data_cli
 from . import usage
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Evaluate how well text representations capture compositional meaning.")
 console = Console(stderr=True)
 out = Console()
@@ -45,6 +45,17 @@ def _table(rows: list[dict], columns: list[str], title: str | None = None) -> Ta
     return table
 
 
+def _fitted(rows: list[dict], columns: list[str], title: str, wide: bool) -> None:
+    """A listing fitted to the terminal, its first column repeated if it must be split (``cli/tables.py``)."""
+    from rich.text import Text
+
+    from .tables import Col, fitted_tables, print_tables
+
+    out.print(Text(title, style="bold"), soft_wrap=True)
+    cols = [Col(c, key=(k == 0)) for k, c in enumerate(columns)]
+    print_tables(out, fitted_tables(cols, [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
+
+
 def _fmt(v) -> str:
     if v is None:
         return ""
@@ -56,7 +67,9 @@ def _fmt(v) -> str:
 @app.command()
 def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options"),
            from_: Optional[str] = typer.Option(None, "--from", help="list what a model list selects: "
-                                               "mteb:KEY=VALUE,… (e.g. mteb:lang=eng,max_params=8e9) or compeval:sweep")):
+                                               "mteb:KEY=VALUE,… (e.g. mteb:lang=eng,max_params=8e9) or compeval:sweep"),
+           wide: bool = typer.Option(False, "--wide", help="every column at its natural width, one line per row "
+                                     "(else the table fits the terminal, 80 columns in a pipe)")):
     """List model families, packaged models and their spec forms; with FAMILY, that family's options."""
     from ..models.registry import list_models
 
@@ -69,10 +82,10 @@ def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbe
         from ..models.registry import resolve_family
 
         fam = resolve_family(family)
-        out.print(_table(fam.options.rows(), ["option", "default", "values", "kind", "help"],
-                         f"{fam.versioned}: {' | '.join(fam.spec_forms)}"))
+        _fitted(fam.options.rows(), ["option", "default", "values", "kind", "help"],
+                f"{fam.versioned}: {' | '.join(fam.spec_forms)}", wide)
         return
-    out.print(_table(list_models(), ["name", "kind", "spec", "description"], "compeval models"))
+    _fitted(list_models(), ["name", "kind", "spec", "description"], "compeval models", wide)
     out.print("Every family takes ',name=…'; `compeval models FAMILY` lists a family's options. Normalisation is a task option: --task sts3k,norm=center|zscore.")
 
 
@@ -212,17 +225,22 @@ def run(
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter
 
-    with RichReporter(console, verbose=verbose) as reporter:
+    with RichReporter(console, verbose=verbose, failures_at_end=True) as reporter:
         summary = run_grid(run_data.models, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
                            seed=seed, reporter=reporter, executor=runner_executor, device=device,
                            batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
                            allow_modified_data=allow_modified_data, reuse_stale=reuse_stale,
                            max_batch_tokens=max_batch_tokens, isolate=isolate, model_timeout=model_timeout,
-                           download=not offline)
-    data_cli.add_failures(summary, models_, run_data.failed)
+                           download=not offline, report=False)  # end_of_run writes it, with its messages
+    data_cli.add_failures(summary, models_, run_data.failed, output_dir)
+    if not task:  # a default run records what it left out (the report lists it); a named run keeps the record
+        from ..results.not_run import write_not_run
+
+        write_not_run(output_dir, run_data.not_run)
     from .summary import end_of_run
 
-    status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report)
+    status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report,
+                        not_run=run_data.not_run)
     if status:
         raise typer.Exit(status)
 
@@ -235,6 +253,8 @@ def results(
                                      "Spearman and the non−adv gap) with 95% intervals, a mean rank, and "
                                      "published reference rows"),
     no_published: bool = typer.Option(False, "--no-published", help="--leaderboard without published rows"),
+    wide: bool = typer.Option(False, "--wide", help="table: every column at its natural width, one line per "
+                              "row (else the table fits the terminal, 80 columns in a pipe)"),
 ):
     """Every score of a results folder as rows, or the leaderboard (csv and json hold numbers)."""
     from ..results.store import ROW_COLUMNS, results_frame
@@ -249,7 +269,10 @@ def results(
         if format == "table":
             from .summary import leaderboard_table
 
-            out.print(leaderboard_table(directory, include_published=not no_published))
+            from .tables import print_tables
+
+            print_tables(out, leaderboard_table(directory, include_published=not no_published, width=out.width,
+                                                wide=wide))
         else:
             sys.stdout.write(leaderboard_text(directory, format, include_published=not no_published))
         return
@@ -270,7 +293,9 @@ def results(
 
         sys.stdout.write(rows_latex(df))
     elif format == "table":
-        out.print(_table(df.to_dict("records"), ROW_COLUMNS))
+        from .tables import print_results
+
+        print_results(out, df.to_dict("records"), ROW_COLUMNS, wide=wide)
     elif format == "csv":
         sys.stdout.write(df.to_csv(index=False))
     elif format == "json":

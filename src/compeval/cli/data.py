@@ -23,6 +23,7 @@ from rich.markup import escape
 
 from ..data.download import MIRROR_ENV, NoNetworkError, check_mirror
 from ..errors import CompevalError
+from ..results.not_run import NotRun
 from ..specs import Spec
 
 DATA_MIRROR_HELP = (f"base URL of a mirror serving the upstream files under their original paths (else "
@@ -71,8 +72,12 @@ def set_mirror(mirror: Optional[str]) -> None:
         os.environ[MIRROR_ENV] = check_mirror(mirror) or ""
 
 
-def default_tasks(console: Console) -> list[str]:
-    """Every default task (generated suites and data-backed tasks alike) whose requirements are installed."""
+NOT_DEFAULT = "not in the default run (they train many models; name them with --task)"
+
+
+def default_tasks(console: Console, not_run: list[NotRun] | None = None) -> list[str]:
+    """Every default task (generated suites and data-backed tasks alike) whose requirements are installed;
+    the others are appended to ``not_run`` with their reason."""
     from ..tasks.registry import TASKS, discover
 
     discover()
@@ -80,8 +85,12 @@ def default_tasks(console: Console) -> list[str]:
     for name, cls in sorted(TASKS.items()):
         if not cls.default_run:
             slow.append(name)
+            if not_run is not None:
+                not_run.append(NotRun(name, NOT_DEFAULT))
         elif (need := cls().missing_requirements()):
             unmet.append(f"{name} ({need})")
+            if not_run is not None:
+                not_run.append(NotRun(name, f"requirements not installed ({need})"))
         else:
             chosen.append(name)
     if slow:
@@ -130,6 +139,7 @@ class RunData:
     models: list[Spec]  # the model specs, parsed and checked here once (the run takes them as they are)
     tasks: list[Any]  # the tasks to run, built from their specs here once
     failed: list[tuple[str, str]]  # (named task spec, why its data is not there)
+    not_run: list[NotRun] = field(default_factory=list)  # default tasks left out, with their reasons
 
 
 def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optional[Path], *, offline: bool,
@@ -141,7 +151,8 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
 
     set_mirror(mirror)
     parsed = [check_spec(m) for m in models]  # a typo in a model spec is reported before any download
-    specs = list(named) if named else default_tasks(console)
+    not_run: list[NotRun] = []
+    specs = list(named) if named else default_tasks(console, not_run)
     from ..tasks.registry import get_tasks
 
     expanded = {spec: get_tasks(spec) for spec in specs}
@@ -161,11 +172,23 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
             elif named:
                 failed.append((t.slug, str(fetched.errors[bad[t.slug]])))
             else:
-                skipped.setdefault(_skip_reason(fetched.errors[bad[t.slug]], fetched.how), []).append(t.slug)
+                exc = fetched.errors[bad[t.slug]]
+                reason = _skip_reason(exc, fetched.how)
+                skipped.setdefault(reason, []).append(t.slug)
+                not_run.append(NotRun(t.slug, _short_reason(exc, offline), reason))
     for reason, tasks in skipped.items():
         console.print(f"[yellow]skipped[/] {len(tasks)} task(s) ({escape(', '.join(tasks))}): {escape(reason)}",
                       soft_wrap=True, highlight=False)
-    return RunData(parsed, keep, failed)
+    return RunData(parsed, keep, failed, not_run)
+
+
+def _short_reason(exc: CompevalError, offline: bool) -> str:
+    """The group a data-less task is counted in at the end of the run (the full line is printed first)."""
+    if offline:
+        return "without their data on this machine (--offline: no downloads)"
+    if isinstance(exc, NoNetworkError) and exc.host:
+        return f"without their data (no network: cannot reach {exc.host})"
+    return "without their data (" + str(exc).split(";")[0].split(": ", 1)[0] + ")"
 
 
 def _skip_reason(exc: CompevalError, how: str) -> str:
@@ -175,11 +198,14 @@ def _skip_reason(exc: CompevalError, how: str) -> str:
     return str(exc)
 
 
-def add_failures(summary, models: list[str], failed: list[tuple[str, str]]) -> None:
-    """Named tasks that could not get their data, as failed jobs of every model (listed, exit 1)."""
+def add_failures(summary, models: list[str], failed: list[tuple[str, str]], output_dir: Path | None = None) -> None:
+    """Named tasks that could not get their data, as failed jobs of every model (listed, exit 1), each
+    task's reason in ``OUTPUT/logs/TASK.log`` like every other failure."""
     from ..runner.jobs import JobOutcome
+    from ..runner.session import write_log
 
     for spec, line in failed:
+        write_log(output_dir, line, spec, stage="fetching the data")
         for m in models:
             summary.outcomes.append(JobOutcome(m, spec, "failed", error=line))
 

@@ -12,60 +12,79 @@ from rich.table import Table
 
 from ..errors import CompevalError
 from ..runner.jobs import RunSummary
+from ..results.not_run import NotRun, grouped, summary_line
 from ..runner.progress import first_line
+from ..runner.session import LOG_FOLDER
 
 
-def ranking_table(rows, models: list[str]) -> Table:
-    """Headlines down, models across (a model's name is one column however many suites ran)."""
+def ranking_table(rows, models: list[str], width: int = 80, wide: bool = False) -> list:
+    """Headlines down, models across, fitted to ``width`` (``cli/tables.py``): a model's name is never cut,
+    and models that do not fit beside the headlines go to a second table."""
     from ..report.ranking import fmt_cell
     from ..report.tables import with_arrow
+    from .tables import Col, fitted_tables
 
-    table = Table(show_lines=False, pad_edge=False, box=None, header_style="bold")
-    table.add_column("headline", no_wrap=True)
-    for m in models:
-        table.add_column(escape(m), overflow="fold")
+    references = {m for r in rows for m in r.references}
+    columns = [Col("headline", key=True), Col("chance", key=True)] + \
+        [Col(f"{m} (ref)" if m in references else m) for m in models]
+    body = []
     for row in rows:
         best = row.best()
+        ref = row.reference()
         cells = []
         for m in models:
-            text = escape(fmt_cell(row.cells.get(m)))
-            cells.append(f"[bold green]{text} ★[/]" if m == best else text + "  ")
-        label = with_arrow(escape(row.label), row.direction) + (f" [dim]({row.note})[/]" if row.note else "")
-        table.add_row(label, *cells)
-    return table
+            text = fmt_cell(row.cells.get(m))
+            cells.append((text + " ★", "bold green") if m == best else text)
+        label = with_arrow(row.label, row.direction) + (f" ({row.note})" if row.note else "")
+        body.append([label, "–" if ref is None else fmt_cell(ref[1]), *cells])
+    return fitted_tables(columns, body, width, wide=wide)
 
 
-def print_unwrapped(out: Console, renderable) -> None:
-    """A terminal wraps a table to its width; piped into a log (80 columns by default) the table is printed
-    at its natural width, one line per row, instead of folding every cell."""
-    if out.is_terminal:
-        out.print(renderable)
-        return
-    width = max(out.width, out.measure(renderable, options=out.options.update_width(10_000)).maximum)
-    # Console.print caps ``width`` at the console's own, hence a console as wide as the table
-    Console(file=out.file, width=width, color_system=None, highlight=False).print(renderable, crop=False)
+def ranking_notes(rows) -> list[str]:
+    """The lines under the ranking: what ★ means against chance, each caveat, each interval not shown."""
+    lines = ["★ best of the row among models whose 95% interval clears chance (random vectors' score where "
+             "they ran, else the metric's chance level); (ref): a trivial reference, never ★ · ↑ higher is "
+             "better, ↓ lower · a suite mean's interval treats its tasks as independent"]
+    for row in rows:
+        if row.caveat:
+            lines.append(f"note: {row.label}: {row.caveat}")
+        for m, why in row.na.items():
+            lines.append(f"note: {row.label}, {m}: {why}")
+    return lines
 
 
 def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: Console, verbose: bool = False,
-               report: bool = True) -> int:
-    """Print the end of a run; return the exit status (1 when a job failed)."""
+               report: bool = True, not_run: list[NotRun] = ()) -> int:
+    """Print the end of a run; return the exit status (1 when a job failed).
+
+    ``not_run``: the tasks the run left out (no data offline, not in the default run…), counted by reason
+    in the summary and listed under the ranking. A failed job's line is printed here only (the CLI's
+    progress reporter leaves it to the end)."""
     done = [o for o in summary.outcomes if o.status == "done"]
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
+    left_out = summary_line(not_run)
     console.print(
         f"[bold]summary[/]: {len(done)} job(s) done, {len(skipped)} skipped (already present), "
-        f"{len(summary.failed)} failed in {summary.seconds:.1f}s; {summary.encoded:,} encoded, "
+        f"{len(summary.failed)} failed, {sum(len(v) for v in grouped(not_run).values())} task(s) not run "
+        f"in {summary.seconds:.1f}s; {summary.encoded:,} encoded, "
         f"{summary.from_cache:,} from the disk cache ({summary.unique:,} unique texts)\n"
         f"time: weights {summary.load_seconds:.1f}s, encoder {summary.encode_seconds:.1f}s, task loading "
         f"{summary.task_load_seconds:.1f}s, evaluation {sum(o.seconds for o in done):.1f}s",
         soft_wrap=True, highlight=False)
+    if left_out:
+        console.print(f"[yellow]{escape(left_out)}[/]", soft_wrap=True, highlight=False)
     present = [o for o in done + skipped if o.path is not None]
     if verbose and done:
         _full_table(done, output_dir, out)
     if present:
         _print_ranking(present, output_dir, out, console)
+    if not_run and present:
+        for reason, tasks in grouped(not_run).items():
+            out.print(f"[dim]not run, {escape(reason)}: {escape(', '.join(tasks))}[/]", highlight=False,
+                      soft_wrap=True)
     if summary.failed:
-        logged = any("traceback in " in (o.error or "") for o in summary.failed)
-        where = f" (tracebacks in {output_dir}/logs)" if logged else ""
+        logs = Path(output_dir) / LOG_FOLDER
+        where = f" (logs in {logs})" if logs.is_dir() else ""
         console.print(f"[red bold]{len(summary.failed)} job(s) failed[/]{where}:",
                       soft_wrap=True, highlight=False)
         for o in summary.failed:
@@ -93,9 +112,12 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console) ->
         return
     if not rows:
         return
-    print_unwrapped(out, ranking_table(rows, ranked_models(index, rows)))
-    out.print("[dim]★ best of the row · ↑ higher is better, ↓ lower · [95% interval] · a suite mean's interval "
-              "treats its tasks as independent[/]", highlight=False, soft_wrap=True)
+    from .tables import print_tables
+
+    # In a terminal the ranking fits its width; piped into a log, a row stays one line (grep finds it whole).
+    print_tables(out, ranking_table(rows, ranked_models(index, rows), out.width, wide=not out.is_terminal))
+    for line in ranking_notes(rows):
+        out.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
 def _full_table(done, output_dir: Path, out: Console) -> None:
@@ -132,49 +154,50 @@ def _write_report(output_dir: Path, console: Console) -> None:
         console.print(f"[yellow]warning:[/] report: {escape(problem)}", soft_wrap=True)
 
 
-def leaderboard_table(directory: Path, include_published: bool = True) -> Table:
+def leaderboard_table(directory: Path, include_published: bool = True, width: int = 80, wide: bool = False) -> list:
     """``compeval results DIR --leaderboard``: columns down, computed models across (the best bold), and
-    the best published figure of each row with how many were published (all of them: csv, json, markdown)."""
+    the best published figure of each row with how many were published (all of them: csv, json, markdown);
+    fitted to ``width`` like the ranking (``cli/tables.py``)."""
     from ..report.loading import ResultsIndex
     from ..report.ranking import fmt_cell
     from ..report.tables import (PUBLISHED_SUFFIX, best_rows, is_published, leaderboard_columns,
                                  leaderboard_directions, leaderboard_frame, with_arrow)
+    from .tables import Col, fitted_tables
 
     index = ResultsIndex(directory)
     frame = leaderboard_frame(index, include_published=include_published, overall=True)
     cols = leaderboard_columns(index)
     directions = leaderboard_directions(cols)
-    best = best_rows(frame, directions)
+    best = best_rows(frame, directions, index)
     models = [m for m in frame.index if not is_published(m)]
     published = [m for m in frame.index if is_published(m)]
-    table = Table(title="leaderboard · 95% intervals · bold: best computed model", header_style="bold",
-                  box=None, pad_edge=False)
-    table.add_column("column", no_wrap=True)
-    for m in models:
-        table.add_column(escape(str(m)), no_wrap=True)
+    columns = [Col("column", key=True)] + [Col(str(m)) for m in models]
     if published:
-        table.add_column("best published (of n)", overflow="fold")
+        columns.append(Col("best published (of n)"))
+
     def get(model, s, t, stat):
         v = frame.loc[model, (s, t, stat)] if (s, t, stat) in frame.columns else float("nan")
         return None if v != v else float(v)
 
+    body = []
     suite = None
     for s, t in dict.fromkeys((s, t) for s, t, _ in frame.columns):
         if s != suite:
             suite = s
-            table.add_row(f"[bold]{escape(s)}[/]")
+            body.append([(s, "bold")] + [""] * (len(columns) - 1))
         cells = []
         for m in models:
             v = get(m, s, t, "value")
-            text = "–" if v is None else escape(fmt_cell((v, get(m, s, t, "ci_low"), get(m, s, t, "ci_high"))))
-            cells.append(f"[bold green]{text}[/]" if best.get((s, t)) == m and v is not None else text)
+            text = "–" if v is None else fmt_cell((v, get(m, s, t, "ci_low"), get(m, s, t, "ci_high")))
+            cells.append((text, "bold green") if best.get((s, t)) == m and v is not None else text)
         if published:
             sign = directions.get((s, t), 0)
             pub = {m: pv for m in published if (pv := get(m, s, t, "value")) is not None}
             if pub and sign:
                 top = max(pub, key=lambda m: sign * pub[m])
-                cells.append(f"{pub[top]:.3f} {escape(top.removesuffix(PUBLISHED_SUFFIX))} ({len(pub)})")
+                cells.append(f"{pub[top]:.3f} {top.removesuffix(PUBLISHED_SUFFIX)} ({len(pub)})")
             else:
                 cells.append("")
-        table.add_row("  " + with_arrow(escape(t), directions.get((s, t), 0)), *cells)
-    return table
+        body.append(["  " + with_arrow(t, directions.get((s, t), 0)), *cells])
+    return fitted_tables(columns, body, width, wide=wide,
+                         title="leaderboard · 95% intervals · bold: best computed model whose interval clears chance")

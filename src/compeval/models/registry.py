@@ -90,13 +90,22 @@ def discover() -> None:
     plugins.discover("compeval.models")
 
 
+def did_you_mean(name: str, known: list[str]) -> str:
+    """``did you mean all-MiniLM-L6-v2? `` for the closest known name (case aside), as tasks have; else ""."""
+    import difflib
+
+    lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(name.lower(), list(lower), 1, 0.6)
+    return f"did you mean {lower[close[0]]}? " if close else ""
+
+
 def resolve_family(name: str) -> ModelFamily:
     discover()
     base, _, ver = name.partition(".v")
     if base not in FAMILIES:
         known = sorted(set(FAMILIES) | set(ALIASES))
-        raise SpecError(f"unknown model {name!r}; known models and families: {', '.join(known)} "
-                        "(run `compeval models` for the spec forms)")
+        raise SpecError(f"unknown model {name!r}; {did_you_mean(base, known)}known models and families: "
+                        f"{', '.join(known)} (run `compeval models` for the spec forms)")
     versions = FAMILIES[base]
     if ver:
         if not ver.isdigit() or int(ver) not in versions:

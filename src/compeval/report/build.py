@@ -20,6 +20,7 @@ from .. import __version__
 from ..errors import CompevalError
 from ..metrics import MAX_RESAMPLES
 from ..metrics.paired import PairedComparison, paired_test
+from ..results.not_run import grouped, read_not_run
 from ..results.store import atomic_write_bytes
 from .figures import FORMATS, FigureSink, RenderedFigure, new_figure, require_matplotlib, style_axes
 from .loading import Entry, ResultsIndex
@@ -115,6 +116,7 @@ def build_report(
         headline_fig=headline_fig,
         comparisons=comparisons, paired_fig=paired_fig, provenance=_provenance(index),
         unknown_suites=sorted({e.suite for e in index.entries} - {s.suite for s in known}), notes=notes,
+        not_run=grouped(read_not_run(index.root, {e.task_name for e in index.entries})),
         settings={"n_resamples": n_resamples, "n_permutations": n_permutations, "seed": seed},
     )
     output = Path(output)
@@ -178,8 +180,13 @@ def _headline_figure(ctx: BuildContext) -> RenderedFigure | None:
         present = [m for m in models if m in row.cells]
         y = np.arange(len(present))
         best = row.best()
+        ref = row.reference()
+        if ref is not None:
+            ax.axvline(ref[1][0], color="#888888", linewidth=0.9, linestyle="--")
         for yi, m in zip(y, present):
             v, lo, hi = row.cells[m]
+            if m in row.na:  # an interval that says nothing would stretch the axis: the point alone
+                lo = hi = None
             err = error_bars([v], [lo], [hi])
             ax.errorbar([v], [yi], xerr=err, fmt="o", color=ctx.colours[m], capsize=2, linewidth=1,
                         markersize=7 if m == best else 5, markeredgecolor="black" if m == best else ctx.colours[m])
@@ -191,10 +198,14 @@ def _headline_figure(ctx: BuildContext) -> RenderedFigure | None:
         style_axes(ax, "x")
     for ax in axes[n:]:
         ax.set_visible(False)
+    notes = "".join(f" {r.label}: {r.caveat}." for r in rows if r.caveat)
+    notes += "".join(f" {r.label}, {m}: {why}." for r in rows for m, why in r.na.items())
     return ctx.sink.render(fig, "fig-headline", "Headline of each suite",
-                           "Per model, each suite's headline score with its 95% interval (black edge: the best of the "
-                           "panel); the same numbers as the ranking at the end of `compeval run`. A suite mean's "
-                           "interval treats its tasks as independent.")
+                           "Per model, each suite's headline score with its 95% interval; dashed line: chance (random "
+                           "vectors' score where they ran, else the metric's chance level); black edge: the best of "
+                           "the panel among models whose interval clears chance (random vectors and lemma overlap are "
+                           "references, never best). The same numbers as the ranking at the end of `compeval run`. A "
+                           "suite mean's interval treats its tasks as independent." + notes)
 
 
 # ---------------------------------------------------------------------------------------------- paired
@@ -326,8 +337,25 @@ def _leaderboard_tables(index: ResultsIndex, comparisons: list[Comparison]) -> l
                               + (f"\n{p.note}" if p.note else ""), cls="published")
         for model, cells in pub_rows.items():
             rows.append({"model": model, "published": True, "cells": cells, "title": ""})
-        tables.append({"suite": suite, "id": f"leaderboard-{suite}", "header": header, "rows": rows})
+        tables.append({"suite": suite, "id": f"leaderboard-{suite}", "header": header, "rows": rows,
+                       "note": _headline_note(suite, tasks, info)})
     return tables
+
+
+def _headline_note(suite: str, tasks: list[str], info: dict[str, tuple[str, str, str]]) -> str:
+    """Where a column is a task's main score but the suite's headline is another subset of it (STS3k: all
+    pairs here, adversarial pairs and the gap in the headline), one line saying which is which."""
+    sec = section(suite)
+    lines = []
+    for t in tasks:
+        name, subset, metric = info[t]
+        other = [h for h in (sec.headlines if sec else ()) if h.task == name
+                 and (h.subset or subset, h.metric or metric) != (subset, metric)]
+        if other:
+            heads = "; ".join(f"“{h.label}” is {h.metric or metric} on “{h.subset or subset}”" for h in other)
+            lines.append(f"{name}: this column is its main score, {metric} on the “{subset}” subset; the headlines "
+                         f"differ: {heads} (the figure above, and the suite's section).")
+    return " ".join(lines)
 
 
 def _options(slug: str, name: str) -> str:
@@ -342,13 +370,14 @@ def _score_cell(e: Entry | None, index: ResultsIndex, top: Comparison | None) ->
     s = e.main
     if s is None or s.value is None:
         return Cell("–", title=e.provenance())
+    from .ranking import best_entry
+
     entries = [x for x in index.entries if x.task == e.task]
-    order = ranked(entries)
     cls = ""
     marker = ""
-    if order and order[0] is e and len(order) > 1:
+    if best_entry(entries) is e:  # never a trivial reference, never one whose interval overlaps chance
         cls = "best"
-        if top is not None and top.result is not None and not top.result.significant():
+        if top is not None and top.a is e and top.result is not None and not top.result.significant():
             marker = " ≈"
             cls = "best tie"
     title = e.provenance() + f"\nn = {s.n}"
@@ -356,6 +385,10 @@ def _score_cell(e: Entry | None, index: ResultsIndex, top: Comparison | None) ->
         r = top.result
         title += f"\npaired test rank 1 vs 2: Δ = {r.difference:.4f} {fmt_ci(r.ci_low, r.ci_high, 4)}, p = {r.p_value:.3g}"
     text = f"{s.value:.3f}{marker}"
+    from .ranking import NA_RATIO, meaningless_interval
+
+    if meaningless_interval(s):  # e.g. random vectors' sts3k-types profile: [0.896, 118.870]
+        return Cell(text, title=title + f"\n{NA_RATIO}: {fmt_ci(s.ci_low, s.ci_high)}", cls=cls, sub="[n/a]")
     return Cell(text, title=title, cls=cls, sub=fmt_ci(s.ci_low, s.ci_high))
 
 

@@ -8,42 +8,43 @@ tasks' main scores that share a metric and direction. Everything is read from th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
+from .chance import CHANCE, NA_RATIO, RATIO_SPREAD, REFERENCE_FAMILIES, RankRow, meaningless_interval
 from .loading import Entry, ResultsIndex
 from .sections import Headline, section, suite_order, task_order
-from .tables import with_arrow
+from .tables import ranked, with_arrow
+
+__all__ = ["CHANCE", "NA_RATIO", "RATIO_SPREAD", "REFERENCE_FAMILIES", "RankRow", "best_entry", "fmt_cell",
+           "meaningless_interval", "ranked_models", "ranking", "ranking_frame"]
 
 Z95 = 1.959963984540054
-
-
-@dataclass
-class RankRow:
-    """One headline: its label, which way is better, and per model (value, ci_low, ci_high)."""
-
-    suite: str
-    label: str
-    direction: int  # +1 higher is better, -1 lower is better
-    cells: dict[str, tuple[float, float | None, float | None]] = field(default_factory=dict)
-    note: str = ""  # e.g. "mean of 5 tasks"
-
-    def best(self) -> str | None:
-        """The model with the best value (None when fewer than two models have one)."""
-        have = {m: v for m, (v, _, _) in self.cells.items() if v is not None and math.isfinite(v)}
-        if len(have) < 2 or self.direction == 0:
-            return None
-        return max(have, key=lambda m: self.direction * have[m])
 
 
 def _score(e: Entry, h: Headline) -> tuple[float, float | None, float | None] | None:
     s = e.score(h.metric or e.result.task.main_metric, h.subset or e.result.task.main_subset)
     if s is None or s.value is None or not math.isfinite(s.value):
         return None
+    if meaningless_interval(s):
+        return s.value, float("nan"), float("nan")
     return s.value, s.ci_low, s.ci_high
+
+
+def _annotate(row: RankRow, entries: list[Entry], metric: str | None) -> RankRow:
+    """Reference models, chance level and intervals not shown, from the row's entries."""
+    for e in entries:
+        family = str(e.result.model.get("family", "")).split(".v")[0]
+        if family in REFERENCE_FAMILIES and e.model in row.cells:
+            row.references[e.model] = REFERENCE_FAMILIES[family]
+    for m, (_, lo, hi) in row.cells.items():
+        if lo is not None and hi is not None and math.isnan(lo) and math.isnan(hi):
+            row.na[m] = NA_RATIO
+    if metric is not None:
+        row.chance = CHANCE.get(metric)
+    return row
 
 
 def _mean(cells: list[tuple[float, float | None, float | None]]) -> tuple[float, float | None, float | None]:
@@ -69,14 +70,16 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         declared = list(sec.headlines) if sec else []
         used: set[str] = set()
         for h in declared:
-            row = RankRow(suite, h.label, h.direction)
-            for e in _firsts(mine, h.task):
+            row = RankRow(suite, h.label, h.direction, caveat=h.caveat)
+            firsts = _firsts(mine, h.task)
+            for e in firsts:
                 if (cell := _score(e, h)) is not None:
                     row.cells[e.model] = cell
                     if h.direction == 0:
                         row.direction = e.info.direction(h.metric or e.info.main_metric)
             if row.cells:
-                rows.append(row)
+                metric = h.metric or firsts[0].info.main_metric
+                rows.append(_annotate(row, firsts, metric))
                 used.add(h.task)
         if declared and not (sec and sec.headline_rest):
             continue
@@ -120,8 +123,22 @@ def _summaries(suite: str, entries: list[Entry], models: list[str]) -> list[Rank
             if len(cells) == len(common):
                 row.cells[m] = cells[0] if single else _mean(cells)
         if row.cells:
-            rows.append(row)
+            rows.append(_annotate(row, [e for t in common for e in per_task[t].values()], metric))
     return rows
+
+
+def best_entry(entries: list[Entry]) -> Entry | None:
+    """Of one task's results, the one to mark best on the leaderboard: the best main score among those that are
+    not trivial references and whose interval clears chance (``RankRow.best``); None when none does."""
+    order = ranked(entries)
+    if len(order) < 2:
+        return None
+    row = RankRow("", "", order[0].direction)
+    for e in order:
+        if e.model not in row.cells and (cell := _score(e, Headline("", e.task_name))) is not None:
+            row.cells[e.model] = cell
+    best = _annotate(row, order, order[0].info.main_metric).best()
+    return next((e for e in order if e.model == best), None)
 
 
 def ranked_models(index: ResultsIndex, rows: list[RankRow]) -> list[str]:
@@ -133,21 +150,25 @@ def fmt_cell(cell: tuple[float, float | None, float | None] | None, digits: int 
     if cell is None:
         return "–"
     v, lo, hi = cell
+    if lo is not None and hi is not None and math.isnan(lo) and math.isnan(hi):
+        return f"{v:.{digits}f} [n/a]"  # an interval that says nothing (``meaningless_interval``)
     if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{v:.{digits}f}"
     return f"{v:.{digits}f} [{lo:.{digits - 1}f}, {hi:.{digits - 1}f}]"
 
 
 def ranking_frame(results_dir, keep: Iterable[str] | None = None):
-    """The ranking as a DataFrame for the Python API: one row per suite headline, one column per model
-    (``value [low, high]``), and ``best``, the model with the best value of the row."""
+    """The ranking as a DataFrame for the Python API: one row per suite headline, ``chance`` (the reference a
+    model must clear: random vectors' score, else the metric's chance level), one column per model
+    (``value [low, high]``), and ``best``, the best model of the row that clears it ("" when none does)."""
     import pandas as pd
 
     index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)
     rows = ranking(index, keep)
     models = ranked_models(index, rows)
-    frame = pd.DataFrame([[fmt_cell(r.cells.get(m)) for m in models] + [r.best() or ""] for r in rows],
-                         columns=[*models, "best"],
+    frame = pd.DataFrame([[fmt_cell(r.reference()[1]) if r.reference() else "–"]
+                          + [fmt_cell(r.cells.get(m)) for m in models] + [r.best() or ""] for r in rows],
+                         columns=["chance", *models, "best"],
                          index=[with_arrow(r.label, r.direction) for r in rows])
     frame.index.name = "headline"
     return frame

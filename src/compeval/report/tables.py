@@ -122,16 +122,37 @@ def leaderboard_directions(cols: list[Column]) -> dict[tuple[str, str], int]:
     return {(c.suite, c.label): c.direction for c in cols} | {("overall", "mean rank"): -1}
 
 
-def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int]) -> dict[tuple[str, str], str]:
-    """(suite, column) → the computed model (not a published row) with the best value."""
+def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int],
+              index: ResultsIndex | None = None) -> dict[tuple[str, str], str]:
+    """(suite, column) → the computed model (not a published row) with the best value; given the results'
+    ``index``, never a trivial reference nor a model whose interval overlaps chance (``ranking.RankRow.best``)."""
+    from .chance import CHANCE, REFERENCE_FAMILIES, RankRow
+
+    metric = {(c.suite, c.label): c.metric for c in leaderboard_columns(index)} if index is not None else {}
+    family = {e.model: str(e.result.model.get("family", "")).split(".v")[0] for e in index.entries} \
+        if index is not None else {}
     best = {}
     computed = [m for m in frame.index if not is_published(m)]
     for key, sign in directions.items():
         if sign == 0 or (*key, "value") not in frame.columns:
             continue
         values = frame.loc[computed, (*key, "value")].dropna()
-        if len(values) >= 2:
+        if len(values) < 2:
+            continue
+        if index is None:
             best[key] = (values * sign).idxmax()
+            continue
+
+        def stat(m, name):
+            v = frame.loc[m, (*key, name)] if (*key, name) in frame.columns else np.nan
+            return None if v != v else float(v)
+
+        row = RankRow(key[0], key[1], sign, chance=CHANCE.get(metric.get(key, "")),
+                      cells={m: (float(v), stat(m, "ci_low"), stat(m, "ci_high")) for m, v in values.items()},
+                      references={m: REFERENCE_FAMILIES[family[m]] for m in values.index
+                                  if family.get(m) in REFERENCE_FAMILIES})
+        if (pick := row.best()) is not None:
+            best[key] = pick
     return best
 
 
@@ -166,7 +187,7 @@ def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_pub
         return flat.to_csv()
     if fmt == "json":
         return json.dumps(leaderboard_records(frame, cols), indent=1) + "\n"
-    best = best_rows(frame, directions)
+    best = best_rows(frame, directions, index)
     cells = pd.DataFrame(index=frame.index)
     keys = list(dict.fromkeys((s, t) for s, t, _ in frame.columns))
     for suite, task in keys:

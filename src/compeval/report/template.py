@@ -34,7 +34,8 @@ table { border-collapse: collapse; font-size: 12.5px; margin: 6px 0 4px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-alt); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-table.board th.task { text-align: center; min-width: 104px; }
+table.board th.task { text-align: center; min-width: 80px; }
+table.board th, table.board td { padding: 4px 6px; }  /* ten probing columns fit 1,400 px */
 table.board th .metric { display:block; font-weight: 400; color: var(--muted); font-size: 11px; }
 #table-paired .options { display:block; color: var(--muted); font-size: 10.5px; font-style: italic; }
 #table-paired td.note { max-width: 240px; }
@@ -45,7 +46,7 @@ table.board td.model { text-align: left; white-space: nowrap; font-weight: 600; 
 table.board td .ci { display: block; color: var(--muted); font-size: 10.5px; }
 table.board td.best { font-weight: 700; }
 table.board tr.published td { color: var(--pub); font-style: italic; }
-table.board tr.published td.model { font-weight: 400; }
+table.board tr.published td.model { font-weight: 400; white-space: normal; min-width: 160px; }
 tr.separator td { background: var(--bg-alt); color: var(--muted); font-size: 11px; text-align: left !important;
                   font-style: normal !important; }
 .badge { display:inline-block; font-size: 10px; font-style: normal; border: 1px solid var(--pub); color: var(--pub);
@@ -82,7 +83,9 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
 <section id="leaderboard">
   <h2>Leaderboard</h2>
   <p class="intro">Main score of every task with its 95% bootstrap interval (the interval each task computes; hover a
-    number for what produced it). Bold: the best model on that task; <strong>≈</strong> marks a best model that a paired
+    number for what produced it). Bold: the best model on that task among those whose interval clears chance
+    (random vectors' score where they ran, else the metric's chance level; random vectors and lemma overlap are
+    references, never bold); <strong>≈</strong> marks a best model that a paired
     test cannot tell apart from the runner-up (p ≥ 0.05, see <a href="#paired">paired comparisons</a>). Grey italic rows
     marked <span class="badge">published</span> are figures from the papers, transcribed from the method specs and
     <em>not computed here</em>; hover them for the citation.{% if not_ranked %} Model-independent tasks
@@ -112,6 +115,7 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
     </tbody>
   </table>
   </div>
+  {% if t.note %}<p class="caption headline-note">{{ t.note }}</p>{% endif %}
   {% set pub = t.rows|selectattr("published")|list %}
   {% if pub %}
   <details class="published-rows"><summary>{{ pub|length }} published reference figure{{ 's' if pub|length != 1 }} (not computed here)</summary>
@@ -136,6 +140,10 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
   {% endfor %}
   </div>
   {% if unknown_suites %}<p class="note">Suites without a report section (leaderboard only): {{ unknown_suites|join(", ") }}.</p>{% endif %}
+  {% if not_run %}
+  <div id="not-run"><h3>Not run ({{ not_run.values()|map("length")|sum }} task{{ "s" if not_run.values()|map("length")|sum != 1 }})</h3>
+  <ul class="note">{% for reason, tasks in not_run.items() %}<li>{{ tasks|length }} {{ reason }}: {{ tasks|join(", ") }}</li>{% endfor %}</ul></div>
+  {% endif %}
 </section>
 
 {% for s in sections %}

@@ -45,6 +45,7 @@ class RunSummary:
     task_load_seconds: float = 0.0  # Task.load: data read, stimuli generated, baselines fitted
     executor: str = "local"
     warnings: list[str] = field(default_factory=list)  # e.g. stored results that had to be recomputed
+    report: Path | None = None  # OUTPUT/report.html when ``run(report=True)`` wrote it
 
     @property
     def failed(self) -> list[JobOutcome]:

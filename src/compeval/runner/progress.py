@@ -1,7 +1,8 @@
 """Progress on the terminal (rich), shared by the CLI and the Python API (``run(..., progress=True)``).
 
 One bar per model from its first encoded batch, with texts/s and the time left; a line while weights load;
-finished jobs count on the model's line (each one printed with ``verbose``), failures are always printed.
+finished jobs count on the model's line (each one printed with ``verbose``, and whenever the console is not a
+terminal: model, task, seconds), failures are always printed (by the CLI once, at the end of the run).
 """
 from __future__ import annotations
 
@@ -29,9 +30,11 @@ def interactive(stream=None) -> bool:
 class RichReporter(Reporter):
     """Bars and lines on stderr; usable as a context manager (the bars are removed when it exits)."""
 
-    def __init__(self, console: Console | None = None, verbose: bool = False):
+    def __init__(self, console: Console | None = None, verbose: bool = False, failures_at_end: bool = False):
         self.console = console or Console(stderr=True)
         self.verbose = verbose
+        # The CLI lists failed jobs with their error once, at the end of the run (``cli/summary.py``).
+        self.failures_at_end = failures_at_end
         self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
                                  TextColumn("ETA"), TimeRemainingColumn(), console=self.console, transient=True)
@@ -79,10 +82,14 @@ class RichReporter(Reporter):
         if o.model in self.bars:
             self.progress.update(self.bars[o.model], description=f"{escape(o.model)}: evaluating "
                                  f"{counts[0]}/{counts[1]} job(s)", rate="")
-        if o.status == "failed":
+        logging = not self.console.is_terminal  # no bars in a log: a line per finished job instead
+        if o.status == "failed" and not self.failures_at_end:
             self.console.print(f"  [red]failed[/] {escape(o.model)} × {escape(o.task)}: "
                                f"{escape(first_line(o.error))}", soft_wrap=True)
-        elif self.verbose and o.status == "done":
+        elif o.status == "failed" and logging:
+            self.console.print(f"  [red]failed[/] {escape(o.model)} × {escape(o.task)} ({o.seconds:.1f}s; "
+                               "the error is listed at the end)", soft_wrap=True, highlight=False)
+        elif (self.verbose or logging) and o.status == "done":
             score = "" if o.main_score is None else f"; main score {o.main_score:.4f}"
             self.console.print(f"  [green]done[/] {escape(o.model)} × {escape(o.task)} "
                                f"({o.n_items} items, {o.seconds:.1f}s{score})", soft_wrap=True)

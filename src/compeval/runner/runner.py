@@ -28,7 +28,7 @@ from .jobs import (ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext,
                    model_record, task_spec)
 from .progress import RichReporter, interactive
 from .reuse import stored_result
-from .session import evaluate_job
+from .session import evaluate_job, record_failure
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
            "plan", "run"]
@@ -108,6 +108,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
             # fails on the probe texts) fails its own jobs; the other models run.
             label = str(m) if spec is not None else type(m).__name__
+            record_failure(ctx, exc, "model", label, stage="building the model")
             out.failed += [JobOutcome(label, task.slug, "failed",
                                       error=str(exc) if label in str(exc) else f"{label}: {exc}")
                            for task in task_list]
@@ -187,6 +188,7 @@ def run(
     max_batch_tokens: int | None = None,
     isolate: bool | None = None,
     model_timeout: float | None = None,
+    report: bool = True,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
@@ -206,6 +208,9 @@ def run(
     None: each family's default), a run setting. ``isolate`` runs each model in its own worker process
     (``runner/isolation.py``; None: when more than one torch model runs on a CUDA device, or a
     ``model_timeout`` in seconds is given), so a crash, an out-of-memory kill or a hang fails that model alone.
+    ``report`` writes ``OUTPUT/report.html`` when the run leaves any result, as ``compeval run`` does
+    (``summary.report`` is its path; a report that cannot be built is a warning, the results stand);
+    ``report=False`` leaves it to ``compeval.report.build_report``.
     """
     started = time.perf_counter()
     if progress is None:
@@ -234,18 +239,36 @@ def run(
             executor.check(the_plan)
             for outcome in the_plan.skipped + the_plan.failed:
                 reporter.job_done(outcome)
-            report = executor.execute(the_plan, ctx, reporter) if the_plan.jobs else None
+            executed = executor.execute(the_plan, ctx, reporter) if the_plan.jobs else None
         finally:
             the_plan.cache.close()
     summary = RunSummary(outcomes=list(the_plan.skipped) + list(the_plan.failed), executor=executor.name,
                          load_seconds=the_plan.load_seconds, warnings=list(the_plan.warnings))
-    if report is not None:
-        totals = report.stats
-        summary.outcomes += report.outcomes
+    if executed is not None:
+        totals = executed.stats
+        summary.outcomes += executed.outcomes
         summary.requested, summary.unique, summary.encoded = totals.requested, totals.unique, totals.encoded
         summary.from_cache = totals.from_disk
         summary.encode_seconds = totals.encode_seconds + totals.score_seconds
-        summary.load_seconds += report.load_seconds
-        summary.task_load_seconds = report.task_load_seconds
+        summary.load_seconds += executed.load_seconds
+        summary.task_load_seconds = executed.task_load_seconds
+    if report and any(o.path is not None for o in summary.outcomes):
+        _write_report(summary, ctx.output_dir)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _write_report(summary: RunSummary, output_dir: Path) -> None:
+    """``OUTPUT/report.html`` after a Python ``run()`` (the CLI writes it itself, with its own messages)."""
+    import warnings
+
+    from ..errors import CompevalWarning
+    from ..report import build_report
+    from .progress import first_line
+
+    try:
+        summary.report = build_report(output_dir, Path(output_dir) / "report.html").path
+    except Exception as exc:  # the results are written; `compeval report` can build it later
+        message = f"report not written: {first_line(exc)}; try compeval report {output_dir}"
+        summary.warnings.append(message)
+        warnings.warn(message, CompevalWarning, stacklevel=3)

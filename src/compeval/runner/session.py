@@ -33,28 +33,42 @@ LOG_FOLDER = "logs"
 Reraise = tuple[type[BaseException], ...]
 
 
-def record_failure(ctx: RunContext, exc: BaseException, task_slug: str, model_slug: str | None = None,
-                   stage: str = "evaluate") -> str:
-    """The one line a failed job shows; the traceback goes to ``OUTPUT/logs/[MODEL__]TASK.log``.
-
-    compeval's own errors are self-explanatory (their message is the line, no log). Never raises: a
-    log that cannot be written (read-only output) is said so in the line."""
-    if isinstance(exc, CompevalError):
-        return str(exc)
-    line = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
-    if ctx.output_dir is None:
-        return f"{line} (while {stage})"
+def write_log(output_dir: Path | str | None, text: str, task_slug: str, model_slug: str | None = None,
+              stage: str = "evaluate") -> Path | str:
+    """Append ``text`` (a traceback, or an error's message) to ``OUTPUT/logs/[MODEL__]TASK.log``; the path,
+    or why it could not be written (never raises: a read-only output is said so in the job's line)."""
+    if output_dir is None:
+        return "no output folder"
     name = safe_component(f"{model_slug}__{task_slug}" if model_slug else task_slug) + ".log"
-    path = Path(ctx.output_dir) / LOG_FOLDER / name
+    path = Path(output_dir) / LOG_FOLDER / name
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a", encoding="utf-8") as f:
             f.write(f"--- {datetime.now(timezone.utc).isoformat(timespec='seconds')} {stage} "
                     f"{model_slug or '-'} × {task_slug}\n")
-            f.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+            f.write(text if text.endswith("\n") else text + "\n")
     except OSError as log_exc:
-        return f"{line} (while {stage}; traceback not written: {log_exc.strerror or log_exc})"
-    return f"{line} (while {stage}; traceback in {path})"
+        return str(log_exc.strerror or log_exc)
+    return path
+
+
+def record_failure(ctx: RunContext, exc: BaseException, task_slug: str, model_slug: str | None = None,
+                   stage: str = "evaluate") -> str:
+    """The one line a failed job shows; the traceback goes to ``OUTPUT/logs/[MODEL__]TASK.log``.
+
+    Every failure is logged. compeval's own errors are self-explanatory: their message is the line (the
+    log keeps it with its traceback). Never raises: a log that cannot be written (read-only output) is said
+    so in the line."""
+    trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    where = write_log(ctx.output_dir, trace, task_slug, model_slug, stage)
+    if isinstance(exc, CompevalError):
+        return str(exc)
+    line = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+    if ctx.output_dir is None:
+        return f"{line} (while {stage})"
+    if not isinstance(where, Path):
+        return f"{line} (while {stage}; traceback not written: {where})"
+    return f"{line} (while {stage}; traceback in {where})"
 
 
 def load_task(task: Any, data: DataContext, ctx: RunContext, reraise: Reraise = ()) -> str | None:

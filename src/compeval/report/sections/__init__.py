@@ -18,13 +18,15 @@ def _no_items(entry: Entry) -> ItemColumns | None:
 @dataclass(frozen=True)
 class Headline:
     """A score that sums a suite up on the end-of-run ranking and the leaderboard exports: ``task``'s
-    ``metric`` on ``subset`` (None: the task's main ones), ``direction`` +1 / -1 (0: as the result records)."""
+    ``metric`` on ``subset`` (None: the task's main ones), ``direction`` +1 / -1 (0: as the result records);
+    ``caveat``: where a model with no signal can win it, the one line that says so."""
 
     label: str
     task: str
     subset: str | None = None
     metric: str | None = None
     direction: int = 0
+    caveat: str = ""  # one line where a degenerate model can win this score (shown under the ranking)
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ class InvarianceRelation(Task):
                     "(generated: passives, nominalisations, datives vs reversed roles, other relations, negation)",
         reference=CHEUNG_PENN, published=RELATION_PUBLISHED,
     )
+    quick = "pairs_per_relation=1"  # the suite's quick task: 156 texts
 
     class Options(_GeneratedOptions):
         per_construction: int = Field(1, ge=1)  # E sentences per construction

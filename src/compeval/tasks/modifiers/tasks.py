@@ -224,6 +224,7 @@ class ModifierNonSubsectivity(_ModifierTask):
         description="Montague modifier consistency, test 3 (non-subsectivity): d(AN, A) < d(AN, N) on 732 AN phrases",
         main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES, published=TEST3_PUBLISHED,
     )
+    quick = ""  # the suite's quick task: 805 texts (test 1 has 48,385)
 
     def _string_ids(self) -> np.ndarray:
         s = self.stimuli

@@ -146,6 +146,7 @@ class ProbeXAsAgent(_WordProbeTask):
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
                          "only a patient, same words)", X_AS_AGENT_PUBLISHED)
     build = staticmethod(builders.x_as_agent)
+    quick = "n_train=200,n_test=100"  # the suite's quick task: 900 texts, heads on 200 items per noun
 
 
 class PairOptions(GeneratedProbeOptions):

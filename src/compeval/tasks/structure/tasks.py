@@ -360,6 +360,7 @@ class MinimalPairsTask(Task):
         description="Generated minimal pairs: how often a model orders variant types as STS3k humans do",
         reference=FODOR,
     )
+    quick = "n_bases=10"  # the suite's quick task
 
     class Options(ComparisonOptions):
         n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences

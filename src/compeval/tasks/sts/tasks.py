@@ -133,6 +133,7 @@ class STS3kPilot(STSTask):
         name="sts3k-pilot", suite="sts", data_sources=("sts3k",), main_metric="spearman",
         description="STS3k pilot (2022): 120 simple 'the N1 Vs the N2' pairs", reference=FODOR,
     )
+    quick = ""  # the suite's quick task: 236 texts
 
     def read(self, data):
         return loaders.read_semicolon(data.path("sts3k", "pilot/Fodor_pilot_2022.txt")), {}

@@ -98,13 +98,13 @@ def measure(model_spec: str, names: list[str], data: DataContext, sample: int, s
     return dict(texts=len(texts), timed=len(timed), enc_w=enc_w, enc_c=enc_c, enc_load=enc_load, rows=rows)
 
 
-def costs(names: list[str], data: DataContext, cache_dir: str | None, seed: int) -> None:
-    """Print every task's measured ``EvalCost`` (process CPU seconds of one ``evaluate``)."""
+def costs(names: list[str], data: DataContext, cache_dir: str | None, seed: int, widths: list[int]) -> None:
+    """Print every task's measured ``EvalCost`` (process CPU seconds of one ``evaluate``) at ``widths``."""
     heads = set(head_tasks())
     models = {}
     for name in names:
-        task_cls = TASKS[name]
-        specs = (("glove-6b-50d", "all-MiniLM-L6-v2") if name in heads else ("random,dim=50", "random,dim=384"))
+        specs = [({50: "glove-6b-50d", 384: "all-MiniLM-L6-v2"} if name in heads else
+                  {50: "random,dim=50", 384: "random,dim=384"})[w] for w in widths]
         figures = []
         for spec in specs:
             if spec not in models:
@@ -116,8 +116,8 @@ def costs(names: list[str], data: DataContext, cache_dir: str | None, seed: int)
             c = time.process_time()
             task.evaluate(models[spec], seed=seed)
             figures.append(time.process_time() - c)
-        print(f"{name:24s} eval_cost = EvalCost(at_50={figures[0]:.3g}, at_384={figures[1]:.3g})  "
-              f"# {task_cls.__module__}  [{load()}]", flush=True)
+        print(f"{name:24s} eval_cost = EvalCost({', '.join(f'at_{w}={x:.3g}' for w, x in zip(widths, figures))})  "
+              f"[{load()}]", flush=True)
 
 
 def main() -> None:
@@ -129,6 +129,7 @@ def main() -> None:
                                                                "(plus one busy-loop process)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--costs", action="store_true", help="print each default-run task's EvalCost instead")
+    ap.add_argument("--widths", default="50,384", help="--costs: the widths to measure (50 and/or 384)")
     ap.add_argument("--cache-dir", default=None, help="an embedding cache folder for the vectors evaluation "
                     "reads (the timed encoding never uses it); else memory only")
     args = ap.parse_args()
@@ -138,7 +139,7 @@ def main() -> None:
     if args.costs:
         discover()
         return costs(args.task or sorted(n for n, c in TASKS.items() if c.default_run), data, args.cache_dir,
-                     args.seed)
+                     args.seed, [int(w) for w in args.widths.split(",")])
     names = args.task or head_tasks()
     print(f"model {args.model}; tasks {', '.join(names)}; torch threads {torch.get_num_threads()} on "
           f"{os.cpu_count()} CPUs; {load()}", flush=True)

@@ -234,8 +234,11 @@ def spec_width(parsed) -> int | None:
 
     if str(parsed.options.get("dim", "")).isdigit():
         return int(parsed.options["dim"])
-    found = re.search(r"-(\d+)d$", parsed.name)
-    return int(found.group(1)) if found else None
+    for text in (parsed.arg or "", parsed.name):  # an alias expands to FAMILY:NAME
+        found = re.search(r"-(\d+)d$", text)
+        if found:
+            return int(found.group(1))
+    return None
 
 
 def model_cost(spec: str, texts: Sequence[str]) -> CostRow:

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from ...errors import ModelCapabilityError
 from ...data.registry import DataContext
-from ..base import Task, TaskMetadata, TaskOutput
+from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
 from ...models.protocol import can_encode, capability
@@ -151,6 +151,7 @@ class ModifierIntersectivity(_ModifierTask):
         description="Montague modifier consistency, test 1 (single-phrase intersectivity) on 732 AN + 43,920 AAN phrases",
         main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS, published=TEST1_PUBLISHED,
     )
+    eval_cost = EvalCost(at_50=0.178, at_384=1.08)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     Options = FilterOptions
 
@@ -191,6 +192,7 @@ class ModifierPairIntersectivity(_ModifierTask):
                     "over 66 noun pairs x 3,660 ordered adjective pairs",
         main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS,
     )
+    eval_cost = EvalCost(at_50=0.137, at_384=0.134)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     def _string_ids(self) -> np.ndarray:
         return strings_for(self.stimuli, self.stimuli.an_grid)
@@ -224,6 +226,7 @@ class ModifierNonSubsectivity(_ModifierTask):
         description="Montague modifier consistency, test 3 (non-subsectivity): d(AN, A) < d(AN, N) on 732 AN phrases",
         main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES, published=TEST3_PUBLISHED,
     )
+    eval_cost = EvalCost(at_50=0.00826, at_384=0.00957)  # CPU s, benchmarks/eval_vs_encode.py --costs
     quick = ""  # the suite's quick task: 805 texts (test 1 has 48,385)
 
     def _string_ids(self) -> np.ndarray:
@@ -263,6 +266,7 @@ class ModifierControls(_ModifierTask):
         main_metric="syn_distance_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
         directions={"syn_distance_macro": "none", "syn_distance_micro": "none"},
     )
+    eval_cost = EvalCost(at_50=0.507, at_384=2.4)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     Options = FilterOptions
 

@@ -3,7 +3,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup run test bench clean
+.PHONY: setup run quick test bench clean
 
 setup: $(VENV)/.installed
 
@@ -16,7 +16,13 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup
+	@echo "make run: the default run (3 models, every default task) takes about 30 minutes on a quiet 2-core CPU"
+	@echo "  by --plan's estimate (encoding 23, evaluation 7; \`compeval run --plan\` prints it for your machine),"
+	@echo "  longer when other jobs share the cores. A first look in about 2 minutes: make quick (compeval run --quick)."
 	$(VENV)/bin/compeval run $(ARGS)
+
+quick: setup
+	$(VENV)/bin/compeval run --quick $(ARGS)
 
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -191,8 +191,11 @@ def run(
                                                    "CUDA out-of-memory; not part of any id"),
     plan: bool = typer.Option(False, "--plan", help="print texts, tokens, parameters, FLOPs and estimated "
                               "minutes per model, without loading weights, and exit"),
-    plan_device: str = typer.Option("h100", "--plan-device", help="device kind of --plan's minutes: "
-                                    "h100 | h200 | a100 | l4 | t4 | cpu-2core"),
+    plan_device: Optional[str] = typer.Option(None, "--plan-device", help="device kind of --plan's minutes: "
+                                              "h100 | h200 | a100 | l4 | t4 | cpu-2core (default: the kind of "
+                                              "the device the run would use, cpu-2core on a CPU)"),
+    quick: bool = typer.Option(False, "--quick", help="one task per suite at reduced sizes (about 2 minutes "
+                               "on a 2-core CPU with the default models), instead of the default tasks"),
     no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
@@ -218,10 +221,10 @@ def run(
 
     models_ = model_specs(model, models_list, models_file) or DEFAULT_MODELS
     run_data = data_cli.prepare_run(models_, task, data_dir, offline=offline, mirror=data_mirror, console=console,
-                                    allow_modified=allow_modified_data)
+                                    allow_modified=allow_modified_data, quick=quick)
     tasks_ = run_data.tasks
     if plan:
-        return print_plan(models_, tasks_, data_dir, plan_device)
+        return print_plan(models_, tasks_, data_dir, plan_device, run_device=device)
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter
 

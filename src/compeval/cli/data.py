@@ -143,16 +143,20 @@ class RunData:
 
 
 def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optional[Path], *, offline: bool,
-                mirror: Optional[str], console: Console, allow_modified: bool = False) -> RunData:
+                mirror: Optional[str], console: Console, allow_modified: bool = False, quick: bool = False) -> RunData:
     """The tasks of a run with their data on disk: named ones (their data failures reported back) or the
-    default ones (those that cannot get their data skipped, one line per reason). ``allow_modified`` is the
+    default ones (those that cannot get their data skipped, one line per reason); ``quick``: the quick
+    mode's tasks (``tasks.registry.quick_tasks``), skipped like default ones. ``allow_modified`` is the
     run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded)."""
     from ..models.registry import check_spec
+    from ..tasks.registry import get_tasks, quick_tasks
 
     set_mirror(mirror)
     parsed = [check_spec(m) for m in models]  # a typo in a model spec is reported before any download
     not_run: list[NotRun] = []
-    specs = list(named) if named else default_tasks(console, not_run)
+    if quick and named:
+        raise CompevalError("--quick picks one task per suite itself; give --quick or --task, not both")
+    specs = quick_tasks() if quick else list(named) if named else default_tasks(console, not_run)
     from ..tasks.registry import get_tasks
 
     expanded = {spec: get_tasks(spec) for spec in specs}

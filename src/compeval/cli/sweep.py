@@ -39,13 +39,16 @@ def list_from(query: str, out: Console) -> None:
     out.print(table)
 
 
-def print_plan(models: Sequence[str], tasks: Sequence[str], data_dir: Optional[Path], device: str) -> None:
-    """``--plan``: the cost table on stdout (no weights load, nothing runs)."""
+def print_plan(models: Sequence[str], tasks: Sequence[str], data_dir: Optional[Path], device: Optional[str],
+               run_device: str = "auto") -> None:
+    """``--plan``: the cost table on stdout (no weights load, nothing runs); ``device`` None: the kind of
+    the device the run would use (``run_device``, the run's ``--device``)."""
     import sys
 
-    from ..runner.cost import format_plan, plan_costs
+    from ..runner.cost import default_plan_device, format_plan, plan_costs
 
-    sys.stdout.write(format_plan(plan_costs(models, tasks, data_dir=data_dir, device=device)) + "\n")
+    kind = device or default_plan_device(run_device)
+    sys.stdout.write(format_plan(plan_costs(models, tasks, data_dir=data_dir, device=kind)) + "\n")
 
 
 def write_leaderboard(directory: Path, output: Path, mteb_results: Optional[Path], console: Console) -> None:

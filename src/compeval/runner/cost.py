@@ -5,6 +5,12 @@ at its maximum length, special tokens in: what the encoder sees), its parameters
 headers of a local copy, else mteb's metadata), the forward FLOPs ≈ 2 × parameters × tokens, and the
 minutes that takes at a sustained rate assumed per device kind (``DEVICE_FLOPS``).
 
+Evaluation (the heads trained, bootstraps, pair scoring) is counted from each task's measured cost
+(``Task.eval_cost``, declared where the task lives: seconds on ``cpu-2core`` for a 50- and a 384-wide
+model), at the model's vector width. Those figures hold for ``cpu-2core`` only: on another device kind
+the plan shows evaluation as not estimated and says so. The device kind defaults to the one the run
+would use (``default_plan_device``).
+
 The estimate ignores padding (token-budget batching sorts texts by length, so little is wasted),
 attention's quadratic term (short texts) and weight loading. A model whose tokenizer is not on this
 machine is counted with a stand-in tokenizer (the packaged MiniLM's WordPiece) and marked so.
@@ -33,6 +39,13 @@ DEVICE_FLOPS: dict[str, float] = {
     "cpu-2core": 35e9,
 }
 
+#: The device kind whose evaluation seconds the tasks declare (``Task.eval_cost``).
+EVAL_MEASURED_ON = "cpu-2core"
+#: A CUDA device's name → its kind in ``DEVICE_FLOPS`` (the first that appears in the name).
+CUDA_KINDS = (("H200", "h200"), ("H100", "h100"), ("A100", "a100"), ("L4", "l4"), ("T4", "t4"))
+#: The width a model's evaluation is counted at when its vectors' width is not known before loading it.
+ASSUMED_WIDTH = 384
+
 STAND_IN = "all-MiniLM-L6-v2"  # the packaged tokenizer used where a model's own is not local
 DEFAULT_MAX_LENGTH = 512
 
@@ -46,6 +59,8 @@ class CostRow:
     params_from: str = ""  # "safetensors" | "mteb" | ""
     tokenizer: str = ""  # "own" | "stand-in (…)" | "" (no forward pass)
     note: str = ""
+    width: int | None = None  # the vectors' width, where known without loading the model
+    eval_seconds: float | None = None  # the tasks' measured evaluation cost at that width (cpu-2core only)
 
     @property
     def flops(self) -> float | None:
@@ -54,8 +69,13 @@ class CostRow:
         return 2.0 * self.params * self.tokens
 
     def minutes(self, device: str) -> float | None:
+        """Encoding minutes on ``device``."""
         f = self.flops
         return None if f is None else f / DEVICE_FLOPS[device] / 60.0
+
+    @property
+    def eval_minutes(self) -> float | None:
+        return None if self.eval_seconds is None else self.eval_seconds / 60.0
 
 
 @dataclass
@@ -75,7 +95,37 @@ class CostPlan:
 
     @property
     def total_minutes(self) -> float:
+        """Encoding minutes of every model."""
         return sum(r.minutes(self.device) or 0.0 for r in self.rows)
+
+    @property
+    def eval_minutes(self) -> float | None:
+        """Evaluation minutes of every model; None where they are not estimated (another device kind)."""
+        if self.device != EVAL_MEASURED_ON:
+            return None
+        return sum(r.eval_minutes or 0.0 for r in self.rows)
+
+
+def default_plan_device(run_device: str = "auto") -> str:
+    """The device kind of the device the run would use (``--device``, resolved as the run resolves it):
+    ``cpu-2core`` on the CPU; on CUDA the kind its name shows (H100, A100…). A device of no known kind is
+    a one-line error asking for ``--plan-device`` (minutes at a guessed rate would be a wrong number)."""
+    from ..context import resolve_device
+
+    device = resolve_device(run_device)
+    if device == "cpu":
+        return EVAL_MEASURED_ON
+    if device.startswith("cuda"):
+        import torch
+
+        name = torch.cuda.get_device_name(int(device.partition(":")[2] or 0))
+        for mark, kind in CUDA_KINDS:
+            if mark in name:
+                return kind
+        raise CompevalError(f"--plan: the run would use {name!r}, whose kind --plan has no rate for; give "
+                            f"--plan-device ({', '.join(DEVICE_FLOPS)})")
+    raise CompevalError(f"--plan: the run would use {device}, which --plan has no rate for; give --plan-device "
+                        f"({', '.join(DEVICE_FLOPS)})")
 
 
 def safetensors_params(directory: Path) -> int | None:
@@ -164,8 +214,36 @@ def _counted(directory: Path, texts: Sequence[str], max_length: int) -> int:
     return _COUNTED[key]
 
 
+def files_width(directory: Path) -> int | None:
+    """A transformer's vector width from its files: the sentence-transformers pooling config, else the
+    model config's hidden size."""
+    for path, key in (("1_Pooling/config.json", "word_embedding_dimension"), ("config.json", "hidden_size"),
+                      ("config.json", "d_model")):
+        f = directory / path
+        if f.is_file():
+            value = json.loads(f.read_text()).get(key)
+            if value:
+                return int(value)
+    return None
+
+
+def spec_width(parsed) -> int | None:
+    """A non-transformer model's width where its spec states it: a ``dim=`` option, or a name ending in
+    ``-<N>d`` (``glove-6b-50d``)."""
+    import re
+
+    if str(parsed.options.get("dim", "")).isdigit():
+        return int(parsed.options["dim"])
+    for text in (parsed.arg or "", parsed.name):  # an alias expands to FAMILY:NAME
+        found = re.search(r"-(\d+)d$", text)
+        if found:
+            return int(found.group(1))
+    return None
+
+
 def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
-    """One model's row: resolve where its files are (never loading weights), count tokens and parameters."""
+    """One model's row: resolve where its files are (never loading weights), count tokens and parameters,
+    and find its vectors' width."""
     from ..models.hub import resolve
     from ..models.model_lists import model_metadata
     from ..models.registry import expand_alias, resolve_family
@@ -180,6 +258,7 @@ def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
         if parsed.name not in ("sbert", "hf"):
             family = resolve_family(parsed.name)
             row.note = "no transformer forward pass" if not family.torch else f"{family.versioned}: not estimated"
+            row.width = spec_width(parsed)
             return row
         name, family_name = parsed.arg or STAND_IN, parsed.name
     revision = parsed.options.get("revision") or None
@@ -196,6 +275,7 @@ def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
             row.note = f"own tokenizer did not load ({type(exc).__name__})"
         row.params = safetensors_params(directory)
         row.params_from = "safetensors" if row.params is not None else ""
+        row.width = files_width(directory)
     if row.tokens is None:
         row.tokens = _counted(resolve(STAND_IN).directory, texts, DEFAULT_MAX_LENGTH)
         row.tokenizer = f"stand-in ({STAND_IN})"
@@ -208,6 +288,12 @@ def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
 
 def task_texts(tasks: Sequence[Any], data_dir: Path | None) -> tuple[list[str], list[str], list[str]]:
     """(unique texts of all the tasks, the task slugs that gave texts, notes about tasks left out)."""
+    texts, used, notes, _ = _load_tasks(tasks, data_dir)
+    return texts, used, notes
+
+
+def _load_tasks(tasks: Sequence[Any], data_dir: Path | None) -> tuple[list[str], list[str], list[str], list[Any]]:
+    """``task_texts``'s three, and the task objects that loaded."""
     from ..context import RunContext
     from ..data.registry import DataContext
     from ..tasks.registry import get_tasks
@@ -215,7 +301,7 @@ def task_texts(tasks: Sequence[Any], data_dir: Path | None) -> tuple[list[str], 
     data = DataContext(data_dir, download=False)
     ctx = RunContext(data_dir=data_dir, cache_dir=None)
     texts: dict[str, None] = {}
-    used, notes = [], []
+    used, notes, loaded = [], [], []
     for t in tasks:
         for task in (get_tasks(t) if isinstance(t, str) else [t]):
             task.context = ctx
@@ -224,23 +310,40 @@ def task_texts(tasks: Sequence[Any], data_dir: Path | None) -> tuple[list[str], 
             except Exception as exc:  # missing data: that task is left out of the estimate, said so
                 notes.append(f"{task.slug}: left out ({type(exc).__name__}: {str(exc).splitlines()[0][:100]})")
                 continue
+            loaded.append(task)
             declared = task.texts()
             if not declared:
-                notes.append(f"{task.slug}: declares no texts up front (not counted)")
+                notes.append(f"{task.slug}: declares no texts up front (its encoding not counted)")
                 continue
             used.append(task.slug)
             texts.update(dict.fromkeys(declared))
-    return list(texts), used, notes
+    return list(texts), used, notes, loaded
+
+
+def eval_seconds(tasks: Sequence[Any], width: int) -> float:
+    """The tasks' measured evaluation seconds on ``cpu-2core`` for a model of ``width``; a task without a
+    measured cost counts 0 (the plan names it)."""
+    return sum(t.eval_cost.seconds(width) for t in tasks if t.eval_cost is not None)
 
 
 def plan_costs(models: Sequence[str], tasks: Sequence[str], *, data_dir: Path | None = None,
                device: str = "h100") -> CostPlan:
     if device not in DEVICE_FLOPS:
         raise CompevalError(f"--plan-device {device!r}: choose one of {', '.join(DEVICE_FLOPS)}")
-    texts, used, notes = task_texts(tasks, data_dir)
+    texts, used, notes, loaded = _load_tasks(tasks, data_dir)
+    unmeasured = [t.slug for t in loaded if t.eval_cost is None]
+    if unmeasured:
+        notes.append(f"evaluation not measured, counted as 0: {', '.join(unmeasured)}")
+    if device != EVAL_MEASURED_ON:
+        notes.append(f"evaluation not estimated on {device}: the tasks' costs are measured on {EVAL_MEASURED_ON}")
     out = CostPlan(device=device, tasks=used, notes=notes)
     for spec in models:
-        out.rows.append(model_cost(spec, texts))
+        row = model_cost(spec, texts)
+        if row.width is None:
+            row.note = ", ".join(x for x in (row.note, f"width unknown: evaluation counted at {ASSUMED_WIDTH}") if x)
+        if device == EVAL_MEASURED_ON:
+            row.eval_seconds = eval_seconds(loaded, row.width or ASSUMED_WIDTH)
+        out.rows.append(row)
     return out
 
 
@@ -253,20 +356,31 @@ def _si(x: float | None, unit: str = "") -> str:
     return f"{x:.3g}{unit}"
 
 
+def _minutes(x: float | None) -> str:
+    return f"{x:.2f}" if x is not None else "–"
+
+
 def format_plan(plan: CostPlan) -> str:
-    """The plan as plain text: one row per model, then the totals and the assumption behind the minutes."""
-    head = f"{'model':<72} {'texts':>6} {'tokens':>9} {'params':>7} {'FLOPs':>8} {'min@' + plan.device:>10}  source"
-    lines = [head, "-" * len(head)]
+    """The plan as plain text: the device kind assumed, one row per model (encoding and evaluation
+    minutes), then the totals and the assumptions behind the minutes."""
+    head = (f"{'model':<40} {'texts':>6} {'tokens':>9} {'params':>7} {'FLOPs':>8} {'width':>5} {'encode':>7} "
+            f"{'evaluate':>8}  source")
+    lines = [f"device kind: {plan.device} (minutes below; --plan-device to change)", head, "-" * len(head)]
     for r in plan.rows:
-        mins = r.minutes(plan.device)
         src = ", ".join(x for x in (f"params: {r.params_from}" if r.params_from else "",
                                      f"tokens: {r.tokenizer}" if r.tokenizer else "", r.note) if x)
-        name = r.spec if len(r.spec) <= 72 else r.spec[:69] + "…"
-        lines.append(f"{name:<72} {r.texts:>6} {r.tokens if r.tokens is not None else '–':>9} {_si(r.params):>7} "
-                     f"{_si(r.flops):>8} {(f'{mins:.2f}' if mins is not None else '–'):>10}  {src}")
+        name = r.spec if len(r.spec) <= 40 else r.spec[:39] + "…"
+        lines.append(f"{name:<40} {r.texts:>6} {r.tokens if r.tokens is not None else '–':>9} {_si(r.params):>7} "
+                     f"{_si(r.flops):>8} {r.width or '–':>5} {_minutes(r.minutes(plan.device)):>7} "
+                     f"{_minutes(r.eval_minutes):>8}  {src}")
     lines.append("-" * len(head))
+    ev = plan.eval_minutes
+    total = (f"est. {plan.total_minutes + ev:.1f} min on {plan.device}: encoding {plan.total_minutes:.1f} + "
+             f"evaluation {ev:.1f}" if ev is not None else
+             f"est. {plan.total_minutes:.1f} min of encoding on {plan.device}, evaluation not estimated")
     lines.append(f"{len(plan.rows)} models, {len(plan.tasks)} tasks with texts; total tokens {plan.total_tokens:,}, "
-                 f"forward FLOPs {_si(plan.total_flops)}, est. {plan.total_minutes:.1f} min on {plan.device} "
-                 f"(assumed sustained {_si(DEVICE_FLOPS[plan.device], 'FLOP/s')}; weight loading not included)")
+                 f"forward FLOPs {_si(plan.total_flops)}; {total} (encoding at an assumed sustained "
+                 f"{_si(DEVICE_FLOPS[plan.device], 'FLOP/s')}; evaluation from the tasks' measured costs; "
+                 "weight loading and data download not included)")
     lines += [f"note: {n}" for n in plan.notes]
     return "\n".join(lines)

@@ -69,6 +69,27 @@ class TaskMetadata(BaseModel):
         return self
 
 
+class EvalCost(BaseModel):
+    """What one ``evaluate`` costs beyond encoding (classifiers trained, bootstraps, pair scoring), measured
+    on ``cpu-2core`` with vectors in memory (``benchmarks/eval_vs_encode.py --costs`` prints the figures):
+    seconds for a 50-wide model (glove-6b-50d) and a 384-wide one (all-MiniLM-L6-v2). ``--plan`` takes a
+    width between or beyond them on the power law through the two points (a probe's MLP hidden layer is as
+    wide as its input, so its cost grows about with the square of the width)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at_50: float = Field(ge=0)
+    at_384: float = Field(ge=0)
+
+    def seconds(self, width: int) -> float:
+        import math
+
+        if self.at_50 <= 0 or self.at_384 <= 0:
+            return max(self.at_50, self.at_384)
+        power = math.log(self.at_384 / self.at_50) / math.log(384 / 50)
+        return self.at_384 * (width / 384) ** power
+
+
 class TaskOutput(BaseModel):
     """What ``Task.evaluate`` returns; the runner adds provenance and writes a ``TaskResult``."""
 
@@ -92,6 +113,11 @@ class Task(ABC):
     Options: ClassVar[type[TaskOptions]] = TaskOptions
     #: False for tasks too slow for the no-argument ``compeval run`` (they train many models); name them to run.
     default_run: ClassVar[bool] = True
+    #: The measured cost of one ``evaluate`` (``--plan`` counts it); None: not measured, said so by the plan.
+    eval_cost: ClassVar[EvalCost | None] = None
+    #: Options (``KEY=VALUE,…``, "" for none) under which this task stands for its suite in ``compeval run
+    #: --quick``, at reduced sizes; None: not its suite's quick task (one task per suite sets it).
+    quick: ClassVar[str | None] = None
     #: The run's settings, set by the runner before ``load`` (``compeval.context``): ``context.torch_device()``
     #: for heads a task trains, ``context.cache_dir``, ``context.model_builder`` for baseline models,
     #: ``context.bnc_dir``. Never part of the task's slug or params.

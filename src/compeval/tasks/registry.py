@@ -77,3 +77,13 @@ def list_tasks() -> list[dict[str, str]]:
          "description": c.metadata.description}
         for n, c in sorted(TASKS.items(), key=lambda kv: (kv[1].metadata.suite, kv[0]))
     ]
+
+
+def quick_tasks() -> list[str]:
+    """``compeval run --quick``: per suite of the default run, the task that declares ``quick`` (its
+    ``Task.quick`` options: reduced sizes), as task specs in suite order. The options become part of each
+    result's name, so quick results never stand in for full ones."""
+    discover()
+    chosen = sorted((cls.metadata.suite, name, cls.quick) for name, cls in TASKS.items()
+                    if cls.default_run and cls.quick is not None)
+    return [",".join(x for x in (name, options) if x) for _, name, options in chosen]

@@ -27,10 +27,16 @@ def torch_device(device: str | torch.device = "cpu") -> torch.device:
     return torch.device(device)
 
 
-#: Below this many floating-point operations per step a head trains on one thread: for small matrices
-#: the threads' synchronisation costs more than it saves (measured on a shared 2-core machine: a 64-wide
-#: probe took 10× the CPU time per step with two threads as with one).
-SMALL_STEP_FLOPS = 5e7
+#: Below this many floating-point operations per step a head trains on one thread. Each operation of a
+#: step is a parallel region whose threads meet at its end; when other processes share the cores (a laptop,
+#: a shared server, an HPC node), a descheduled sibling holds every such meeting for a scheduler time slice,
+#: and a step of a few milliseconds of work takes many times as long. Measured on a shared 2-core machine:
+#: a 64-wide probe took 10× the CPU time per step with two threads as with one, and a run of the
+#: default probing tasks was more than 20× slower with other jobs on the machine (issue 36). Two threads
+#: pay only when an operation's work dwarfs a time slice: ≥ 2e10 operations per step (about half a second
+#: of one core), far above every head of the default run (an Ettinger 2018 probe's three batched MLPs on
+#: 384-wide vectors: 6e8 per step). One thread also gives a head the same arithmetic under every executor.
+SMALL_STEP_FLOPS = 2e10
 
 
 @contextmanager

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from ..errors import TrainingError
-from .device import torch_device
+from .device import threads_for, torch_device
 from .settings import EarlyStopping
 
 
@@ -42,9 +42,18 @@ def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_s
     epoch's weights. ``best_val`` is the first element. With ``lengths`` (words per item), batches
     group items of similar length; without, they are drawn uniformly. The model and each batch move to ``device`` (inputs may stay
     on the CPU, e.g. float16, and are cast by the model); ``val_score`` sees the model on that device.
-    A NaN or infinite training loss raises ``TrainingError`` naming ``name`` and the seed."""
+    A NaN or infinite training loss raises ``TrainingError`` naming ``name`` and the seed.
+    Trains on one CPU thread when its steps are small (``threads_for``: forward and backward ≈ 6 ×
+    parameters × tokens of a batch)."""
     dev = torch_device(device)
     model.to(dev)
+    tokens = cfg.batch_size * (float(lengths.double().mean()) if lengths is not None and len(lengths) else 1.0)
+    with threads_for(6.0 * sum(p.numel() for p in model.parameters()) * tokens, dev):
+        return _train(model, train_inputs, y, loss_fn, val_score, cfg, seed, lengths, dev, name)
+
+
+def _train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg: EarlyStopping,
+           seed: int, lengths: torch.Tensor | None, dev: torch.device, name: str) -> TrainResult:
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)

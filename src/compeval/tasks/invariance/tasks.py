@@ -20,7 +20,7 @@ from ...metrics.bootstrap import mean_ci
 from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
 from ...models.registry import ModelBuilder, check_spec
 from ...results.schema import Score
-from ..base import Task, TaskMetadata, TaskOutput
+from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, path_text
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare, pair_similarity
@@ -75,6 +75,8 @@ class InvarianceRelation(Task):
                     "(generated: passives, nominalisations, datives vs reversed roles, other relations, negation)",
         reference=CHEUNG_PENN, published=RELATION_PUBLISHED,
     )
+    eval_cost = EvalCost(at_50=0.311, at_384=0.336)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    quick = "pairs_per_relation=1"  # the suite's quick task: 156 texts
 
     class Options(_GeneratedOptions):
         per_construction: int = Field(1, ge=1)  # E sentences per construction
@@ -168,6 +170,7 @@ class InvarianceQA(Task):
                     "with the same entities (reversed roles, other relation, negation, other entities)",
         subsets=("all", "subset"), reference=CHEUNG_PENN, published=QA_PUBLISHED,
     )
+    eval_cost = EvalCost(at_50=0.0107, at_384=0.0118)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(_GeneratedOptions):
         # path='s layout: jsonl (compeval's own, loaders.py) or usp (USP's answer file, with texts= the GENIA abstracts)

@@ -16,7 +16,7 @@ from pydantic import Field
 
 from ...errors import ModelCapabilityError
 from ...data.registry import DataContext
-from ..base import Task, TaskMetadata, TaskOutput
+from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
 from ...models.protocol import can_encode, capability
@@ -172,6 +172,7 @@ class ModifierIntersectivity(_ModifierTask):
         main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS, published=TEST1_PUBLISHED,
         directions=CATEGORY_DIRECTIONS,
     )
+    eval_cost = EvalCost(at_50=0.178, at_384=1.08)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     Options = Test1Options
 
@@ -222,6 +223,7 @@ class ModifierPairIntersectivity(_ModifierTask):
         main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS + ("all",),
         directions=CATEGORY_DIRECTIONS,
     )
+    eval_cost = EvalCost(at_50=0.137, at_384=0.134)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     Options = TypeTestOptions
 
@@ -260,6 +262,8 @@ class ModifierNonSubsectivity(_ModifierTask):
         main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES, published=TEST3_PUBLISHED,
         directions=CATEGORY_DIRECTIONS,
     )
+    eval_cost = EvalCost(at_50=0.00826, at_384=0.00957)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    quick = ""  # the suite's quick task: 805 texts (test 1 has 48,385)
 
     Options = TypeTestOptions
 
@@ -301,6 +305,7 @@ class ModifierControls(_ModifierTask):
         main_metric="syn_distance_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS,
         directions={"syn_distance_macro": "none", "syn_distance_micro": "none"},
     )
+    eval_cost = EvalCost(at_50=0.507, at_384=2.4)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     Options = FilterOptions
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...data.registry import DataContext
 from ...errors import MalformedDataError
-from ..base import Task, TaskMetadata, TaskOutput
+from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems
 
@@ -112,7 +112,7 @@ class Ettinger2018Task(Task):
                                  device=self.context.torch_device(), probe_features=True, probe_vocab=self.vocab)
 
 
-def _define(directory: str, n_probes: int, description: str) -> type:
+def _define(directory: str, n_probes: int, description: str, eval_cost: EvalCost) -> type:
     metadata = TaskMetadata(
         name=f"ettinger2018-{directory}", suite="probing", description=description, data_sources=(SOURCE,),
         main_metric="accuracy", main_subset="mlp",
@@ -120,12 +120,17 @@ def _define(directory: str, n_probes: int, description: str) -> type:
     )
     cls = type(f"Ettinger2018{directory.capitalize()}", (Ettinger2018Task,),
                {"metadata": metadata, "directory": directory, "n_probes": n_probes, "__module__": __name__,
-                "__doc__": description})
+                "__doc__": description, "eval_cost": eval_cost})
     return register_task(cls)
 
 
-Ettinger2018Sr = _define("sr", 2, "2018 semantic role: is the probe noun the agent of the probe verb")
-Ettinger2018Neg = _define("neg", 1, "2018 negation: TRUE when the probe verb is NOT negated (the other verb is)")
-Ettinger2018Cont1 = _define("cont1", 1, "2018 content: does the sentence contain the probe verb")
-Ettinger2018Cont2 = _define("cont2", 2, "2018 content: does it contain both the probe noun and the probe verb")
-Ettinger2018Order = _define("order", 2, "2018 order: does the noun's first mention precede the verb's")
+Ettinger2018Sr = _define("sr", 2, "2018 semantic role: is the probe noun the agent of the probe verb",
+                         EvalCost(at_50=6.09, at_384=47.3))
+Ettinger2018Neg = _define("neg", 1, "2018 negation: TRUE when the probe verb is NOT negated (the other verb is)",
+                          EvalCost(at_50=7.19, at_384=53))
+Ettinger2018Cont1 = _define("cont1", 1, "2018 content: does the sentence contain the probe verb",
+                            EvalCost(at_50=5.23, at_384=34.1))
+Ettinger2018Cont2 = _define("cont2", 2, "2018 content: does it contain both the probe noun and the probe verb",
+                            EvalCost(at_50=10.6, at_384=45))
+Ettinger2018Order = _define("order", 2, "2018 order: does the noun's first mention precede the verb's",
+                            EvalCost(at_50=10.7, at_384=49.7))

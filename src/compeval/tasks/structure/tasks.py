@@ -13,7 +13,7 @@ from ...errors import DataError, MalformedDataError, SpecError
 from ...metrics import mean_ci, percentile_interval, resample_indices
 from ...results.schema import Score
 from ...training.settings import AdamSettings, Trainer
-from ..base import Task, TaskMetadata, TaskOutput
+from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
 from ...models.protocol import role_scorer
@@ -85,6 +85,7 @@ class STS3kTypes(Task):
         subsets=("categories", "all"), reference=FODOR, directions={"profile_mad": "lower", "type_count": "none"},
         published=TYPES_PUBLISHED,
     )
+    eval_cost = EvalCost(at_50=0.148, at_384=0.152)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(ComparisonOptions):
         parses: Literal["hand", "spacy"] = "hand"  # hand: the authors' parses, the labeler for pairs without one
@@ -349,6 +350,7 @@ class STS3kReliability(Task):
                     "kappa_linear_spearman_brown": "none", "kappa_quadratic": "none", "mean_rater_sd": "none",
                     "ks_shuffled": "none", "rating_mean": "none", "rating_sd": "none"},
     )
+    eval_cost = EvalCost(at_50=1.61, at_384=1.61)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(TaskOptions):
         splits: int = Field(100, ge=2)  # random halvings of the raters
@@ -424,6 +426,8 @@ class MinimalPairsTask(Task):
         description="Generated minimal pairs: how often a model orders variant types as STS3k humans do",
         reference=FODOR,
     )
+    eval_cost = EvalCost(at_50=0.0339, at_384=0.0569)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    quick = "n_bases=10"  # the suite's quick task
 
     class Options(ComparisonOptions):
         n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences

@@ -16,7 +16,7 @@ from pydantic import Field
 from ...data.registry import DataContext
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...results.schema import Score
-from ..base import Task, TaskMetadata, TaskOutput
+from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
@@ -117,6 +117,7 @@ class STS3k(STSTask):
         description="STS3k: 2,800 adversarial pairs where word overlap and meaning come apart",
         subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR, published=published("sts3k"),
     )
+    eval_cost = EvalCost(at_50=0.53, at_384=0.567)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     def read(self, data):
         pairs = loaders.read_semicolon(data.path("sts3k", "STS3k_all.txt"))
@@ -133,6 +134,8 @@ class STS3kPilot(STSTask):
         name="sts3k-pilot", suite="sts", data_sources=("sts3k",), main_metric="spearman",
         description="STS3k pilot (2022): 120 simple 'the N1 Vs the N2' pairs", reference=FODOR,
     )
+    eval_cost = EvalCost(at_50=0.00789, at_384=0.00823)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    quick = ""  # the suite's quick task: 236 texts
 
     def read(self, data):
         return loaders.read_semicolon(data.path("sts3k", "pilot/Fodor_pilot_2022.txt")), {}
@@ -145,6 +148,7 @@ class STSB(STSTask):
         description="STS Benchmark (Cer et al. 2017); test split by default",
         reference="Cer et al. (2017), SemEval-2017 Task 1", published=published("stsb"),
     )
+    eval_cost = EvalCost(at_50=0.122, at_384=0.0869)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(STSOptions):
         split: Literal["train", "dev", "test"] = "test"
@@ -160,6 +164,7 @@ class SICK(STSTask):
         description="SICK relatedness (Marelli et al. 2014); all 9,840 pairs by default",
         reference="Marelli et al. (2014), SemEval-2014 Task 1", published=published("sick"),
     )
+    eval_cost = EvalCost(at_50=2.06, at_384=1.72)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(STSOptions):
         split: Literal["all", "train", "trial", "test"] = "all"
@@ -168,22 +173,25 @@ class SICK(STSTask):
         return loaders.read_sick(data.path("sick", "SICK.txt"), self.options.split), {}
 
 
-def _simple(name: str, source: str, file: str, description: str, reference: str) -> type:
+def _simple(name: str, source: str, file: str, description: str, reference: str, eval_cost: EvalCost) -> type:
     cls = type(
         name.upper(), (STSTask,),
         {"metadata": TaskMetadata(name=name, suite="sts", data_sources=(source,), main_metric="spearman",
                                   description=description, reference=reference, published=published(name)),
-         "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {})},
+         "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {}), "eval_cost": eval_cost},
     )
     return register_task(cls)
 
 
 GS2011 = _simple("gs2011", "gs2011", "GS2011_processed.csv",
-                 "GS2011 transitive-verb sentence similarity (199 pairs)", "Grefenstette & Sadrzadeh (2011)")
+                 "GS2011 transitive-verb sentence similarity (199 pairs)", "Grefenstette & Sadrzadeh (2011)",
+                  EvalCost(at_50=0.0188, at_384=0.0198))
 KS2013 = _simple("ks2013", "ks2013", "KS2013_processed.csv",
-                 "KS2013 subject-verb-object similarity (108 pairs)", "Kartsaklis & Sadrzadeh (2013)")
+                 "KS2013 subject-verb-object similarity (108 pairs)", "Kartsaklis & Sadrzadeh (2013)",
+                  EvalCost(at_50=0.00762, at_384=0.00752))
 STSS131 = _simple("stss131", "stss131", "STS131_processed.csv",
-                  "STSS-131 dictionary-definition sentence similarity", "O'Shea, Bandar & Crockett (2014)")
+                  "STSS-131 dictionary-definition sentence similarity", "O'Shea, Bandar & Crockett (2014)",
+                  EvalCost(at_50=0.00821, at_384=0.00819))
 
 
 @register_task

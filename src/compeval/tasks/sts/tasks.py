@@ -201,6 +201,7 @@ class STSBCaptions(STSTask):
         description="STS-B test split, captions genre (624 pairs): Table 9's STSb-captions column",
         reference="Cer et al. (2017); the STS3k authors' processed copy", published=published("stsb-captions"),
     )
+    eval_cost = EvalCost(at_50=0.052, at_384=0.0434)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     def read(self, data):
         return loaders.read_semicolon(data.path("stsb-captions", "STSb_captions_test.txt")), {}
@@ -213,6 +214,7 @@ class STR2022(STSTask):
         description="STR-2022 semantic textual relatedness (5,500 pairs; research use, not redistributed)",
         reference="Abdalla, Vishnubhotla & Mohammad (2023), EACL", published=published("str2022"),
     )
+    eval_cost = EvalCost(at_50=0.796, at_384=0.328)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     def read(self, data):
         return loaders.read_str2022(data.path("str2022", "sem_text_rel_ranked.csv")), {}

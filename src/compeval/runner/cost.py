@@ -30,9 +30,13 @@ from ..errors import CompevalError
 #: with short texts reaches. H100 SXM: 989 TFLOP/s bf16 dense peak; A100: 312; L4: 121; T4: 65 (fp16).
 #: ``cpu-2core``: two AVX2 cores in float32, about a third of their ~100 GFLOP/s peak; compare with
 #: measured encoder time on your machine with benchmarks/plan_vs_measured.py (it prints the ratio).
+#: ``h100`` is measured (benchmarks/gpu_check.py on an H100 80GB HBM3, docs/gpu-check.md): a 7B decoder with
+#: the token budget sustained 170 TFLOP/s on STS3k's sentences and 260 on the modifier phrases, so 210 T
+#: (their geometric mean); ``h200`` is that rate scaled by the two cards' memory bandwidth advantage (not
+#: measured). Small encoders are bound by per-batch overhead, not FLOPs (MiniLM took 127x its plan).
 DEVICE_FLOPS: dict[str, float] = {
-    "h100": 380e12,
-    "h200": 400e12,
+    "h100": 210e12,
+    "h200": 220e12,
     "a100": 120e12,
     "l4": 45e12,
     "t4": 25e12,

@@ -137,7 +137,7 @@ def test_norm_is_an_option_of_exactly_the_tasks_that_score_pairs():
     declares = {name for name, cls in TASKS.items() if "norm" in cls.Options.model_fields}
     assert scoring == declares == {"sts3k", "sts3k-pilot", "stsb", "sick", "gs2011", "ks2013", "stss131",
                                    "sts3k-types", "minimal-pairs", "invariance-relation", "invariance-qa",
-                                   "stsb-captions", "str2022"}
+                                   "stsb-captions", "str2022", "sts3k-finetune-full"}
 
 
 def test_malformed_line_names_file_and_line(data_dir, tmp_path):

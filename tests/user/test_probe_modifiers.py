@@ -100,6 +100,8 @@ def test_modifiers_file_gives_the_built_in_tests_numbers(builtin_phrases):
     for name, test in (("modifiers-test1", "test1"), ("modifiers-test2", "test2"), ("modifiers-test3", "test3")):
         builtin = loaded(f"{name},n_resamples=30")
         for s in builtin.evaluate(model, seed=5).scores:
+            if s.metric.startswith("types_kw"):  # the built-in tests' adjective-type test; user lists lack it
+                continue
             m = mine[(s.subset, s.metric)]
             assert (m.value, m.ci_low, m.ci_high, m.n) == pytest.approx((s.value, s.ci_low, s.ci_high, s.n)), (name, s)
             compared += 1

@@ -49,9 +49,9 @@ from ...metrics import pearson_rows, percentile_interval, resample_indices, spea
 from ...models.protocol import role_scorer, sentence_transformer_source
 from ...results.schema import PublishedScore, Score
 from ..base import Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, TaskOptions
+from ..options import BOOTSTRAP
 from ..registry import register_task
-from ..scoring import compare
+from ..scoring import ComparisonOptions, compare
 from ..sts.tasks import FODOR, STS3k
 
 
@@ -277,7 +277,9 @@ class STS3kFinetuneFull(Task):
         subsets=tuple(SUBSET_ROWS), reference=FODOR, published=FIGURE7_PUBLISHED,
     )
 
-    class Options(TaskOptions):
+    class Options(ComparisonOptions):
+        # norm (first field, from ComparisonOptions) applies to the untrained baseline's cosines, as Table 9
+        # reports the untrained models with norm=center; fine-tuned cosines are the trained model's own.
         split: Literal["all", "random", "non_to_adv", "none"] = "all"  # none: the untrained baseline only
         folds: int = Field(10, ge=2, le=100)  # k of the random split's k-fold cross-validation
         epochs: int = Field(4, ge=1, le=100)
@@ -341,7 +343,7 @@ class STS3kFinetuneFull(Task):
                 f"sts3k-finetune-full fine-tunes a sentence-transformer (sbert:, a Hub sentence-transformers repo, or "
                 f"hf: through its pooling) or fits a role model's weights; {model.config.display} is neither "
                 "(split=none scores it untrained)")
-        raw = compare(model, a, b)
+        raw = compare(model, a, b, o.norm)
         untrained = np.nan_to_num(raw, nan=0.0)  # the STS3k authors' policy; counted below
         recipe = Recipe(epochs=o.epochs, batch_size=o.batch_size, learning_rate=o.learning_rate, warmup=o.warmup,
                         seed=seed, evaluate=o.evaluate)

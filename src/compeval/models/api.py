@@ -125,12 +125,6 @@ def default_base_url() -> str:
     return next((os.environ[k] for k in BASE_URL_ENV if os.environ.get(k)), DEFAULT_BASE_URL)
 
 
-def scrub(text: str, secrets: Sequence[str | None] = ()) -> str:
-    """``compeval.redact.redact``: the one function every message that quotes a server's response or address
-    goes through, so no path can print the key a server echoed back."""
-    return redact(text, secrets)
-
-
 def _excerpt(body: bytes, limit: int = 300, secrets: Sequence[str | None] = ()) -> str:
     """The body on one line, redacted, then cut to ``limit`` characters (redacting after the cut would let
     a key cut in half keep its first characters)."""
@@ -303,7 +297,7 @@ class ApiEncoder:
         return headers
 
     def _scrub(self, text: str) -> str:
-        return scrub(text, [self._key()])
+        return redact(text, [self._key()])
 
     def _post(self, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
         """One POST; returns (status, lower-cased headers, body). Network failures raise OSError etc."""

@@ -31,6 +31,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from pydantic import Field
 
+from .. import textfile
 from ..errors import SpecError
 from .elmo import file_sha256
 from .options import TorchOptions
@@ -98,15 +99,14 @@ class WordVectors:
         todo = words - set(self.table) - self.absent
         if not todo:
             return
-        with open(self.path, encoding="utf-8", errors="strict") as f:
-            for line_no, line in enumerate(f, 1):
-                word, _, rest = line.rstrip("\n").partition(" ")
-                if word in todo:
-                    vec = np.array(rest.split(), dtype=np.float32)
-                    if vec.shape != (self.dim,):
-                        raise SpecError(f"{self.where}: {self.path}:{line_no}: {word!r} has {vec.size} values; "
-                                        f"the weights take {self.dim}-dimensional word vectors")
-                    self.table[word] = vec
+        for line_no, line in textfile.lines(self.path):  # the one reader: UTF-8, BOM stripped, .gz, streamed
+            word, _, rest = line.partition(" ")
+            if word in todo:
+                vec = np.array(rest.split(), dtype=np.float32)
+                if vec.shape != (self.dim,):
+                    raise SpecError(f"{self.where}: {self.path}:{line_no}: {word!r} has {vec.size} values; "
+                                    f"the weights take {self.dim}-dimensional word vectors")
+                self.table[word] = vec
         self.absent |= todo - set(self.table)
 
 

@@ -192,19 +192,9 @@ KS2013 = _simple("ks2013", "ks2013", "KS2013_processed.csv",
 STSS131 = _simple("stss131", "stss131", "STS131_processed.csv",
                   "STSS-131 dictionary-definition sentence similarity", "O'Shea, Bandar & Crockett (2014)",
                   EvalCost(at_50=0.00821, at_384=0.00819))
-
-
-@register_task
-class STSBCaptions(STSTask):
-    metadata = TaskMetadata(
-        name="stsb-captions", suite="sts", data_sources=("stsb-captions",), main_metric="spearman",
-        description="STS-B test split, captions genre (624 pairs): Table 9's STSb-captions column",
-        reference="Cer et al. (2017); the STS3k authors' processed copy", published=published("stsb-captions"),
-    )
-    eval_cost = EvalCost(at_50=0.052, at_384=0.0434)  # CPU s, benchmarks/eval_vs_encode.py --costs
-
-    def read(self, data):
-        return loaders.read_semicolon(data.path("stsb-captions", "STSb_captions_test.txt")), {}
+STSB_CAPTIONS = _simple("stsb-captions", "stsb-captions", "STSb_captions_test.txt",
+                        "STS-B test split, captions genre (624 pairs): Table 9's STSb-captions column",
+                        "Cer et al. (2017); the STS3k authors' processed copy", EvalCost(at_50=0.052, at_384=0.0434))
 
 
 @register_task

@@ -68,11 +68,14 @@ def read_file(source: str, base_dir: Path | None = None, split: str | None = Non
     payload = textfile.read_bytes(path)
     text = textfile.decode(payload, path)
     stem = path.name.split(".")[0] or "data"
-    record = {"data_file": str(path.resolve()), "data_sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    digest = hashlib.sha256(payload).hexdigest()
+    # The file's own bytes (what reuse re-hashes); the same as the content digest unless it is gzipped.
+    file_digest = digest if path.suffix != ".gz" else hashlib.sha256(path.read_bytes()).hexdigest()
+    record = {"data_file": str(path.resolve()), "data_sha256": file_digest}
     columns, rows, lines = (_jsonl(text, path) if kind == "jsonl" else _delimited(text, path, kind))
     if not rows:
         raise MalformedDataError(path, 1, "no rows (the file holds no data)")
-    return Table(str(path), stem, columns, rows, lines, hashlib.sha256(payload).hexdigest(), record)
+    return Table(str(path), stem, columns, rows, lines, digest, record)
 
 
 def _delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], list[dict], list[int]]:

@@ -12,7 +12,7 @@ from compeval.runner import LocalExecutor, plan
 from compeval.runner.jobs import ExecutionReport, Reporter, text_digest
 from compeval.runner.loop import TaskLoader, encode_model_texts, rebuild_model, rebuild_task, run_model_jobs
 from compeval.runner.runner import make_context
-from compeval.specs import Spec
+from compeval.models.registry import ResolvedModel
 
 MODELS = ["hashbag", "random,dim=8"]
 TASKS = ["ks2013,bootstrap=50", "gs2011,bootstrap=50"]
@@ -65,7 +65,7 @@ def test_encode_in_one_process_then_evaluate_in_others_is_the_local_loop(data_di
     ctx = make_context(tmp_path / "split", data_dir=data_dir, cache_dir=None)
     p = plan(["hashbag"], TASKS, ctx)
     (jobs,) = p.by_model()
-    assert isinstance(jobs[0].model_spec, Spec) and jobs[0].model is p.models[jobs[0].model_id].config
+    assert isinstance(jobs[0].model_spec, ResolvedModel) and jobs[0].model is p.models[jobs[0].model_id].config
     p.cache.close()
     specs = [j.task_spec for j in jobs]
     cache, model, builder = rebuild_model(ctx, jobs[0].model_spec, jobs[0].model)

@@ -224,7 +224,7 @@ def run(
                                     allow_modified=allow_modified_data, quick=quick)
     tasks_ = run_data.tasks
     if plan:
-        return print_plan(models_, tasks_, data_dir, plan_device, run_device=device)
+        return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device)
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter
 

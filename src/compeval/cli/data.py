@@ -24,7 +24,6 @@ from rich.markup import escape
 from ..data.download import MIRROR_ENV, NoNetworkError, check_mirror
 from ..errors import CompevalError
 from ..results.not_run import NotRun
-from ..specs import Spec
 
 DATA_MIRROR_HELP = (f"base URL of a mirror serving the upstream files under their original paths (else "
                     f"${MIRROR_ENV}); pins and hashes are kept")
@@ -136,7 +135,7 @@ def fetch_sources(names: list[str], data_dir: Optional[Path], *, offline: bool, 
 
 @dataclass
 class RunData:
-    models: list[Spec]  # the model specs, parsed and checked here once (the run takes them as they are)
+    models: list[Any]  # models.registry.ResolvedModel: resolved here once (the run and --plan take them as they are)
     tasks: list[Any]  # the tasks to run, built from their specs here once
     failed: list[tuple[str, str]]  # (named task spec, why its data is not there)
     not_run: list[NotRun] = field(default_factory=list)  # default tasks left out, with their reasons
@@ -148,11 +147,12 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
     default ones (those that cannot get their data skipped, one line per reason); ``quick``: the quick
     mode's tasks (``tasks.registry.quick_tasks``), skipped like default ones. ``allow_modified`` is the
     run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded)."""
-    from ..models.registry import check_spec
+    from ..models.registry import resolve_model
     from ..tasks.registry import get_tasks, quick_tasks
 
     set_mirror(mirror)
-    parsed = [check_spec(m) for m in models]  # a typo in a model spec is reported before any download
+    # Resolved once for the run: a typo in any option (a bare ORG/NAME's too) is reported before any download
+    parsed = [resolve_model(m) for m in models]
     not_run: list[NotRun] = []
     if quick and named:
         raise CompevalError("--quick picks one task per suite itself; give --quick or --task, not both")

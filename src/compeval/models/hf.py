@@ -25,11 +25,11 @@ from .batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
 from .protocol import ModelConfig
-from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens, with_recipe
+from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens
 from .registry import register_model
 from .tokens import hidden_state_tokens
 from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
-                                 resolve, torch_dtype)
+                                 Weights, resolve, torch_dtype)
 
 POOLINGS = ("cls", "mean", "mean-nospecial", "max", "last")
 UNUSED_WEIGHTS = ("pooler.",)  # modules whose output never reaches hidden_states: absent is harmless
@@ -150,7 +150,7 @@ class HFModel(TorchModel):
             raise SpecError(f"pooling {pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
         where = where or f"hf:{path_or_name}"
         setup = setup or TorchSetup.outside_a_run(batch=batch_size, max_length=max_length)
-        weights = resolve(path_or_name, revision)
+        weights = path_or_name if isinstance(path_or_name, Weights) else resolve(path_or_name, revision)
         directory = weights.directory
         config_file = directory / "config.json"
         if not config_file.is_file():
@@ -284,7 +284,8 @@ ST_POOLING = {"cls": "cls", "mean": "mean", "max": "max", "last": "lasttoken"}
 
 class HFOptions(HubOptions):
     layer: int = Field(-1, description="0 = input embeddings, negative counts from the end")
-    pool: Literal[POOLINGS] = Field("mean", description="how token states become one vector")  # type: ignore[valid-type]
+    pool: Literal[POOLINGS] = Field("mean", description="how token states become one vector",
+                                    json_schema_extra={"param": "pooling"})  # type: ignore[valid-type]
     prompt: str = Field("", description='text prepended to every input; quote it: prompt="query: "')
     recipe: RecipeName | None = recipe_setting()
 
@@ -294,9 +295,8 @@ class HFOptions(HubOptions):
 def _hf(spec, builder, opts):
     where = str(spec)
     model_arg(spec)
-    opts = with_recipe(opts, "hf", where, spec.arg)
-    setup = TorchSetup.from_options(opts, builder, where)
-    return HFModel(spec.arg, layer=opts.layer, pooling=opts.pool,
+    setup = TorchSetup.from_options(opts, builder, where)  # opts: the recipe's defaults in (registry.resolve_model)
+    return HFModel(builder.weights(spec.arg, opts.revision), layer=opts.layer, pooling=opts.pool,
                    max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=opts.prompt,
                    where=where, recipe=opts.recipe)
 

@@ -73,6 +73,34 @@ def resolve(arg: str, revision: str | None = None) -> Weights:
     return Weights(folder, arg, f"hf:{arg}@{commit}", arg, commit)
 
 
+def locate(arg: str, revision: str | None = None) -> Weights | None:
+    """What ``resolve`` would return, found without any Hub access (``models/registry.resolve_model``: before
+    any download): a packaged model, a local folder (its content digested here, once per run), or, with the
+    Hub offline, the cached snapshot the build would load. None for a Hub repo the build must still ask the
+    Hub for (online: a branch may have moved; offline: not cached, which the build reports). A name that is
+    no folder, no packaged model and no repo id is the same one-line error as ``resolve``'s."""
+    path = Path(arg).expanduser()
+    if arg in PACKAGED or path.is_dir():
+        return resolve(arg, revision)
+    if not _is_repo_id(arg):
+        return resolve(arg, revision)  # raises the one line
+    if not is_offline() or cached_folder(arg, revision) is None:
+        return None
+    return resolve(arg, revision)
+
+
+def cached_folder(repo: str, revision: str | None = None) -> Path | None:
+    """The cached snapshot of a Hub repo at ``revision`` (default main), looked up without any Hub access;
+    None when it is not in the cache. For choosing a recipe from the repo's files before any download."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(repo, revision=revision, cache_dir=str(cache_dir()), local_files_only=True,
+                                      ignore_patterns=IGNORE_PATTERNS))
+    except Exception:  # not cached (LocalEntryNotFoundError) or a name the Hub would refuse: nothing local
+        return None
+
+
 def _is_repo_id(arg: str) -> bool:
     from huggingface_hub.utils import HFValidationError, validate_repo_id
 
@@ -151,13 +179,30 @@ def content_digest(path: Path) -> str:
 
 
 def bare_spec(spec: Spec) -> Spec:
+    """A bare ``ORG/NAME`` (or folder path) with its published recipe (``models/recipes.py``), its weights
+    fetched if they must be (the build of a bare id whose family the files decide): see ``resolved_bare``."""
+    out = resolved_bare(spec, resolve(spec.name, spec.options.get("revision") or None))
+    assert out is not None  # the folder is there now
+    return out
+
+
+def resolved_bare(spec: Spec, weights: Weights | None) -> Spec | None:
     """A bare ``ORG/NAME`` (or folder path) with its published recipe (``models/recipes.py``): the family
     that runs it (``sbert:`` for a repo with ``modules.json``, ``hf:`` else, ``nvembed:`` for NV-Embed-v2)
-    and ``recipe=`` naming the recipe, whose settings the spec's own options override."""
-    from .recipes import choose
+    and ``recipe=`` naming the recipe, whose settings the spec's own options override. Decided without any
+    Hub access: from ``weights`` (``locate``'s), else the recipe table by repo id, else the cached snapshot's
+    files; None when only the repo's files on the Hub can decide."""
+    from .recipes import by_name, choose
 
-    weights = resolve(spec.name, spec.options.get("revision") or None)
-    recipe, _ = choose(weights.repo, weights.directory)
+    if weights is not None:
+        recipe, _ = choose(weights.repo, weights.directory)
+    else:
+        recipe = by_name(spec.name)
+        if recipe is None:
+            folder = cached_folder(spec.name, spec.options.get("revision") or None)
+            if folder is None:
+                return None
+            recipe, _ = choose(spec.name, folder)
     options = dict(spec.options)
     if recipe.family in ("hf", "sbert"):  # families with the recipe= option
         options.setdefault("recipe", recipe.key)

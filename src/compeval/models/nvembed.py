@@ -28,7 +28,7 @@ import json
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from pydantic import Field
 from .options import TorchOptions, batch_setting
 from .protocol import ModelConfig
 from .registry import register_model
-from .transformers_common import TorchModel, TorchSetup, quiet, resolve, revision_field, torch_dtype
+from .transformers_common import TorchModel, TorchSetup, Weights, quiet, resolve, revision_field, torch_dtype
 
 DEFAULT_REPO = "nvidia/NV-Embed-v2"
 DEFAULT_TASK = "Retrieve semantically similar text."  # the NV-Embed paper's instruction for STS tasks
@@ -248,7 +248,7 @@ class NVEmbedModel(TorchModel):
                  setup: TorchSetup | None = None, where: str | None = None):
         where = where or f"nvembed:{path_or_name}"
         setup = setup or TorchSetup.outside_a_run(batch=DEFAULT_BATCH)
-        weights = resolve(path_or_name, revision)
+        weights = path_or_name if isinstance(path_or_name, Weights) else resolve(path_or_name, revision)
         self.config_json = _read_config(weights.directory, weights.name, where)
         self.files = _weight_files(weights.directory, weights.name, where)
         self.directory, self.weights, self.setup, self.where = weights.directory, weights, setup, where
@@ -336,6 +336,7 @@ class NVEmbedOptions(TorchOptions):
     max_length: int | None = Field(None, ge=1, description=f"truncate inputs to N tokens (default "
                                                            f"{DEFAULT_MAX_LENGTH}, the card's)")
     revision: str | None = revision_field()
+    weights_arg: ClassVar[bool] = True  # the spec's argument names weights (registry.resolve_model locates them)
 
 
 @register_model("nvembed", 1, "NV-Embed-v2: bidirectional Mistral + latent-attention pooling, the card's "
@@ -343,5 +344,6 @@ class NVEmbedOptions(TorchOptions):
                 options=NVEmbedOptions)
 def _nvembed(spec, builder, opts):
     where = str(spec)
-    return NVEmbedModel(spec.arg or DEFAULT_REPO, opts.instruction, revision=opts.revision,
+    return NVEmbedModel(builder.weights(spec.arg or DEFAULT_REPO, opts.revision), opts.instruction,
+                        revision=opts.revision,
                         setup=TorchSetup.from_options(opts, builder, where), where=where)

@@ -264,14 +264,3 @@ def recipe_setting() -> Any:
     model's params)."""
     return setting(None, description="a published recipe (docs/models.md): its settings are defaults the spec's "
                                      "own options override; a bare ORG/NAME gets its own")
-
-
-def with_recipe(opts: Any, family: str, where: str, repo: str | None = None) -> Any:
-    """``opts`` with the recipe's settings filled in where the spec gave none."""
-    if not opts.recipe:
-        return opts
-    recipe = RECIPES[opts.recipe]
-    if recipe.family != family:
-        raise SpecError(f"{where}: recipe {recipe.key} runs in the {recipe.family} family; write "
-                        f"{recipe.family}:NAME,recipe={recipe.key} or the bare repo id")
-    return opts.with_defaults(recipe_options(recipe, repo), where)

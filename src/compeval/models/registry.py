@@ -6,17 +6,23 @@ Composite models (mixed, role models) build their parts through the same builder
 every part sits behind the cache too. A family declares its spec options once (``options=``, a
 ``ModelOptions`` subclass, see ``models/options.py``); the builder parses them, applies the common
 ``name``, and hands the factory the typed options.
+
+A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``: family, recipe, typed options,
+where the weights are, the device, identity and run settings), before any download; the early check,
+the build, ``--plan``'s cost, the isolation decision, jobs and workers take that object and never parse
+the spec string again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable
 
 from .. import plugins
 from ..context import resolve_device
 from ..errors import CompevalError, SpecError
-from ..specs import Spec, parse_spec
+from ..options import is_run_setting
+from ..specs import Spec, parse_spec, quote_value
 from .normalize import refuse_model_norm
 from .options import ModelOptions, TorchOptions
 
@@ -139,20 +145,207 @@ def expand_alias(spec: Spec) -> Spec:
     return spec
 
 
-def check_spec(text: str | Spec) -> Spec:
-    """Everything about a model spec that can be known without building it (name, family, argument form,
-    options and their ranges): a SpecError now rather than when a job runs. A bare Hub ``ORG/NAME`` is
-    checked when built. Returns the parsed spec (a ``Spec`` given is not parsed again)."""
-    spec = parsed = parse_spec(text) if isinstance(text, str) else text
+@dataclass(frozen=True)
+class ResolvedModel:
+    """A model spec resolved once per run, before any weights are fetched: what the run, ``--plan``, the
+    isolation decision, jobs and workers (which receive it pickled) take instead of the spec string.
+
+    ``family`` is the versioned family that builds it, ``options`` its typed options with the recipe's
+    defaults filled in, ``weights`` where the weights are (``hub.Weights``: the package pin, a local folder
+    with its content digest, or a cached Hub snapshot; None for a Hub repo the build still asks the Hub
+    for), ``device`` the device a torch model runs on (its own ``device=``, else the run's; None until a run
+    gives one). A bare Hub ``ORG/NAME`` whose family depends on files that are not cached (sentence-
+    transformers' ``modules.json``) has ``family`` None and its options checked against every ``candidates``
+    family: the build, after the download it needs anyway, decides (``decided``).
+
+    Two resolved models are equal when they build the same model the same way (the text as written and
+    the expanded spec are kept for messages, not compared); ``identity`` and ``run_settings`` split the
+    options by the one rule of ``compeval.options`` (see ``identity``)."""
+
+    text: str = field(compare=False)  # the spec as the user wrote it
+    spec: Spec = field(compare=False)  # alias expanded, a bare ORG/NAME given its family: what the factory gets
+    family: str | None  # "hf.v1"; None: a bare Hub id whose family the files decide (candidates)
+    arg: str | None
+    options: ModelOptions | None
+    recipe: str | None = None
+    weights: Any = None  # hub.Weights | None
+    device: str | None = None
+    candidates: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def name(self) -> str | None:
+        """The family's registered name (``hf``), or None while undecided."""
+        return self.family.partition(".v")[0] if self.family else None
+
+    @property
+    def family_spec(self) -> "ModelFamily | None":
+        return resolve_family(self.family) if self.family else None
+
+    @property
+    def torch(self) -> bool:
+        """A torch family (all candidates of an undecided bare id are)."""
+        if self.family is None:
+            return all(resolve_family(c).torch for c in self.candidates)
+        return resolve_family(self.family).torch
+
+    @property
+    def own_device(self) -> bool:
+        return self.options is not None and "device" in self.options.model_fields_set
+
+    def on_device(self, run_device: str | None) -> "ResolvedModel":
+        """This model under a run whose (resolved) device is ``run_device``: a torch model without its own
+        ``device=`` runs there; a model with one, or a model without torch, keeps what it has."""
+        if not self.torch or self.own_device or run_device is None or run_device == self.device:
+            return self
+        return replace(self, device=run_device)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """The options that change what the model computes, by the one rule: every option that is not a run
+        setting (``compeval.options.setting``) except ``name`` (the model's name, kept beside its params), under
+        the name its params record it by (``param=`` declared on the field, as ``pool`` → ``pooling``). A family's
+        ``ModelConfig.params`` holds each of these that is set away from its default, with the same value (the
+        round-trip test checks every family); at a default it records the value it resolves (``layer=-1`` → the
+        last layer's number) or leaves it out (``dtype=float32``), as ids written before did."""
+        if self.options is None:
+            return {}
+        out = {}
+        for key, f in type(self.options).model_fields.items():
+            if key == "name" or is_run_setting(f):
+                continue
+            extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
+            out[str(extra.get("param", key))] = self.options.params()[key]
+        return out
+
+    @property
+    def run_settings(self) -> dict[str, Any]:
+        """How it runs (device, batch…), never part of an id: the options' run settings, the device resolved."""
+        out = self.options.run_settings() if self.options is not None else {}
+        if self.device is not None:
+            out["device"] = self.device
+        return out
+
+    @property
+    def spec_string(self) -> str:
+        """A spec that resolves to an equal object: the family, its argument and every option the spec set."""
+        if self.family is None:
+            return str(self.spec)
+        head = self.name + (f":{self.arg}" if self.arg is not None else "")
+        given = self.options.model_fields_set if self.options is not None else set()
+        return head + "".join(f",{k}={quote_value(_spec_value(getattr(self.options, k)))}" for k in sorted(given))
+
+    def decided(self) -> "ResolvedModel":
+        """An undecided bare Hub id with its family chosen from the repo's files, fetched now (the build's
+        download); a decided model as it is."""
+        if self.family is not None:
+            return self
+        from .hub import resolve, resolved_bare
+
+        weights = resolve(str(self.arg), self.spec.options.get("revision") or None)
+        return _resolve_spec(resolved_bare(self.spec, weights), self.text, self.device, weights)
+
+
+def _spec_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def resolve_model(text: "str | Spec | ResolvedModel", device: str | None = None) -> ResolvedModel:
+    """The one resolution of a model spec (see ``ResolvedModel``): parsed once; alias, family, argument form
+    and every option checked, a bare ``ORG/NAME``'s included, before anything is downloaded (a SpecError
+    now rather than when a job runs). ``device``: the run's resolved device (None: not known yet; ``on_device``
+    adds it)."""
+    if isinstance(text, ResolvedModel):
+        return text.on_device(device)
+    spec = parse_spec(text) if isinstance(text, str) else text
     text = str(text)
     refuse_model_norm(spec, text)
     if "/" in spec.name and spec.arg is None and spec.name not in ALIASES:
-        return parsed
-    spec = expand_alias(spec)
+        return _resolve_bare(spec, text, device)
+    return _resolve_spec(expand_alias(spec), text, device, None)
+
+
+def _resolve_bare(spec: Spec, text: str, device: str | None) -> ResolvedModel:
+    """A bare ``ORG/NAME`` or folder: its recipe from the recipe table or the repo's files where they are on
+    this machine (``hub.locate``, no Hub access); else the family stays open between the candidates, each
+    of which would run it, and the options must fit one of them."""
+    from .hub import locate, resolved_bare
+
+    discover()
+    weights = locate(spec.name, spec.options.get("revision") or None)
+    out = resolved_bare(spec, weights)
+    if out is not None:
+        if out.name not in FAMILIES:  # e.g. NV-Embed-v2's nvembed, registered by its own module
+            from .recipes import missing_family
+
+            raise SpecError(missing_family(text, out.name))
+        return _resolve_spec(out, text, device, weights)
+    candidates = ("sbert", "hf")  # modules.json decides (recipes.choose); both take recipe=
+    errors = []
+    for name in candidates:
+        try:
+            resolve_family(name).options.parse(dict(spec.options), text)
+        except SpecError as exc:
+            errors.append(exc)
+    if len(errors) == len(candidates):  # fits neither: the line of the family that knows the option
+        raise next((e for e in errors if "unknown option" not in str(e)), errors[-1])
+    return ResolvedModel(text, spec, None, spec.name, None, None, weights, device,
+                         tuple(resolve_family(c).versioned for c in candidates))
+
+
+def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> ResolvedModel:
+    """An expanded spec (a family's ``NAME[:ARG]``): family, form and options (the recipe's defaults filled
+    in, in the same one parse), the weights located and the device resolved."""
     family = resolve_family(spec.name)
     _check_form(spec, family, text)
-    family.options.parse(dict(spec.options), text)
-    return parsed
+    values = dict(spec.options)
+    recipe = values.get("recipe")
+    if recipe:
+        values = _with_recipe_values(family, values, recipe, spec.arg, text)
+    opts = family.options.parse(values, text)
+    if recipe:  # which options the user set is kept: the recipe's are defaults
+        aliases = family.options.aliases()
+        given = {aliases.get(k, k) for k in spec.options}
+        object.__setattr__(opts, "__pydantic_fields_set__", given & set(type(opts).model_fields))
+    if weights is None and getattr(family.options, "weights_arg", False) and spec.arg:
+        from .hub import locate
+
+        weights = locate(spec.arg, getattr(opts, "revision", None))
+    own = opts.device if isinstance(opts, TorchOptions) and "device" in opts.model_fields_set else None
+    if own is not None:
+        try:
+            device = resolve_device(own)
+        except CompevalError as exc:
+            reason = str(exc).partition(": ")[2].replace("--device ", "device=")
+            raise SpecError(f"{text}: device={own}: {reason}") from None
+    elif not family.torch:
+        device = None
+    return ResolvedModel(text, spec, family.versioned, spec.arg, opts, recipe or None, weights, device)
+
+
+def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: str | None, text: str) -> dict:
+    """The spec's option values with a recipe's settings under them, where the spec set none (on the raw
+    values, so that the options are parsed once); a recipe of another family is an error."""
+    from .recipes import RECIPES, recipe_options
+
+    if recipe not in RECIPES:
+        return values  # the one parse names the allowed values
+    r = RECIPES[recipe]
+    if r.family != family.name:
+        raise SpecError(f"{text}: recipe {r.key} runs in the {r.family} family; write "
+                        f"{r.family}:NAME,recipe={r.key} or the bare repo id")
+    aliases = family.options.aliases()
+    given = {aliases.get(k, k) for k in values}
+    return {**{k: v for k, v in recipe_options(r, repo).items() if k not in given}, **values}
+
+
+def check_spec(text: "str | Spec | ResolvedModel") -> ResolvedModel:
+    """Everything about a model spec that can be known without building it: ``resolve_model``."""
+    return resolve_model(text)
 
 
 def _check_form(spec: Spec, family: ModelFamily, text: str) -> None:
@@ -174,6 +367,8 @@ class ModelBuilder:
     batch_size: int | None = None  # None: the family's own default
     max_batch_tokens: int | None = None  # padded tokens per forward pass (models/batching.py); None: family's
     _built: dict[str, Any] = field(default_factory=dict)
+    _resolved: dict[str, "ResolvedModel"] = field(default_factory=dict)
+    _weights: dict[tuple[str, str | None], Any] = field(default_factory=dict)
 
     @classmethod
     def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
@@ -195,22 +390,47 @@ class ModelBuilder:
             self.device = resolve_device(self.device)
         return self.device
 
-    def __call__(self, text: str | Spec) -> Any:
-        spec = parse_spec(text) if isinstance(text, str) else text
-        key = str(spec)
+    def resolve(self, text: "str | Spec | ResolvedModel") -> ResolvedModel:
+        """``resolve_model`` under this builder's device, once per spec text (composites and tasks' baseline
+        models ask for the same parts again)."""
+        if isinstance(text, ResolvedModel):
+            return text.on_device(self._run_device())
+        key = str(text)
+        if key not in self._resolved:
+            self._resolved[key] = resolve_model(text, self._run_device())
+        return self._resolved[key]
+
+    def _run_device(self) -> str | None:
+        return None if self.device == "auto" else self.device
+
+    def __call__(self, text: "str | Spec | ResolvedModel") -> Any:
+        resolved = self.resolve(text)
+        key = resolved.spec_string
         if key not in self._built:
-            self._built[key] = self._build(spec, key)
+            self._built[key] = self._build(resolved)
         return self._built[key]
 
-    def _build(self, spec: Spec, text: str) -> Any:
-        """Checks the spec as it builds (``check_spec`` without a second pass): alias, family, form, options."""
-        refuse_model_norm(spec, text)
-        spec = expand_alias(spec)
-        family = resolve_family(spec.name)
-        _check_form(spec, family, text)
-        opts = family.options.parse(dict(spec.options), text)
+    def weights(self, arg: str, revision: str | None = None) -> Any:
+        """The weights of ``arg`` as the model being built was resolved (a local folder digested once per
+        run), else ``hub.resolve`` (a Hub repo fetched now, if it must be)."""
+        found = self._weights.get((arg, revision))
+        if found is not None:
+            return found
+        from .hub import resolve
+
+        return resolve(arg, revision)
+
+    def _build(self, resolved: ResolvedModel) -> Any:
+        """Builds the resolved model (nothing is parsed or checked again; a bare Hub id whose family its
+        files decide is decided now, after its download)."""
+        resolved = resolved.decided()
+        family = resolve_family(resolved.family)
+        opts, text = resolved.options, resolved.text
+        if resolved.weights is not None and resolved.arg is not None and resolved.weights.directory.is_dir():
+            # not digested again; a worker on another machine, where the folder is elsewhere, resolves its own
+            self._weights[(resolved.arg, getattr(opts, "revision", None))] = resolved.weights
         try:
-            model = family.factory(spec, self, opts)
+            model = family.factory(resolved.spec, self, opts)
         except ImportError as exc:
             extras = (family.extra,) if isinstance(family.extra, str) else family.extra
             hint = f"pip install 'compeval[{','.join(extras)}]'" if extras else "install the missing package"

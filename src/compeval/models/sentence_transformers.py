@@ -20,12 +20,12 @@ from pydantic import Field
 
 from .options import batch_setting
 from .protocol import ModelConfig
-from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens, with_recipe
+from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
 from .hf import check_loaded_weights
 from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
-                                 resolve, torch_dtype)
+                                 Weights, resolve, torch_dtype)
 
 
 def _json(path) -> dict:
@@ -53,7 +53,7 @@ class SentenceTransformerModel(TorchModel):
         where = where or f"sbert:{path_or_name}"
         self.where, self.recipe = where, recipe
         setup = setup or TorchSetup.outside_a_run(device, batch=batch_size)
-        weights = resolve(path_or_name, revision)
+        weights = path_or_name if isinstance(path_or_name, Weights) else resolve(path_or_name, revision)
         directory = weights.directory
         check_remote_code(weights, setup, where)
         prompts = _json(directory / "config_sentence_transformers.json").get("prompts") or {}
@@ -156,6 +156,9 @@ class SentenceTransformerModel(TorchModel):
 
 class SbertOptions(HubOptions):
     batch: int = batch_setting(64)
+    max_length: int | None = Field(None, ge=1, description="truncate inputs to N tokens (default: the model's "
+                                                           "own max_seq_length)",
+                                   json_schema_extra={"param": "max_seq_length"})
     prompt: str = Field("", description='text prepended to every input; quote it: prompt="query: "')
     prompt_name: str | None = Field(None, description="one of the model's named prompts (e.g. query)")
     recipe: RecipeName | None = recipe_setting()
@@ -166,8 +169,8 @@ class SbertOptions(HubOptions):
 def _sbert(spec, builder, opts):
     where = str(spec)
     model_arg(spec)
-    opts = with_recipe(opts, "sbert", where, spec.arg)
-    return SentenceTransformerModel(spec.arg, prompt=opts.prompt,
+    # opts: the recipe's defaults in (registry.resolve_model)
+    return SentenceTransformerModel(builder.weights(spec.arg, opts.revision), prompt=opts.prompt,
                                     prompt_name=opts.prompt_name, revision=opts.revision,
                                     setup=TorchSetup.from_options(opts, builder, where), where=where,
                                     recipe=opts.recipe)

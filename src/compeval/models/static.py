@@ -271,7 +271,8 @@ class StaticModel:
 class StaticOptions(ModelOptions):
     op: Literal[OPERATORS] = Field("mean", description="composition operator")  # type: ignore[valid-type]
     tok: Literal[CONVENTIONS] = Field("clean", description="tokenisation convention")  # type: ignore[valid-type]
-    seed: int = Field(0, ge=0, description="seed of the tensor operator's projection")
+    seed: int = Field(0, ge=0, description="seed of the tensor operator's projection",
+                      json_schema_extra={"param": "projection_seed"})
 
 
 @register_model(

@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -32,6 +32,7 @@ class HubOptions(TorchOptions):
 
     revision: str | None = revision_field()
     trust_remote_code: bool = Field(False, description="run the Python code a Hub repo ships (explicit opt-in)")
+    weights_arg: ClassVar[bool] = True  # the spec's argument names weights (registry.resolve_model locates them)
 
 
 def model_arg(spec: Any) -> str:

@@ -51,6 +51,7 @@ CUDA_KINDS = (("H200", "h200"), ("H100", "h100"), ("A100", "a100"), ("L4", "l4")
 ASSUMED_WIDTH = 384
 
 STAND_IN = "all-MiniLM-L6-v2"  # the packaged tokenizer used where a model's own is not local
+TRANSFORMER_FAMILIES = ("sbert", "hf", "nvembed")  # families whose rows count a transformer's forward pass
 DEFAULT_MAX_LENGTH = 512
 
 
@@ -58,6 +59,7 @@ DEFAULT_MAX_LENGTH = 512
 class CostRow:
     spec: str
     texts: int = 0
+    family: str = ""  # the resolved family the build uses ("" for a bare Hub id its files decide, not cached)
     tokens: int | None = None
     params: int | None = None
     params_from: str = ""  # "safetensors" | "mteb" | ""
@@ -245,35 +247,34 @@ def spec_width(parsed) -> int | None:
     return None
 
 
-def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
-    """One model's row: resolve where its files are (never loading weights), count tokens and parameters,
-    and find its vectors' width."""
+def model_cost(spec: Any, texts: Sequence[str]) -> CostRow:
+    """One model's row from its resolved model (``models.registry.ResolvedModel``; a spec string is resolved
+    here): the family the build would use, where its files are (never loading weights), tokens and
+    parameters, and its vectors' width. A bare Hub id whose family its files decide, not cached, is counted
+    as a transformer (both candidate families are)."""
     from ..models.hub import resolve
     from ..models.model_lists import model_metadata
-    from ..models.registry import expand_alias, resolve_family
-    from ..specs import parse_spec
+    from ..models.registry import resolve_model
 
-    row = CostRow(spec, texts=len(texts))
-    parsed = parse_spec(spec)
-    if "/" in parsed.name and parsed.arg is None:  # a bare ORG/NAME: sbert when it has modules.json, else hf
-        name, family_name = parsed.name, "sbert"
+    resolved = resolve_model(spec)
+    row = CostRow(str(resolved), texts=len(texts), family=resolved.family or "")
+    family_name = resolved.name or "hf"
+    if family_name not in TRANSFORMER_FAMILIES:
+        row.note = "no transformer forward pass" if not resolved.torch else f"{resolved.family}: not estimated"
+        row.width = spec_width(resolved.spec)
+        return row
+    name = resolved.arg or STAND_IN
+    own_length = getattr(resolved.options, "max_length", None)
+    if resolved.weights is not None:
+        directory, where = resolved.weights.directory, ""
     else:
-        parsed = expand_alias(parsed)
-        if parsed.name not in ("sbert", "hf"):
-            family = resolve_family(parsed.name)
-            row.note = "no transformer forward pass" if not family.torch else f"{family.versioned}: not estimated"
-            row.width = spec_width(parsed)
-            return row
-        name, family_name = parsed.arg or STAND_IN, parsed.name
-    revision = parsed.options.get("revision") or None
-    directory, where = _local_files(name, revision)
+        directory, where = _local_files(name, getattr(resolved.options, "revision", None)
+                                        or resolved.spec.options.get("revision") or None)
     if directory is None:
         row.note = where
     if directory is not None:
-        if family_name == "sbert" and not (directory / "modules.json").is_file():
-            family_name = "hf"
         try:
-            row.tokens = _counted(directory, texts, _max_length(directory, family_name))
+            row.tokens = _counted(directory, texts, own_length or _max_length(directory, family_name))
             row.tokenizer = "own"
         except Exception as exc:  # a tokenizer that needs remote code or a missing library: the stand-in
             row.note = f"own tokenizer did not load ({type(exc).__name__})"
@@ -281,7 +282,7 @@ def model_cost(spec: str, texts: Sequence[str]) -> CostRow:
         row.params_from = "safetensors" if row.params is not None else ""
         row.width = files_width(directory)
     if row.tokens is None:
-        row.tokens = _counted(resolve(STAND_IN).directory, texts, DEFAULT_MAX_LENGTH)
+        row.tokens = _counted(resolve(STAND_IN).directory, texts, own_length or DEFAULT_MAX_LENGTH)
         row.tokenizer = f"stand-in ({STAND_IN})"
     if row.params is None:
         facts = model_metadata(name)

@@ -29,7 +29,6 @@ from ..errors import CompevalError
 from ..redact import redact
 from ..results.store import ResultStore
 from ..paths import safe_component
-from ..specs import Spec
 from .jobs import ExecutionReport, JobOutcome, Plan, Reporter, RunContext
 from .session import LOG_FOLDER
 
@@ -53,23 +52,17 @@ def worker_context() -> Any:
 
 
 def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
-    """How many of the plan's pending models are torch families on a CUDA device (the default for
-    ``--isolate``: isolate when this is more than one)."""
-    from ..models.registry import resolve_family
-
-    try:
-        cuda = ctx.torch_device().startswith("cuda")
-    except CompevalError:
-        return 0
-    if not cuda:
-        return 0
+    """How many of the plan's pending models are torch models on a CUDA device (the default for
+    ``--isolate``: isolate when this is more than one), by each job's resolved model: its family and the
+    device it runs on (a model's own ``device=cpu`` is no GPU model under ``--device cuda``, and a model's
+    own ``device=cuda`` is one under ``--device cpu``)."""
     n = 0
     for jobs in plan.by_model():
-        family = jobs[0].model.family.split(".v")[0]
-        try:
-            n += bool(resolve_family(family).torch)
-        except CompevalError:
+        resolved = jobs[0].model_spec
+        if resolved is None:
             continue
+        device = resolved.device or ""
+        n += bool(resolved.torch and device.startswith("cuda"))
     return n
 
 
@@ -142,7 +135,7 @@ def _watchdog(seconds: float) -> None:
     timer.start()
 
 
-def model_worker(run_here: Any, model_spec: Spec, task_specs: list[str], ctx: RunContext, log_path: str | None,
+def model_worker(run_here: Any, model_spec: Any, task_specs: list[str], ctx: RunContext, log_path: str | None,
                  q: Any = None, timeout: float | None = None, environ: dict[str, str] | None = None) -> ExecutionReport:
     """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local), the
     report (outcomes, counters, seconds) is returned at the end (Ray) and sent to ``q`` without its

@@ -14,9 +14,8 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 from ..cache import CacheStats, EmbeddingCache
 from ..context import RunContext
 from ..models.protocol import ModelConfig
-from ..models.registry import ModelBuilder
+from ..models.registry import ModelBuilder, ResolvedModel
 from ..results.store import model_folder
-from ..specs import Spec
 from ..tasks.base import Task
 
 
@@ -131,14 +130,15 @@ def forwarded_env() -> tuple[tuple[str, str], ...]:
 
 @dataclass(frozen=True, eq=False)  # one job is one object: its model configuration and task are not hashable
 class Job:
-    """One model × task job: the model's configuration and the spec it was built from (parsed once, by the
-    plan), and the task with the spec string a worker rebuilds it from. ``model_spec`` / ``task_spec``
+    """One model × task job: the model's configuration and the resolved model it was built from
+    (``models.registry.ResolvedModel``, resolved once by the plan; workers receive it pickled and build
+    from it), and the task with the spec string a worker rebuilds it from. ``model_spec`` / ``task_spec``
     are None for objects given through the Python API (an arbitrary encoder, an unregistered task): those
     run only on the local executor."""
 
     model: ModelConfig
     task: Task  # the driver's task object (the local executor loads and evaluates it)
-    model_spec: Spec | None
+    model_spec: ResolvedModel | None
     task_spec: str | None
 
     @property

@@ -18,7 +18,7 @@ from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.conformance import check_before_use
 from ..models.protocol import as_model
-from ..models.registry import ModelBuilder, check_spec
+from ..models.registry import ModelBuilder, ResolvedModel
 from ..specs import Spec
 from ..results.store import ResultStore, ResultWriteError, model_folder
 from ..tasks.base import Task
@@ -71,10 +71,11 @@ def check_writable(output_dir: Path) -> None:
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
     """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
 
-    Every model spec is parsed and checked once, all before any is built; the model is built from that
-    parsed spec (cheap: weights load only when something must be encoded) because its configuration names
-    its results folder, and the jobs carry the parsed spec to workers. Repeated tasks or models are
-    planned once.
+    Every model spec is resolved once (``models.registry.resolve_model``: parsed and checked, all before any
+    is built; a ``ResolvedModel`` given, as ``compeval run`` resolves them before fetching data, is taken as
+    it is, under this run's device); the model is built from it (cheap: weights load only when something
+    must be encoded) because its configuration names its results folder, and the jobs carry it to workers,
+    which build from it without resolving again. Repeated tasks or models are planned once.
     """
     task_list: list[Task] = []
     seen_tasks: set[str] = set()
@@ -83,11 +84,11 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             if task.slug not in seen_tasks:
                 seen_tasks.add(task.slug)
                 task_list.append(task)
-    # Parsed and checked once, all before any is built: a bad spec fails the run before any work.
-    parsed = [check_spec(m) if isinstance(m, (str, Spec)) else None for m in models]
+    builder = ModelBuilder.for_context(ctx)
+    # Resolved once, all before any is built: a bad spec fails the run before any work.
+    parsed = [builder.resolve(m) if isinstance(m, (str, Spec, ResolvedModel)) else None for m in models]
     specs = [task_spec(t) for t in task_list]
-    cache = EmbeddingCache(ctx.cache_dir)
-    builder = ModelBuilder.for_context(ctx, cache)
+    cache = builder.cache = EmbeddingCache(ctx.cache_dir)
     store = ResultStore(ctx.output_dir)
     try:
         data = DataContext(ctx.data_dir, download=False)
@@ -128,7 +129,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     return out
 
 
-def run_model_here(model_spec: Spec, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+def run_model_here(model_spec: ResolvedModel, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> ExecutionReport:
     """One model's pending jobs planned and run in this process (an isolated worker's body): the
     execution report, its load seconds including building the model. Results another process wrote
     meanwhile are skipped, as on a re-run; a model the worker cannot build fails its jobs."""

@@ -369,12 +369,21 @@ class ModelBuilder:
     _built: dict[str, Any] = field(default_factory=dict)
     _resolved: dict[str, "ResolvedModel"] = field(default_factory=dict)
     _weights: dict[tuple[str, str | None], Any] = field(default_factory=dict)
+    _devices: dict[int, str] = field(default_factory=dict)  # id(options being built) -> its resolved own device
 
     @classmethod
     def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
         """The builder of a run (``compeval.context.RunContext``): its data folder, device and batch size."""
         return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.torch_device(), batch_size=ctx.batch_size,
                    max_batch_tokens=getattr(ctx, "max_batch_tokens", None))
+
+    def device_of(self, opts: Any, where: str) -> str:
+        """The device of the torch model being built with ``opts``: the one its resolution found (a spec's own
+        ``device=`` resolved there, once), else ``device_for``."""
+        found = self._devices.get(id(opts))
+        if found is not None:
+            return found
+        return self.device_for(opts.device if "device" in opts.model_fields_set else None, where)
 
     def device_for(self, own: str | None, where: str) -> str:
         """The device a torch model built here runs on, and the one place a model's device is resolved: the
@@ -426,6 +435,8 @@ class ModelBuilder:
         resolved = resolved.decided()
         family = resolve_family(resolved.family)
         opts, text = resolved.options, resolved.text
+        if resolved.device is not None and resolved.own_device:
+            self._devices[id(opts)] = resolved.device
         if resolved.weights is not None and resolved.arg is not None and resolved.weights.directory.is_dir():
             # not digested again; a worker on another machine, where the folder is elsewhere, resolves its own
             self._weights[(resolved.arg, getattr(opts, "revision", None))] = resolved.weights

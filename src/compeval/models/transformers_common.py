@@ -71,7 +71,7 @@ class TorchSetup:
     def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
         """The spec's own ``device=`` / ``batch=`` win; else the run's (the resolved ``RunContext`` device /
         ``batch_size`` through ``ModelBuilder``); else the family's declared default batch."""
-        device = builder.device_for(opts.device if "device" in opts.model_fields_set else None, where)
+        device = builder.device_of(opts, where)
         run_batch = getattr(builder, "batch_size", None)
         batch = opts.batch if "batch" in opts.model_fields_set or not run_batch else run_batch
         return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,

@@ -33,9 +33,11 @@ def test_hub_names_resolve_to_the_cached_snapshot_and_record_its_commit(hub_cach
     assert vecs.shape == (4, 32) and np.isfinite(vecs).all()
     # the same model as a plain sentence-transformers folder gives the same vectors
     np.testing.assert_allclose(load_model(f"sbert:{tiny_models['sbert']}").encode(TEXTS), vecs, rtol=1e-6)
-    # the snapshot folder given as a path is the repo at that commit, not a model called by its hash
+    # the snapshot folder given as a path is a local folder of that repo, identified by its content (issue
+    # 39: a folder edited in place keeps its path and snapshot hash), not the commit in its path
     by_path = load_model(f"sbert:{hub_cache}/models--org--tiny-st/snapshots/{commit}")
-    assert by_path.config.name == "org/tiny-st" and by_path.config.id == c.id
+    assert by_path.config.name.startswith("org/tiny-st@") and by_path.config.params["weights"].startswith("sha256:")
+    assert "revision" not in by_path.config.params and by_path.config.id != c.id
 
 
 def test_bare_repo_id_picks_sentence_transformers_or_transformers(hub_cache, tiny_models):

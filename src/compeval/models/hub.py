@@ -3,8 +3,12 @@
 Hub names (``ORG/NAME``) resolve through ``huggingface_hub.snapshot_download``: it honours ``HF_HOME`` /
 ``HF_HUB_CACHE``, ``HF_HUB_OFFLINE`` and ``HF_TOKEN``, downloads what is missing when online, and
 returns the cached snapshot folder. The commit hash of that snapshot is the model's identity, so a
-result says exactly which weights produced it and a moved branch gives a new id. Local folders are
-identified by a hash of their content (weights, configs, tokenizer files).
+result says exactly which weights produced it and a moved branch gives a new id. Local folders, a folder
+in snapshot layout given by its path included, are identified by a digest of their content (weights,
+configuration, tokenizer and pooling files: every file but README.md and .gitattributes), never by their
+path or the snapshot hash in it: a model fine-tuned into the same folder is a new model, whose vectors
+and results are computed afresh. The digest is taken once per run, when the spec is resolved
+(``registry.resolve_model``).
 """
 from __future__ import annotations
 
@@ -59,11 +63,11 @@ def resolve(arg: str, revision: str | None = None) -> Weights:
     if path.is_dir():
         if revision:
             raise SpecError(f"{arg} is a local folder; revision= applies to Hub repo ids")
-        m = _SNAPSHOT.search(path.resolve().as_posix())
-        if m:
-            repo = f"{m['org']}/{m['name']}"
-            return Weights(path, repo, f"hf:{repo}@{m['commit']}", repo, m["commit"])
         digest = content_digest(path)
+        m = _SNAPSHOT.search(path.resolve().as_posix())
+        if m:  # a snapshot folder given by path: its repo (for its recipe), identified by content like any folder
+            repo = f"{m['org']}/{m['name']}"
+            return Weights(path, f"{repo}@{digest[7:15]}", digest, repo)
         return Weights(path, f"{path.name}@{digest[7:15]}", digest)
     if not _is_repo_id(arg):
         raise SpecError(f"model {arg!r}: no such folder, not a packaged name ({', '.join(PACKAGED)}) and not a "

@@ -110,6 +110,7 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def origin(self, name: str, version: int | None = None) -> str | None:
         """Where ``name`` (``version``) was registered: ``module:qualname``, ``file:line`` or an entry point."""
+        self.load()
         return self._origins.get(f"{name}.v{version}" if version is not None else name)
 
     def peek(self, name: str) -> T | None:

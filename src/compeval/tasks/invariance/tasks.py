@@ -69,6 +69,7 @@ class _GeneratedOptions(ComparisonOptions):
 class InvarianceRelation(Task):
     """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
 
+    conformance_options = "pairs_per_relation=1,bootstrap=20"
     metadata = TaskMetadata(
         name="invariance-relation", suite="invariance", main_metric="auc",
         description="relation classification invariant to syntax: AUC of same-relation pairs vs hard negatives "
@@ -164,6 +165,7 @@ def build_relation_pairs(groups: list[generator.RelationGroup]) -> pd.DataFrame:
 class InvarianceQA(Task):
     """Task 2: normalised rank of the one answering sentence among its document (ties at the median)."""
 
+    conformance_options = "pairs_per_relation=1,distractors_per_type=1,bootstrap=20"
     metadata = TaskMetadata(
         name="invariance-qa", suite="invariance", main_metric="normalised_rank",
         description="restricted QA invariant to syntax: normalised rank of the answer sentence among distractors "

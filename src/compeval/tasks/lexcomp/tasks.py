@@ -90,6 +90,7 @@ class LexcompTask(Task):
     """Baselines, then the Embed-Encode-Predict grid: one head per (layer, encoder) trained with early
     stopping on validation, the best on validation scored on test. Subclasses give two hooks:
     ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
+    conformance_options = "encoders=none,layers=top,max_epochs=2,patience=1,batch_size=64,hidden=8"
 
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str
@@ -462,6 +463,7 @@ class NCRelationsTask(_ParaphraseTask):
 
 @register_task
 class ANAttributesTask(_ParaphraseTask):
+    conformance_options = LexcompTask.conformance_options + ",ablation=context"
     metadata = _meta("lexcomp-an-attributes", "Is the attribute in '[A] refers to the [AT] of [N]' right? (HeiPLAS)")
     folder = "an_attribute_selection"
 

@@ -269,6 +269,8 @@ def correlation_scores(subset: str, pred: np.ndarray, gold: np.ndarray, bootstra
 @register_task
 class STS3kFinetuneFull(Task):
     default_run = False  # trains a transformer per fold (hours on a CPU): name the task to run it
+    conformance_options = "n_pairs=60,folds=2,epochs=1,bootstrap=50"
+    trains_model = True
     metadata = TaskMetadata(
         name="sts3k-finetune-full", suite="structure", data_sources=("sts3k",), main_metric="spearman",
         main_subset="non_to_adv",

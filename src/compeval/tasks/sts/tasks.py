@@ -39,6 +39,7 @@ class STSOptions(ComparisonOptions):
 
 class STSTask(Task):
     """Base class: subclasses set ``metadata`` and implement ``read`` (→ pairs and subset masks)."""
+    conformance_options = "bootstrap=50"
 
     Options = STSOptions
     options: STSOptions
@@ -143,6 +144,7 @@ class STS3kPilot(STSTask):
 
 @register_task
 class STSB(STSTask):
+    conformance_options = "split=dev,bootstrap=50"
     metadata = TaskMetadata(
         name="stsb", suite="sts", data_sources=("stsb",), main_metric="spearman",
         description="STS Benchmark (Cer et al. 2017); test split by default",
@@ -178,7 +180,8 @@ def _simple(name: str, source: str, file: str, description: str, reference: str,
         name.upper(), (STSTask,),
         {"metadata": TaskMetadata(name=name, suite="sts", data_sources=(source,), main_metric="spearman",
                                   description=description, reference=reference, published=published(name)),
-         "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {}), "eval_cost": eval_cost},
+         "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {}), "eval_cost": eval_cost,
+         "__module__": __name__},  # where it is defined (its registry origin), not type()'s caller
     )
     return register_task(cls)
 

@@ -299,3 +299,32 @@ def test_plugin_is_listed_and_runs_from_the_command_line(plugin, tmp_path):
     assert score["metric"] == "cosine" and score["n"] == 3
     assert score["value"] == pytest.approx(expected, abs=1e-6)
     assert result["data"][0]["source"] == "toyplug-pairs" and result["data"][0]["verified"] is True
+
+
+def test_a_broken_or_clashing_plugin_is_recorded_and_the_others_still_load(tmp_path, scratch, monkeypatch):
+    """importlib.metadata reads a .dist-info folder on sys.path: one written by hand stands for an installed
+    package whose entry points fail (a missing module; a task named like a built-in one)."""
+    dist = tmp_path / "badplug-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: badplug\nVersion: 0.1\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text("[compeval.tasks]\nmissing = badplug_no_such_module\n"
+                                           "clash = badplug_clash\n", encoding="utf-8")
+    (tmp_path / "badplug_clash.py").write_text(
+        "from compeval.tasks.base import Task, TaskMetadata\nfrom compeval.tasks.registry import register_task\n\n\n"
+        "@register_task\nclass Again(Task):\n"
+        "    metadata = TaskMetadata(name='sts3k', suite='sts', description='x', main_metric='spearman')\n",
+        encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    task_registry.TASKS.forget_discovery()
+    try:
+        with pytest.warns(UserWarning, match="could not import entry point"):
+            assert task_registry.TASKS["sts3k"].__module__ == "compeval.tasks.sts.tasks"  # the built-in stands
+        missing = plugins.BROKEN["entry point missing = badplug_no_such_module (compeval.tasks, package badplug)"]
+        assert missing.startswith("ModuleNotFoundError")
+        clash = plugins.BROKEN["entry point clash = badplug_clash (compeval.tasks, package badplug)"]
+        assert clash.startswith("RegistryError: task 'sts3k' is registered twice: by compeval.tasks.sts.tasks:STS3k "
+                                "and by badplug_clash:Again")
+        assert "minimal-pairs" in task_registry.TASKS  # the other tasks are all there
+    finally:
+        sys.modules.pop("badplug_clash", None)

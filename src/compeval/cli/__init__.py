@@ -162,7 +162,10 @@ def _task_options(name: str, format: str, wide: bool) -> None:
         out.print(Text(f"{n} ({cls.metadata.suite})", style="bold"))
         out.print(" ".join(cls.metadata.description.split()), highlight=False)  # wrapped at the terminal's width
         rows = [[_fmt(r.get(c)) for c in columns] for r in cls.Options.rows()]
-        print_tables(out, fitted_tables(cols, rows, out.width, wide=wide))
+        if rows:
+            print_tables(out, fitted_tables(cols, rows, out.width, wide=wide))
+        else:
+            out.print("no options", highlight=False)
     example = next((r for r in TASKS[names[0]].Options.rows()), None)
     hint = f" (e.g. --task {names[0]},{example['option'].split(' ')[0]}={example['default'] or 'VALUE'})" if example \
         else ""

@@ -83,6 +83,7 @@ class InvarianceRelation(Task):
         per_construction: int = Field(1, ge=1)  # E sentences per construction
         negatives_per_type: int = Field(4, ge=1)  # NE sentences per negative type
         generator_seed: int = Field(0, ge=0)
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def __init__(self, **options: Any):
@@ -178,9 +179,11 @@ class InvarianceQA(Task):
         # path='s layout: jsonl (compeval's own, loaders.py) or usp (USP's answer file, with texts= the GENIA abstracts)
         format: Literal["jsonl", "usp"] = "jsonl"
         texts: str = ""  # format=usp: the folder of GENIA abstracts, one file per abstract, one sentence a line
+        # distractor sentences per question and kind (reversed roles, other relation, negation, other entities)
         distractors_per_type: int = Field(2, ge=1)
         generator_seed: int = Field(0, ge=0)
         subset_model: str = "overlap"  # model spec of the baseline that defines the paper's "Subset"; "" for none
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
         @field_validator("texts", mode="before")

@@ -56,8 +56,10 @@ class LexcompOptions(TaskOptions):
 
     baseline_only: bool = False  # score the majority baselines only, train nothing
     encoders: str = "none+bilstm+attention"  # grid values joined by '+'
+    # grid values joined by '+': top (the encoder's top layer) and mix (a learned mix of its layers)
     layers: str = "top+mix"
     training: EarlyStopping = EarlyStopping()
+    # the head's hidden width
     hidden: int = Field(100, ge=1)
 
     @field_validator("encoders")

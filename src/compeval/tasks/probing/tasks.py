@@ -43,6 +43,7 @@ class GeneratedProbeOptions(ClassifierOptions):
     """
 
     n_train: int = Field(1000, ge=10)  # items per probe choice, rounded down to an even number
+    # test items per probe choice
     n_test: int = Field(500, ge=10)
     generator_seed: int = Field(0, ge=0)  # the structure pool and held-out nouns (the run seed drives the rest)
     # grammar: share of transitive clauses said in the passive (0 = active only, 1 = every transitive one passive)
@@ -158,6 +159,7 @@ class ProbeHasHuman(GeneratedProbeTask):
     eval_cost = EvalCost(at_50=1.52, at_384=2.73)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(GeneratedProbeOptions):
+        # the category whose nouns make a sentence positive
         category: Literal[CATEGORIES] = "human"
         n_heldout: int = Field(4, ge=1)  # category nouns kept out of training (test positives use only them)
 

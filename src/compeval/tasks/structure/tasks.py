@@ -90,6 +90,7 @@ class STS3kTypes(Task):
 
     class Options(ComparisonOptions):
         parses: Literal["hand", "spacy"] = "hand"  # hand: the authors' parses, the labeler for pairs without one
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:
@@ -435,6 +436,7 @@ class MinimalPairsTask(Task):
 
     class Options(ComparisonOptions):
         n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:

@@ -34,6 +34,7 @@ def apply_missing(raw: np.ndarray, policy: str) -> np.ndarray:
 
 class STSOptions(ComparisonOptions):
     missing: Literal["zero", "drop"] = "zero"  # NaN scores: 0 (the STS3k authors' nan_to_num) or left out
+    # resamples behind each 95% bootstrap interval
     bootstrap: int = Field(BOOTSTRAP, ge=1)
 
 
@@ -153,6 +154,7 @@ class STSB(STSTask):
     eval_cost = EvalCost(at_50=0.122, at_384=0.0869)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(STSOptions):
+        # the STS Benchmark split scored
         split: Literal["train", "dev", "test"] = "test"
 
     def read(self, data):
@@ -169,6 +171,7 @@ class SICK(STSTask):
     eval_cost = EvalCost(at_50=2.06, at_384=1.72)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(STSOptions):
+        # the SICK split scored (all: every pair)
         split: Literal["all", "train", "trial", "test"] = "all"
 
     def read(self, data):

@@ -44,3 +44,8 @@ class TrainingError(CompevalError):
 class CompevalWarning(UserWarning):
     """Something was wrong and compeval repaired it (a damaged cache entry dropped, a stale result recomputed);
     the CLI prints these as one ``warning:`` line."""
+
+
+class RegistryError(CompevalError):
+    """Two plug-ins register one name (a task, model family, data set or report section); the message names
+    both origins."""

@@ -18,6 +18,13 @@ the slug and in the spec string, and recorded once, nested, in ``params``.
 """
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import io
+import re
+import textwrap
+import tokenize
 import types
 import typing
 from typing import Any, Callable, ClassVar, Literal, Mapping
@@ -197,14 +204,55 @@ class OptionsBase(BaseModel):
 
     @classmethod
     def rows(cls) -> list[dict[str, str]]:
-        """One row per option (``compeval models FAMILY``): name and older names, default, values, kind, help."""
+        """One row per option (``compeval models FAMILY``, ``compeval tasks NAME``): name and older names,
+        default, values (type and range), kind, help (the field's ``description``, else ``field_notes``)."""
         aliases = cls.aliases()
         rows = []
-        for k, (_, f, d) in cls.flat_fields().items():
+        for k, (path, f, d) in cls.flat_fields().items():
+            owner = type(cls.model_fields[path[0]].get_default(call_default_factory=True)) if len(path) > 1 else cls
             rows.append({"option": k + "".join(f" (or {a})" for a, n in aliases.items() if n == k),
                          "default": "" if d is None else _show(d), "values": _values(f),
-                         "kind": "run setting" if is_run_setting(f) else "identity", "help": f.description or ""})
+                         "kind": "run setting" if is_run_setting(f) else "identity",
+                         "help": f.description or field_notes(owner).get(path[-1], "")})
         return rows
+
+
+@functools.cache
+def field_notes(cls: type) -> dict[str, str]:
+    """Field → the comment written beside it (or, failing that, in the comment lines right above it) in the
+    class that declares it, searched along the MRO: how the options of tasks and trainers are documented, read
+    here so that each stays written once, where the option is declared. Hand-written (``inspect`` and
+    ``tokenize``): pydantic reads field docstrings (``use_attribute_docstrings``) but not comments."""
+    out: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not (isinstance(klass, type) and issubclass(klass, BaseModel)) or klass is BaseModel:
+            continue
+        try:
+            lines, _ = inspect.getsourcelines(klass)
+        except (OSError, TypeError):  # defined in a string or the REPL: nothing to read
+            continue
+        source = textwrap.dedent("".join(lines))
+        comments = {}
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+                if tok.type == tokenize.COMMENT:
+                    text = re.sub(r"(type:\s*ignore\S*|noqa\S*)", "", tok.string).strip("# ").strip()
+                    comments[tok.start[0]] = (text, source.splitlines()[tok.start[0] - 1].lstrip().startswith("#"))
+            node = ast.parse(source).body[0]
+        except (SyntaxError, tokenize.TokenError, IndexError):
+            continue
+        for st in getattr(node, "body", []):
+            if not (isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)):
+                continue
+            beside = [comments[n][0] for n in range(st.lineno, st.end_lineno + 1) if n in comments]
+            above, n = [], st.lineno - 1
+            while n in comments and comments[n][1]:
+                above.insert(0, comments[n][0])
+                n -= 1
+            text = " ".join(t for t in (beside or above) if t)
+            if text:
+                out[st.target.id] = text
+    return out
 
 
 # --- values and types ----------------------------------------------------------------------------------

@@ -1,35 +1,49 @@
-"""The one discovery every registry uses: importing a plug-in module is what registers it.
+"""The one discovery every registry uses (``compeval.registry.Registry``): importing a plug-in module is
+what registers it, and installed packages add plug-ins through Python entry points.
 
 Model families are the modules of ``compeval.models``; a suite is one folder ``compeval/tasks/<suite>/``
 holding its tasks (the package itself), its data sources (``sources.py``), its report section
 (``report.py``) and its published reference rows. A registry asks for the modules it needs and each is
 imported once per process; nothing keeps a central list, so adding a suite or a family edits no file
-outside its own folder or module.
+outside its own folder or module (the task conformance test takes its tasks, and each task's cheap options,
+from the registry). A separate package does the same through the entry-point groups of
+``compeval.registry`` (``compeval.tasks``, ``compeval.models``, ``compeval.data``, ``compeval.report``).
 """
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
 import pkgutil
 import warnings
+from types import ModuleType
+from typing import Any
 
 #: The package whose sub-packages are suites.
 SUITES = "compeval.tasks"
-#: Module -> import error: one broken plug-in must not take the others down; the CLI and tests show these.
+#: Module (or entry point) -> import error: one broken plug-in must not take the others down; the CLI and
+#: tests show these.
 BROKEN: dict[str, str] = {}
-_done: set[tuple[str, str | None]] = set()
+_done: dict[tuple[str, str | None], list[ModuleType]] = {}
 
 
-def discover(package: str, submodule: str | None = None) -> None:
+def record_broken(name: str, exc: BaseException) -> None:
+    BROKEN[name] = f"{type(exc).__name__}: {exc}"
+    warnings.warn(f"compeval: could not import {name} ({BROKEN[name]})", stacklevel=3)
+
+
+def discover(package: str, submodule: str | None = None) -> list[ModuleType]:
     """Import every module and sub-package of ``package`` (one level; a sub-package imports its own
-    registering modules), or with ``submodule`` only ``<sub-package>.<submodule>`` where it exists.
+    registering modules), or with ``submodule`` only ``<sub-package>.<submodule>`` where it exists; returns
+    the modules imported.
 
     Each (package, submodule) is scanned once per process; modules whose name starts with ``_`` are skipped.
     """
     key = (package, submodule)
     if key in _done:
-        return
+        return _done[key]
     pkg = importlib.import_module(package)
+    found: list[ModuleType] = []
     for mod in pkgutil.iter_modules(pkg.__path__, prefix=f"{package}."):
         if mod.name.rsplit(".", 1)[-1].startswith("_") or (submodule and not mod.ispkg):
             continue
@@ -37,14 +51,29 @@ def discover(package: str, submodule: str | None = None) -> None:
         try:
             if submodule and importlib.util.find_spec(name) is None:
                 continue
-            importlib.import_module(name)
+            found.append(importlib.import_module(name))
         except Exception as exc:  # one broken plug-in must not take the others down
-            BROKEN[name] = f"{type(exc).__name__}: {exc}"
-            warnings.warn(f"compeval: could not import {name} ({BROKEN[name]})", stacklevel=2)
-    _done.add(key)
+            record_broken(name, exc)
+    _done[key] = found
+    return found
 
 
-def discover_suites(part: str | None = None) -> None:
+def discover_suites(part: str | None = None) -> list[ModuleType]:
     """Import every suite (``part=None``: its package, which registers its tasks) or one part of each
-    suite that has it (``"sources"``, ``"report"``)."""
-    discover(SUITES, part)
+    suite that has it (``"sources"``, ``"report"``); returns the modules."""
+    return discover(SUITES, part)
+
+
+def load_entry_points(group: str) -> list[tuple[str, Any]]:
+    """Load every entry point of ``group`` (``importlib.metadata``) of the installed distributions:
+    ``(origin, loaded object)`` pairs, the origin naming the entry point and its distribution. One that fails
+    to load is recorded in ``BROKEN`` (with a warning) and left out."""
+    out = []
+    for ep in importlib.metadata.entry_points(group=group):
+        dist = getattr(ep, "dist", None)
+        where = f"entry point {ep.name} = {ep.value} ({group}" + (f", package {dist.name})" if dist else ")")
+        try:
+            out.append((where, ep.load()))
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in is recorded, never fatal to the others
+            record_broken(where, exc)
+    return out

@@ -152,3 +152,23 @@ def test_tasks_import_no_concrete_model(graph):
 def test_models_know_nothing_of_tasks_or_the_runner(graph):
     assert not [(a, b) for a, b in graph.edges if _package(a) in {"compeval.models", "compeval.linguistics"}
                 and _package(b) in {"compeval.tasks", "compeval.runner", "compeval.cache"}]
+
+
+def test_the_one_exception_to_the_layers_is_the_one_documented(graph):
+    """The document states the exception the layer check applies: a suite's report.py is in the report layer."""
+    text = DOC.read_text(encoding="utf-8")
+    after = text[text.index("<!-- /layers -->"):].split("\n\n")[1]
+    assert "with one exception" in after and "`compeval/tasks/<suite>/report.py`" in after and "report layer" in after
+    moved = {m for m in graph.nodes if _package(m) != ".".join(m.split(".")[:2])}
+    reports = {".".join(("compeval", *p.relative_to(ROOT).with_suffix("").parts))
+               for p in ROOT.glob("tasks/*/report.py")}
+    assert moved == reports and len(reports) >= 6
+
+
+def test_the_cli_docstring_names_every_command():
+    import typer.main
+
+    import compeval.cli as cli
+
+    listed = set(re.search(r"\): ([a-z |\n]+)", cli.__doc__).group(1).replace("\n", " ").replace("|", " ").split())
+    assert listed == set(typer.main.get_command(cli.app).commands)

@@ -35,11 +35,11 @@ TOY_SUITE = {
 
 PUBLISHED = (PublishedScore(model="Toy paper", metric="distance", value=0.25, citation="Toy et al. (2025), Table 1"),)
 ''',
-    "sources.py": '''from ...data.registry import DataFile, DataSource, register_source
+    "sources.py": '''from ...data.registry import DataFile, DataSource
 
-register_source(DataSource(
+SOURCES = (DataSource(
     name="toy-pairs", description="toy sentence pairs", homepage="https://example.org/toy", revision="v1",
-    license="CC0", files=(DataFile("pairs.tsv", "https://example.org/toy/pairs.tsv", "{sha}"),)))
+    license="CC0", files=(DataFile("pairs.tsv", "https://example.org/toy/pairs.tsv", "{sha}"),)),)
 ''',
     "tasks.py": '''import numpy as np
 
@@ -101,12 +101,15 @@ def toy_suite(tmp_path, monkeypatch):
     for name, text in TOY_SUITE.items():
         (folder / name).write_text(text.replace("{sha}", sha), encoding="utf-8")
     monkeypatch.setattr(compeval.tasks, "__path__", [*compeval.tasks.__path__, str(folder.parent)])
-    monkeypatch.setattr(plugins, "_done", set())
-    monkeypatch.setattr(task_registry, "TASKS", dict(task_registry.TASKS))
-    monkeypatch.setattr(data_registry, "SOURCES", dict(data_registry.SOURCES))
-    monkeypatch.setattr(section_registry, "SECTIONS", dict(section_registry.SECTIONS))
+    monkeypatch.setattr(plugins, "_done", {})
+    registries = (task_registry.TASKS, data_registry.SOURCES, section_registry.SECTIONS)
+    saved = [r.snapshot() for r in registries]
+    for r in registries:
+        r.forget_discovery()  # the next read scans the suite folders again, and finds the toy suite
     importlib.invalidate_caches()
     yield folder, tmp_path / "data"
+    for r, state in zip(registries, saved):
+        r.restore(state)
     for name in [m for m in sys.modules if m.startswith("compeval.tasks.toysuite")]:
         del sys.modules[name]
 

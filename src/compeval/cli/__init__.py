@@ -1,4 +1,5 @@
-"""``compeval`` command line: models | tasks | run | results | report (in the style of ``mteb run``)."""
+"""``compeval`` command line (in the style of ``mteb run``): models | tasks | run | results | report | export |
+verify | download | data (the last two in ``cli/data.py``)."""
 from __future__ import annotations
 
 import json
@@ -93,13 +94,18 @@ TASKS_WIDTH = 100
 
 
 @app.command()
-def tasks(format: str = typer.Option("text", "--format", "-f", help="text (one line per task) | json"),
+def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) or suite to list its options"),
+          format: str = typer.Option("text", "--format", "-f", help="text (one line per task) | json"),
           path: Optional[Path] = typer.Option(None, "--path", help="list the task files (*.toml) of this folder "
-                                              "instead: tasks on your own data (docs/user-tasks.md)")):
-    """List tasks, one line each, grouped by suite: name, local data, what the task asks."""
+                                              "instead: tasks on your own data (docs/user-tasks.md)"),
+          wide: bool = typer.Option(False, "--wide", help="with NAME: every column at its natural width")):
+    """List tasks, one line each, grouped by suite: name, local data, what the task asks; with NAME, the
+    options of that task (or of each task of that suite): type and range, default, description."""
     from ..data.registry import DataContext
     from ..tasks.registry import list_tasks
 
+    if name is not None:
+        return _task_options(name, format, wide)
     if path is not None:
         from ..tasks.user.listing import declared_rows
 
@@ -126,6 +132,45 @@ def tasks(format: str = typer.Option("text", "--format", "-f", help="text (one l
     if format != "text":
         raise CompevalError(f"unknown format {format!r}; choose text or json")
     sys.stdout.write("\n".join(task_lines(rows)) + "\n")
+
+
+def _task_options(name: str, format: str, wide: bool) -> None:
+    """``compeval tasks NAME``: the task's options as ``compeval models FAMILY`` lists a family's."""
+    from ..tasks.registry import TASKS, get_tasks, suites
+
+    if name not in TASKS and name not in suites():
+        get_tasks(name)  # the registry's one-line error for an unknown name (with its did-you-mean)
+        raise CompevalError(f"{name!r} is not a task or suite name; `compeval tasks` lists them")
+    names = [name] if name in TASKS else suites()[name]
+    if format == "json":
+        listing = {n: {"suite": TASKS[n].metadata.suite, "description": TASKS[n].metadata.description,
+                       "options": TASKS[n].Options.rows()} for n in names}
+        sys.stdout.write(json.dumps(listing, indent=1) + "\n")
+        return
+    if format != "text":
+        raise CompevalError(f"unknown format {format!r}; choose text or json")
+    from rich.text import Text
+
+    from .tables import Col, fitted_tables, print_tables
+
+    columns = ["option", "default", "values", "help"]
+    cols = [Col(c, key=(k == 0)) for k, c in enumerate(columns)]
+    for k, n in enumerate(names):
+        cls = TASKS[n]
+        if k:
+            out.print()
+        out.print(Text(f"{n} ({cls.metadata.suite})", style="bold"))
+        out.print(" ".join(cls.metadata.description.split()), highlight=False)  # wrapped at the terminal's width
+        rows = [[_fmt(r.get(c)) for c in columns] for r in cls.Options.rows()]
+        if rows:
+            print_tables(out, fitted_tables(cols, rows, out.width, wide=wide))
+        else:
+            out.print("no options", highlight=False)
+    example = next((r for r in TASKS[names[0]].Options.rows()), None)
+    hint = f" (e.g. --task {names[0]},{example['option'].split(' ')[0]}={example['default'] or 'VALUE'})" if example \
+        else ""
+    out.print(f"Give options after the task name, comma-separated{hint}; they are part of each result's name.",
+              highlight=False)
 
 
 def task_lines(rows: list[dict], width: int = TASKS_WIDTH) -> list[str]:

@@ -25,9 +25,10 @@ import os
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import CompevalError, CompevalWarning, DataError, MalformedDataError, MissingDataError
+from ..registry import Registry
 from ..results.schema import DataProvenance
 from .download import MIRROR_ENV, DownloadProgress, NoNetworkError, check_mirror, fetch, mirrored
 
@@ -79,19 +80,43 @@ class DataSource:
         return self.mirror or self.homepage
 
 
-SOURCES: dict[str, DataSource] = {}
+def declared_sources(module: Any) -> list[tuple[str, DataSource]]:
+    """What a sources module (or a ``compeval.data`` entry point) declares: its ``SOURCES`` tuple, or the
+    ``DataSource`` itself; importing it registers nothing."""
+    found = getattr(module, "SOURCES", module)
+    items = (found,) if isinstance(found, DataSource) else tuple(found)
+    for item in items:
+        if not isinstance(item, DataSource):
+            raise TypeError(f"{getattr(module, '__name__', module)!r}: SOURCES holds {item!r}, not a DataSource")
+    return [(src.name, src) for src in items]
+
+
+def _discover_sources() -> None:
+    """Every suite's ``sources.py`` declares its data sets in ``SOURCES``; the registry reads them."""
+    from .. import plugins
+
+    for module in plugins.discover_suites("sources"):
+        try:
+            for name, src in declared_sources(module):
+                SOURCES.register(name, src, origin=f"{module.__name__}.SOURCES")
+        except Exception as exc:  # noqa: BLE001 - one broken suite must not take the others down
+            plugins.record_broken(module.__name__, exc)
+
+
+#: Data set name -> source: the suites' ``sources.py`` declarations and the ``compeval.data`` entry points,
+#: read when first asked for. A model family that needs a data set asks for it by name (``get_source``,
+#: ``DataContext.path``) and imports nothing of the suite that declares it.
+SOURCES: Registry[DataSource] = Registry("data set", group="compeval.data", discover=_discover_sources,
+                                         collect=declared_sources)
 
 
 def register_source(source: DataSource) -> DataSource:
-    """Called by a suite's ``sources.py`` (``compeval/tasks/<suite>/sources.py``) when it is imported."""
-    SOURCES[source.name] = source
-    return source
+    """Register one data source from code (a test, a notebook); suites declare theirs in ``SOURCES``."""
+    return SOURCES.register(source.name, source)
 
 
 def get_source(name: str) -> DataSource:
-    from ..plugins import discover_suites
-
-    discover_suites("sources")  # every suite's sources.py registers its data sets
+    """The registered data set ``name`` (a ``DataError`` naming the known ones otherwise)."""
     try:
         return SOURCES[name]
     except KeyError:

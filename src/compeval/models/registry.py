@@ -11,6 +11,11 @@ A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``: family
 where the weights are, the device, identity and run settings), before any download; the early check,
 the build, ``--plan``'s cost, the isolation decision, jobs and workers take that object and never parse
 the spec string again.
+
+``FAMILIES`` (name -> {version: family}) and ``ALIASES`` are ``compeval.registry.Registry`` instances: the
+modules of ``compeval.models`` and the ``compeval.models`` entry points (a separately installed family) are
+imported when either is first read, and a second family of one name and version, or a second alias of one
+name, is refused with both origins named.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from .. import plugins
 from ..context import resolve_device
 from ..errors import CompevalError, SpecError
 from ..options import is_run_setting
+from ..registry import Registry, origin_of
 from ..specs import Spec, parse_spec, quote_value
 from .normalize import refuse_model_norm
 from .options import ModelOptions, TorchOptions
@@ -61,8 +67,15 @@ class Alias:
         return parse_spec(self.target)
 
 
-FAMILIES: dict[str, dict[int, ModelFamily]] = {}
-ALIASES: dict[str, Alias] = {}
+def _discover_models() -> None:
+    plugins.discover("compeval.models")
+    ALIASES.load()  # the other registry the same modules and entry points fill
+    FAMILIES.load()
+
+
+FAMILIES: Registry[dict[int, ModelFamily]] = Registry("model family", group="compeval.models",
+                                                      discover=_discover_models, versioned=True)
+ALIASES: Registry[Alias] = Registry("model alias", group="compeval.models", discover=_discover_models)
 BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
 
 
@@ -78,22 +91,27 @@ def register_model(name: str, version: int, description: str, spec_forms: tuple[
         raise TypeError(f"register_model({name!r}): options must be a ModelOptions subclass, got {options!r}")
 
     def deco(factory: Factory) -> Factory:
-        FAMILIES.setdefault(name, {})[version] = ModelFamily(
-            name, version, description, tuple(spec_forms), factory, extra, options
-        )
+        old = (FAMILIES.peek(name) or {}).get(version)
+        if old is None or old.factory is not factory:  # the same factory again (a module imported twice): no-op
+            FAMILIES.register(name, ModelFamily(name, version, description, tuple(spec_forms), factory, extra,
+                                                options), origin=origin_of(factory), version=version)
         return factory
 
     return deco
 
 
 def register_alias(name: str, target: str, description: str) -> None:
-    ALIASES[name] = Alias(name, target, description)
+    """A short name for a spec string; a second alias of one name (another target or text) is refused."""
+    old = ALIASES.peek(name)
+    if old is None or (old.target, old.description) != (target, description):
+        ALIASES.register(name, Alias(name, target, description))
 
 
 def discover() -> None:
     """Import each module and sub-package of ``compeval.models`` (one level; a package imports its own
-    registering modules) so that registrations run without importing every helper module."""
-    plugins.discover("compeval.models")
+    registering modules) and the ``compeval.models`` entry points, so that registrations run without
+    importing every helper module; reading ``FAMILIES`` or ``ALIASES`` does this by itself."""
+    FAMILIES.load()
 
 
 def did_you_mean(name: str, known: list[str]) -> str:

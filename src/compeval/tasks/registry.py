@@ -1,13 +1,24 @@
-"""Task registry: name → Task class; suites group tasks so ``--task sts`` runs them all."""
+"""Task registry: name → Task class; suites group tasks so ``--task sts`` runs them all.
+
+``TASKS`` is a ``compeval.registry.Registry``: it discovers the suite folders of ``compeval.tasks`` and the
+``compeval.tasks`` entry points (a separately installed suite) when first read, and refuses a second task
+of one name with both classes named.
+"""
 from __future__ import annotations
 
 from typing import Any
 
 from .. import plugins
 from ..errors import SpecError
+from ..registry import Registry, origin_of
 from ..specs import parse_spec
 
-TASKS: dict[str, type] = {}
+
+def _discover_suites() -> None:
+    plugins.discover_suites()
+
+
+TASKS: Registry[type] = Registry("task", group="compeval.tasks", discover=_discover_suites)
 BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
 #: Task kinds built from a user's data, ``KIND:SOURCE[,…]`` (registered by tasks/user): kind -> builder(spec).
 SPEC_KINDS: dict[str, Any] = {}
@@ -25,16 +36,14 @@ def register_declaration(suffix: str, build: Any) -> None:
 
 def register_task(cls: type) -> type:
     """Class decorator: registers a Task subclass under ``cls.metadata.name``."""
-    name = cls.metadata.name
-    if name in TASKS and TASKS[name] is not cls:
-        raise ValueError(f"task {name!r} registered twice")
-    TASKS[name] = cls
+    TASKS.register(cls.metadata.name, cls, origin=origin_of(cls))
     return cls
 
 
 def discover() -> None:
-    """Import every suite folder under ``compeval.tasks`` (each registers its tasks)."""
-    plugins.discover_suites()
+    """Import every suite folder under ``compeval.tasks`` and every ``compeval.tasks`` entry point (each
+    registers its tasks); reading ``TASKS`` does this by itself."""
+    TASKS.load()
 
 
 def suites() -> dict[str, list[str]]:

@@ -32,6 +32,7 @@ class AdamSettings(TrainerSettings):
     after ``max_iter`` epochs."""
 
     max_iter: int = Field(200, ge=1)  # epochs
+    # stop on the score of a held-out validation_fraction instead of the training loss
     early_stopping: bool = False
     tol: float = Field(1e-4, ge=0)  # loss improvement that counts
     n_iter_no_change: int = Field(10, ge=1)  # epochs without it before stopping
@@ -45,7 +46,9 @@ class LBFGSSettings(TrainerSettings):
     """The logistic regressions' solver: each fit runs until the Euclidean norm of its gradient is ≤ ``tol``
     (scikit-learn's ``lbfgs``: its largest entry), or ``max_iter`` iterations."""
 
+    # stop once the gradient's norm is at most this
     tol: float = Field(1e-8, gt=0)
+    # iterations at most
     max_iter: int = Field(10_000, ge=1)
 
 
@@ -53,8 +56,10 @@ class EarlyStopping(TrainerSettings):
     """Adam on mini-batches, stopped on a validation score (``training.loop.train``): at most
     ``max_epochs`` epochs, ``patience`` epochs without a better score before stopping."""
 
+    # epochs at most
     max_epochs: int = Field(500, ge=1)
     patience: int = Field(20, ge=1)  # epochs without a better validation score before stopping
+    # items per mini-batch
     batch_size: int = Field(32, ge=1)
     lr: float = Field(1e-3, gt=0)  # Adam's learning rate
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ... import plugins
+from ...registry import Registry
 from ..loading import Entry
 from .base import BuildContext, ItemColumns, Section
 
@@ -46,32 +48,35 @@ class SuiteSection:
     headline_each: bool = False  # each of those tasks its own row, never a mean (tasks on unrelated data)
 
 
-SECTIONS: dict[str, SuiteSection] = {}
+def _discover_sections() -> None:
+    plugins.discover_suites("report")
+
+
+#: Suite -> its section: every suite's ``report.py`` and the ``compeval.report`` entry points, found when first read.
+SECTIONS: Registry[SuiteSection] = Registry("report section of suite", group="compeval.report",
+                                            discover=_discover_sections)
 
 
 def register_section(suite: str, *, title: str, order: int, build: Callable[[BuildContext], Section | None],
                      items: Callable[[Entry], ItemColumns | None] | None = None,
                      task_order: Sequence[str] = (), headlines: Sequence[Headline] = (),
                      headline_rest: bool = True, headline_each: bool = False) -> SuiteSection:
-    """Called by a suite's ``report.py`` when it is imported."""
-    if suite in SECTIONS and SECTIONS[suite].build is not build:
-        raise ValueError(f"report section of suite {suite!r} registered twice")
+    """Called by a suite's ``report.py`` when it is imported; a second section for one suite is a
+    ``RegistryError`` naming both places (the same ``build`` again is a no-op)."""
+    old = SECTIONS.peek(suite)
+    if old is not None and old.build is build:
+        return old
     section = SuiteSection(suite, title, order, build, items or _no_items, tuple(task_order), tuple(headlines),
                            headline_rest, headline_each)
-    SECTIONS[suite] = section
-    return section
+    return SECTIONS.register(suite, section)
 
 
 def sections() -> list[SuiteSection]:
     """Every registered section, in report order (``order``, then suite name)."""
-    from ...plugins import discover_suites
-
-    discover_suites("report")
     return sorted(SECTIONS.values(), key=lambda s: (s.order, s.suite))
 
 
 def section(suite: str) -> SuiteSection | None:
-    sections()
     return SECTIONS.get(suite)
 
 

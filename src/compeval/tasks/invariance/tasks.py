@@ -69,6 +69,7 @@ class _GeneratedOptions(ComparisonOptions):
 class InvarianceRelation(Task):
     """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
 
+    conformance_options = "pairs_per_relation=1,bootstrap=20"
     metadata = TaskMetadata(
         name="invariance-relation", suite="invariance", main_metric="auc",
         description="relation classification invariant to syntax: AUC of same-relation pairs vs hard negatives "
@@ -82,6 +83,7 @@ class InvarianceRelation(Task):
         per_construction: int = Field(1, ge=1)  # E sentences per construction
         negatives_per_type: int = Field(4, ge=1)  # NE sentences per negative type
         generator_seed: int = Field(0, ge=0)
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def __init__(self, **options: Any):
@@ -164,6 +166,7 @@ def build_relation_pairs(groups: list[generator.RelationGroup]) -> pd.DataFrame:
 class InvarianceQA(Task):
     """Task 2: normalised rank of the one answering sentence among its document (ties at the median)."""
 
+    conformance_options = "pairs_per_relation=1,distractors_per_type=1,bootstrap=20"
     metadata = TaskMetadata(
         name="invariance-qa", suite="invariance", main_metric="normalised_rank",
         description="restricted QA invariant to syntax: normalised rank of the answer sentence among distractors "
@@ -176,9 +179,11 @@ class InvarianceQA(Task):
         # path='s layout: jsonl (compeval's own, loaders.py) or usp (USP's answer file, with texts= the GENIA abstracts)
         format: Literal["jsonl", "usp"] = "jsonl"
         texts: str = ""  # format=usp: the folder of GENIA abstracts, one file per abstract, one sentence a line
+        # distractor sentences per question and kind (reversed roles, other relation, negation, other entities)
         distractors_per_type: int = Field(2, ge=1)
         generator_seed: int = Field(0, ge=0)
         subset_model: str = "overlap"  # model spec of the baseline that defines the paper's "Subset"; "" for none
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
         @field_validator("texts", mode="before")

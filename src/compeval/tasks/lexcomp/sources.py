@@ -4,7 +4,7 @@ Files are ``diagnostic_classifiers/data/<task>/<split>.jsonl`` at commit 7f25d55
 SHA-256 is that of the file at that commit. VPC and LVC files hold BNC sentence ids only: their text
 comes from the user's own BNC XML copy (``compeval.tasks.lexcomp.bnc``), never from here.
 """
-from ...data.registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource
 
 _REV = "7f25d5505294bcc1b6b6ff26ff43fe989154966e"
 _RAW = f"https://raw.githubusercontent.com/vered1986/lexcomp/{_REV}/diagnostic_classifiers/data"
@@ -30,7 +30,7 @@ _FILES = (
     ("vpc_classification/ids_val.jsonl", "bf136f53765bc660c98cf056b8161aff8d9f5953faaf210a3f6b324ccabaaaa1"),
 )
 
-register_source(
+LEXCOMP = (
     DataSource(
         name="lexcomp",
         description="Shwartz & Dagan (2019) lexical composition tasks: VPC and LVC (BNC ids), NC literality, "
@@ -42,3 +42,6 @@ register_source(
         files=tuple(DataFile(rel, f"{_RAW}/{rel}", sha) for rel, sha in _FILES),
     )
 )
+
+#: What the registry reads (``compeval.data.registry``): importing this module registers nothing.
+SOURCES = (LEXCOMP,)

@@ -56,8 +56,10 @@ class LexcompOptions(TaskOptions):
 
     baseline_only: bool = False  # score the majority baselines only, train nothing
     encoders: str = "none+bilstm+attention"  # grid values joined by '+'
+    # grid values joined by '+': top (the encoder's top layer) and mix (a learned mix of its layers)
     layers: str = "top+mix"
     training: EarlyStopping = EarlyStopping()
+    # the head's hidden width
     hidden: int = Field(100, ge=1)
 
     @field_validator("encoders")
@@ -90,6 +92,7 @@ class LexcompTask(Task):
     """Baselines, then the Embed-Encode-Predict grid: one head per (layer, encoder) trained with early
     stopping on validation, the best on validation scored on test. Subclasses give two hooks:
     ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
+    conformance_options = "encoders=none,layers=top,max_epochs=2,patience=1,batch_size=64,hidden=8"
 
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str
@@ -462,6 +465,7 @@ class NCRelationsTask(_ParaphraseTask):
 
 @register_task
 class ANAttributesTask(_ParaphraseTask):
+    conformance_options = LexcompTask.conformance_options + ",ablation=context"
     metadata = _meta("lexcomp-an-attributes", "Is the attribute in '[A] refers to the [AT] of [N]' right? (HeiPLAS)")
     folder = "an_attribute_selection"
 

@@ -4,12 +4,12 @@ The suite generates its phrases in code; this upstream file is registered so use
 check the in-code word lists against the original. The regenerated phrase table in the shared data
 folder is not upstream and so is not registered here.
 """
-from ...data.registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource
 
 _REV = "71ce797297fec4d5a969f5aeb2c1006a78d35c64"
 _RAW = f"https://raw.githubusercontent.com/dscarvalho/modifiers_consistency/{_REV}"
 
-register_source(
+MODIFIER_CONSISTENCY = (
     DataSource(
         name="modifier_consistency",
         description="Adjective (five Montague types) and noun lists with one synonym each, used to generate "
@@ -24,3 +24,6 @@ register_source(
         ),
     )
 )
+
+#: What the registry reads (``compeval.data.registry``): importing this module registers nothing.
+SOURCES = (MODIFIER_CONSISTENCY,)

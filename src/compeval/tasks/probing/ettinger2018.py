@@ -75,6 +75,7 @@ class Ettinger2018Options(ClassifierOptions):
 
 
 class Ettinger2018Task(Task):
+    conformance_options = "classifiers=mlp,mlp_max_iter=5"
     directory: ClassVar[str]
     n_probes: ClassVar[int]
     Options = Ettinger2018Options

@@ -5,7 +5,7 @@ and unpacked under ``compeval_datasets_and_code/`` (commit d873151b, 2020-04-25)
 unpacked files; the SHA-256 of each is that of the file as released (equal to the tarball member).
 The generated probing tasks (2016 design) need no data: their sentences are generated in code.
 """
-from ...data.registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource
 
 _REV = "d873151b46bbf14443e598eebf5a10c8e8495f67"
 _RAW = f"https://raw.githubusercontent.com/aetting/aetting.github.io/{_REV}/compeval_datasets_and_code"
@@ -23,7 +23,7 @@ _TASK_FILES = (
     ("order/test.txt", "919619ca7e158876997c476051406a1fe819cb6d55b8257d09d04033b41b687f"),
 )
 
-register_source(
+ETTINGER2018 = (
     DataSource(
         name="ettinger2018_compeval",
         description="Ettinger et al. (2018) probing sets sr / neg / cont1 / cont2 / order (~4,000 train, "
@@ -37,3 +37,6 @@ register_source(
                     "4ef7a541c248b6391e45d916175e1d4a98cd9ddefc3597e928ef3e85acc01c39"),),
     )
 )
+
+#: What the registry reads (``compeval.data.registry``): importing this module registers nothing.
+SOURCES = (ETTINGER2018,)

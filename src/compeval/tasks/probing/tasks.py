@@ -43,6 +43,7 @@ class GeneratedProbeOptions(ClassifierOptions):
     """
 
     n_train: int = Field(1000, ge=10)  # items per probe choice, rounded down to an even number
+    # test items per probe choice
     n_test: int = Field(500, ge=10)
     generator_seed: int = Field(0, ge=0)  # the structure pool and held-out nouns (the run seed drives the rest)
     # grammar: share of transitive clauses said in the passive (0 = active only, 1 = every transitive one passive)
@@ -55,6 +56,10 @@ class GeneratedProbeOptions(ClassifierOptions):
     def grammar(self) -> GrammarConfig:
         return GrammarConfig(p_passive=self.p_passive, p_relative=self.p_relative, p_negation=self.p_negation,
                              p_transitive_main=self.p_transitive_main, aspects=self.aspects)
+
+
+#: The generated probes' smallest sizes (their ``conformance_options``): the task's own words or pairs are added.
+_CHEAP = "n_train=40,n_test=20,classifiers=logreg+mlp,mlp_max_iter=20,generator_seed=3"
 
 
 class GeneratedProbeTask(Task):
@@ -140,6 +145,7 @@ class _WordProbeTask(GeneratedProbeTask):
 
 @register_task
 class ProbeHasX(_WordProbeTask):
+    conformance_options = f"words=school,{_CHEAP}"
     metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X", HAS_X_PUBLISHED)
     eval_cost = EvalCost(at_50=2.18, at_384=6.85)  # CPU s, benchmarks/eval_vs_encode.py --costs
     build = staticmethod(builders.has_x)
@@ -147,11 +153,13 @@ class ProbeHasX(_WordProbeTask):
 
 @register_task
 class ProbeHasHuman(GeneratedProbeTask):
+    conformance_options = f"n_heldout=2,{_CHEAP}"
     metadata = _metadata("probe-has-human", "category probe: does the sentence contain a noun of a category "
                          "(human by default), with the test set's category nouns unseen in training", HAS_HUMAN_PUBLISHED)
     eval_cost = EvalCost(at_50=1.52, at_384=2.73)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(GeneratedProbeOptions):
+        # the category whose nouns make a sentence positive
         category: Literal[CATEGORIES] = "human"
         n_heldout: int = Field(4, ge=1)  # category nouns kept out of training (test positives use only them)
 
@@ -176,6 +184,7 @@ class ProbeHasHuman(GeneratedProbeTask):
 
 @register_task
 class ProbeXAsAgent(_WordProbeTask):
+    conformance_options = f"words=dog,{_CHEAP}"
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
                          "only a patient, same words)", X_AS_AGENT_PUBLISHED)
     eval_cost = EvalCost(at_50=0.219, at_384=21.7)  # CPU s, benchmarks/eval_vs_encode.py --costs
@@ -221,6 +230,7 @@ class PairOptions(GeneratedProbeOptions):
 
 @register_task
 class ProbeAgentOfVerb(GeneratedProbeTask):
+    conformance_options = f"pairs=professor:recommend,{_CHEAP}"
     metadata = _metadata("probe-agent-of-verb", "semantic-role probe: is noun N the agent of verb V (negatives "
                          "hold N and V in other relations, same words)")
     eval_cost = EvalCost(at_50=0.217, at_384=17.9)  # CPU s, benchmarks/eval_vs_encode.py --costs
@@ -237,6 +247,7 @@ class ProbeAgentOfVerb(GeneratedProbeTask):
 
 @register_task
 class ProbeNegationScope(GeneratedProbeTask):
+    conformance_options = f"pairs=professor:recommend,role_negatives=0.5,{_CHEAP}"
     metadata = _metadata("probe-negation-scope", "negation-scope probe: does N perform V (agent of V, V not "
                          "negated); every sentence has N as V's agent and one negation, placed on V or elsewhere")
     eval_cost = EvalCost(at_50=0.219, at_384=15.4)  # CPU s, benchmarks/eval_vs_encode.py --costs

@@ -269,6 +269,8 @@ def correlation_scores(subset: str, pred: np.ndarray, gold: np.ndarray, bootstra
 @register_task
 class STS3kFinetuneFull(Task):
     default_run = False  # trains a transformer per fold (hours on a CPU): name the task to run it
+    conformance_options = "n_pairs=60,folds=2,epochs=1,bootstrap=50"
+    trains_model = True
     metadata = TaskMetadata(
         name="sts3k-finetune-full", suite="structure", data_sources=("sts3k",), main_metric="spearman",
         main_subset="non_to_adv",
@@ -282,14 +284,18 @@ class STS3kFinetuneFull(Task):
         # reports the untrained models with norm=center; fine-tuned cosines are the trained model's own.
         split: Literal["all", "random", "non_to_adv", "none"] = "all"  # none: the untrained baseline only
         folds: int = Field(10, ge=2, le=100)  # k of the random split's k-fold cross-validation
+        # training epochs per fold
         epochs: int = Field(4, ge=1, le=100)
+        # pairs per training batch
         batch_size: int = Field(16, ge=1, le=4096)
+        # the trainer's peak learning rate (after the warm-up)
         learning_rate: float = Field(2e-5, gt=0, lt=1)
         warmup: float = Field(0.1, ge=0, lt=1)  # share of the steps with a linear warm-up
         seed: int | None = Field(None, ge=0, le=2**31 - 1)  # folds, shuffling, dropout; None: the run's --seed
         evaluate: bool = True  # held-out Spearman after each epoch, recorded (never selects the model)
         n_pairs: int | None = Field(None, ge=4, le=2800)  # a fixed subset of STS3k (tests, quick checks)
         save_models: bool = False  # write each fold's fine-tuned model under the output folder
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from ...data.registry import DataFile, DataSource, Derivation, register_source
+from ...data.registry import DataFile, DataSource, Derivation
 from ...errors import DataError
 
 _REV = "c310abbe8a50f38135a67939d3e71a878ef359bb"
@@ -87,7 +87,7 @@ def modifier_type_indices(paths: Sequence[Path]) -> bytes:
     return json.dumps(data, indent=1).encode("utf-8")
 
 
-register_source(
+STS3K_RATINGS = (
     DataSource(
         name="sts3k-ratings",
         description=("STS3k participant ratings as a long table (60,120 ratings, from the upstream spreadsheet) "
@@ -109,3 +109,6 @@ register_source(
         ),
     )
 )
+
+#: What the registry reads (``compeval.data.registry``): importing this module registers nothing.
+SOURCES = (STS3K_RATINGS,)

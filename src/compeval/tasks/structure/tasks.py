@@ -78,6 +78,7 @@ def _synonym_similarity(build: Callable[[str], Any], words: list[str]) -> tuple[
 
 @register_task
 class STS3kTypes(Task):
+    conformance_options = "bootstrap=20"
     metadata = TaskMetadata(
         name="sts3k-types", suite="structure", data_sources=("sts3k", "sts3k-parses", "sts3k-ratings"),
         main_metric="profile_mad", main_subset="categories", version="2",
@@ -89,6 +90,7 @@ class STS3kTypes(Task):
 
     class Options(ComparisonOptions):
         parses: Literal["hand", "spacy"] = "hand"  # hand: the authors' parses, the labeler for pairs without one
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:
@@ -245,6 +247,7 @@ class STS3kTypes(Task):
 @register_task
 class STS3kFinetune(Task):
     default_run = False  # fits dozens of regressors per model: name the task to run it
+    conformance_options = "repeats=2,components=2,test_fraction=0.5,no_pca=false"  # the smallest; still 16 MLPs
     metadata = TaskMetadata(
         name="sts3k-finetune", suite="structure", data_sources=("sts3k",), main_metric="spearman",
         main_subset="non_to_adv:layers=3",
@@ -340,6 +343,7 @@ class STS3kFinetune(Task):
 
 @register_task
 class STS3kReliability(Task):
+    conformance_options = "splits=2"
     metadata = TaskMetadata(
         name="sts3k-reliability", suite="structure", data_sources=("sts3k", "sts3k-ratings"),
         main_metric="split_half", main_subset="all", version="2",
@@ -421,6 +425,7 @@ class STS3kReliability(Task):
 
 @register_task
 class MinimalPairsTask(Task):
+    conformance_options = "n_bases=4,bootstrap=20"
     metadata = TaskMetadata(
         name="minimal-pairs", suite="structure", main_metric="order_agreement", main_subset="all",
         description="Generated minimal pairs: how often a model orders variant types as STS3k humans do",
@@ -431,6 +436,7 @@ class MinimalPairsTask(Task):
 
     class Options(ComparisonOptions):
         n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences
+        # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
 
     def load(self, data: DataContext) -> None:

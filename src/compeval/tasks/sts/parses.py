@@ -4,7 +4,7 @@ Upstream they live under ``Data-model/Sentence Parses/{VerbNet,AMR} Parsing/``; 
 keeps them as ``sts3k/parses/{verbnet,amr}/`` (the source's ``folder``). Only files that exist upstream are registered: the CSV conversions of the
 correction spreadsheets and the extracted GPT-4 JSON are derived locally and are not here.
 """
-from ...data.registry import DataFile, DataSource, register_source
+from ...data.registry import DataFile, DataSource
 
 _REV = "c310abbe8a50f38135a67939d3e71a878ef359bb"
 _RAW = f"https://raw.githubusercontent.com/bmmlab/compositional-semantics-eval/{_REV}/Data-model/Sentence%20Parses"
@@ -36,7 +36,7 @@ _AMR = {
     "SICK_relatedness_b_AMR_parse.txt": "b02f6b83722bb5e468e9587ce848d1deb33cb23a71787e1b28395ec32caad767",
 }
 
-register_source(
+PARSES = (
     DataSource(
         name="sts3k-parses",
         folder="sts3k/parses",

@@ -7,15 +7,15 @@ STS3k's released role and AMR parses (``parses.py``) are registered with them: t
 (same repository, same pinned revision) and annotate this suite's sentences. Role and graph models and the
 structure suite read them by name (``data.path("sts3k-parses", …)``) and import nothing from this folder.
 """
-from ...data.registry import DataFile, DataSource, register_source
-from . import parses  # noqa: F401  (registers sts3k-parses)
+from ...data.registry import DataFile, DataSource
+from .parses import PARSES
 
 _BMM = "https://raw.githubusercontent.com/bmmlab/compositional-semantics-eval/c310abbe8a50f38135a67939d3e71a878ef359bb"
 _BMM_HOME = "https://github.com/bmmlab/compositional-semantics-eval"
 _BMM_REV = "c310abbe8a50f38135a67939d3e71a878ef359bb"
 _BMM_LICENSE = "no licence file; released with Fodor, De Deyne & Suzuki (2024), cite the paper"
 
-register_source(
+STS3K = (
     DataSource(
         name="sts3k",
         description="STS3k adversarial sentence similarity (2,800 pairs) with subset indices and stop list",
@@ -38,23 +38,22 @@ register_source(
     )
 )
 
-for _name, _file, _sha, _size, _desc in [
+_PROCESSED = tuple(
+    DataSource(
+        name=_name, description=_desc, homepage=_BMM_HOME, revision=_BMM_REV, license=_BMM_LICENSE,
+        download_size=_size, files=(DataFile(_file, f"{_BMM}/Data-experiment/{_file}", _sha),),
+    )
+    for _name, _file, _sha, _size, _desc in [
     ("gs2011", "GS2011_processed.csv", "0487d0553ea3e2b62b1eb7ed071c931680d6ae52c74fcacb1bedb04bdb4c01e3", 13_246,
      "GS2011 transitive-verb sentence similarity (STS3k authors' processed copy)"),
     ("ks2013", "KS2013_processed.csv", "ca424625684e4fa31feebaf07607dcb8d5893829668ea8a7b0b5b7971f70a062", 7_009,
      "KS2013 SVO sentence similarity (STS3k authors' processed copy)"),
     ("stss131", "STS131_processed.csv", "caabb4601ae817c72cdf434e0b48e1cdf2e5a11c422ac1dedaca3cbc4f3f7d5a", 18_807,
      "STSS-131 dictionary-definition similarity (STS3k authors' processed copy)"),
-]:
-    register_source(
-        DataSource(
-            name=_name, description=_desc, homepage=_BMM_HOME, revision=_BMM_REV, license=_BMM_LICENSE,
-            download_size=_size, files=(DataFile(_file, f"{_BMM}/Data-experiment/{_file}", _sha),),
-        )
-    )
+])
 
 _SYN = "https://raw.githubusercontent.com/amao0o0/SynWMD/59042a92e862db58bd01e47914345d2f52d2a4a3/data/downstream/STS/STSBenchmark/stsbenchmark"
-register_source(
+STSB = (
     DataSource(
         name="stsb",
         description="STS Benchmark (Cer et al. 2017), original tab-separated release",
@@ -71,7 +70,7 @@ register_source(
     )
 )
 
-register_source(
+SICK = (
     DataSource(
         name="sick",
         description="SICK relatedness (Marelli et al. 2014), full original release",
@@ -90,7 +89,7 @@ register_source(
 
 # Table 9's STSb-captions column: the authors' processed copy of the captions genre of the STS-B test split
 # (``s1;s2;score``, scores already divided by 5), pinned with the other files of their repository.
-register_source(
+STSB_CAPTIONS = (
     DataSource(
         name="stsb-captions",
         description="STS-B test split, captions genre (624 pairs; STS3k authors' processed copy, scores 0–1)",
@@ -104,7 +103,7 @@ register_source(
 # STR-2022 (Abdalla, Vishnubhotla & Mohammad 2023). Its licence asks users not to redistribute it, so it is
 # only ever downloaded from its own home at the pinned commit, never shipped or mirrored by compeval.
 _STR_REV = "961f9a9be535f3299e4c0a7b0f656d583ba911ff"
-register_source(
+STR2022 = (
     DataSource(
         name="str2022",
         description="STR-2022 semantic textual relatedness (5,500 pairs, relatedness 0–1 from best–worst scaling)",
@@ -118,3 +117,6 @@ register_source(
                         "2624f378bbd4793466c235720e6d6b386449c322f576667825bea3998dc66a9d"),),
     )
 )
+
+#: What the registry reads (``compeval.data.registry``): importing this module registers nothing.
+SOURCES = (STS3K, *_PROCESSED, STSB, SICK, STSB_CAPTIONS, STR2022, PARSES)

@@ -34,11 +34,13 @@ def apply_missing(raw: np.ndarray, policy: str) -> np.ndarray:
 
 class STSOptions(ComparisonOptions):
     missing: Literal["zero", "drop"] = "zero"  # NaN scores: 0 (the STS3k authors' nan_to_num) or left out
+    # resamples behind each 95% bootstrap interval
     bootstrap: int = Field(BOOTSTRAP, ge=1)
 
 
 class STSTask(Task):
     """Base class: subclasses set ``metadata`` and implement ``read`` (→ pairs and subset masks)."""
+    conformance_options = "bootstrap=50"
 
     Options = STSOptions
     options: STSOptions
@@ -143,6 +145,7 @@ class STS3kPilot(STSTask):
 
 @register_task
 class STSB(STSTask):
+    conformance_options = "split=dev,bootstrap=50"
     metadata = TaskMetadata(
         name="stsb", suite="sts", data_sources=("stsb",), main_metric="spearman",
         description="STS Benchmark (Cer et al. 2017); test split by default",
@@ -151,6 +154,7 @@ class STSB(STSTask):
     eval_cost = EvalCost(at_50=0.122, at_384=0.0869)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(STSOptions):
+        # the STS Benchmark split scored
         split: Literal["train", "dev", "test"] = "test"
 
     def read(self, data):
@@ -167,6 +171,7 @@ class SICK(STSTask):
     eval_cost = EvalCost(at_50=2.06, at_384=1.72)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(STSOptions):
+        # the SICK split scored (all: every pair)
         split: Literal["all", "train", "trial", "test"] = "all"
 
     def read(self, data):
@@ -178,7 +183,8 @@ def _simple(name: str, source: str, file: str, description: str, reference: str,
         name.upper(), (STSTask,),
         {"metadata": TaskMetadata(name=name, suite="sts", data_sources=(source,), main_metric="spearman",
                                   description=description, reference=reference, published=published(name)),
-         "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {}), "eval_cost": eval_cost},
+         "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {}), "eval_cost": eval_cost,
+         "__module__": __name__},  # where it is defined (its registry origin), not type()'s caller
     )
     return register_task(cls)
 

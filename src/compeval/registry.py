@@ -1,0 +1,182 @@
+"""The one registry type: tasks, model families and aliases, data sources and report sections are each a
+``Registry`` (as spaCy's ``catalogue`` registries and lm-evaluation-harness's task registry are).
+
+A registry
+- refuses a second registration of a name with one line naming both origins (``module:qualname`` of a
+  registered class or function, else ``file:line`` of the call, or the entry point), raised as a
+  ``RegistryError``; registering the same object again is a no-op (a module imported twice);
+- loads lazily: nothing is imported until the registry is first read (``in``, ``[]``, iteration, ``len``,
+  ``.items()``); then its built-in discovery runs once (``compeval.plugins``: the modules of
+  ``compeval.models``, the suite folders of ``compeval.tasks`` or one part of each), and then its Python
+  entry-point group, so a separately installed package adds a suite or a family without editing compeval:
+
+  ===================  =====================================================================================
+  group                what the entry point names (``[project.entry-points."GROUP"]`` of the plug-in)
+  ===================  =====================================================================================
+  ``compeval.tasks``   a module that registers tasks when imported (``@register_task``), e.g. a suite package
+  ``compeval.models``  a module that registers model families / aliases (``@register_model``, ``register_alias``)
+  ``compeval.data``    a module holding ``SOURCES`` (a tuple of ``DataSource``), or one ``DataSource``
+  ``compeval.report``  a module that registers report sections when imported (``register_section``)
+  ===================  =====================================================================================
+
+  An entry point that fails to load is recorded in ``plugins.BROKEN`` with a warning, as a broken built-in
+  module is: one broken plug-in does not take the others down.
+
+A registry is a mapping (``in``, ``[]``, ``.get``, ``.items()``, iteration), so code that read the former
+dicts reads it unchanged. ``reg[name] = obj`` and ``del reg[name]`` write without the duplicate check: they
+are for tests (``monkeypatch.setitem``); code registers with ``register``.
+
+Hand-written rather than ``catalogue``: catalogue overwrites a duplicate name silently and keeps no origin,
+its entry points must each name one registered object (a suite registers several tasks, its data sets and a
+section from its modules), and its registries live in one process-global table keyed by namespace, which
+tests cannot save and restore; what is needed here is about a hundred lines.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from typing import Any, Generic, TypeVar
+
+from . import plugins
+from .errors import RegistryError
+
+T = TypeVar("T")
+
+#: Modules whose frames are registration plumbing: ``called_from`` reports the first frame outside them.
+PLUMBING = {"compeval.registry", "compeval.tasks.registry", "compeval.models.registry", "compeval.data.registry",
+            "compeval.report.sections"}
+
+
+def called_from() -> str:
+    """``file:line`` of the call that registers (the first frame outside the registries' own modules)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") in PLUMBING:
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"
+
+
+def origin_of(obj: Any) -> str:
+    """``module:qualname`` of a class or function; else where the registering call was made."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str):
+        return f"{module}:{qualname}"
+    return called_from()
+
+
+class Registry(MutableMapping[str, T], Generic[T]):
+    """Name -> registered object, with origins, lazy discovery and an entry-point group (module docstring).
+
+    ``discover``: the built-in discovery, called once before the first read. ``collect``: for groups whose
+    entry points name a module of declarations rather than one that registers on import (data sources), turns
+    the loaded object into ``(name, object)`` pairs. ``versioned``: each name holds ``{version: object}`` and
+    a duplicate is the same name *and* version (model families, ``NAME.vN``)."""
+
+    def __init__(self, kind: str, *, group: str | None = None, discover: Callable[[], None] | None = None,
+                 collect: Callable[[Any], Iterable[tuple[str, T]]] | None = None, versioned: bool = False):
+        self.kind, self.group, self.versioned = kind, group, versioned
+        self._discover, self._collect = discover, collect
+        self._entries: dict[str, Any] = {}
+        self._origins: dict[str, str] = {}  # name (or NAME.vN when versioned) -> origin
+        self._loaded = False
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {len(self._entries)} registered{'' if self._loaded else ', not loaded'})"
+
+    # -- registering ------------------------------------------------------------------------------------
+
+    def register(self, name: str, obj: T, *, origin: str | None = None, version: int | None = None) -> T:
+        """Add ``obj`` under ``name`` (and ``version`` in a versioned registry); a different object under a
+        name already taken is a ``RegistryError`` naming both origins. Returns ``obj``."""
+        if self.versioned != (version is not None):
+            raise TypeError(f"{self.kind} registry: version= is {'required' if self.versioned else 'not taken'}")
+        origin = origin or called_from()
+        key = f"{name}.v{version}" if self.versioned else name
+        if self.versioned:
+            versions = self._entries.setdefault(name, {})
+            old = versions.get(version, _MISSING)
+        else:
+            old = self._entries.get(name, _MISSING)
+        if old is not _MISSING:
+            if old is obj:
+                return obj
+            raise RegistryError(f"{self.kind} {key!r} is registered twice: by {self._origins.get(key, '?')} and "
+                                f"by {origin}; rename one of them")
+        if self.versioned:
+            versions[version] = obj
+        else:
+            self._entries[name] = obj
+        self._origins[key] = origin
+        return obj
+
+    def origin(self, name: str, version: int | None = None) -> str | None:
+        """Where ``name`` (``version``) was registered: ``module:qualname``, ``file:line`` or an entry point."""
+        self.load()
+        return self._origins.get(f"{name}.v{version}" if version is not None else name)
+
+    def peek(self, name: str) -> T | None:
+        """The object under ``name`` if registered so far, without discovering anything (for registering code)."""
+        return self._entries.get(name)
+
+    # -- loading ----------------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Run the built-in discovery and the entry-point group, once per process (a read does this)."""
+        if self._loaded:
+            return
+        self._loaded = True  # before discovering: a module read during discovery sees what is registered so far
+        if self._discover is not None:
+            self._discover()
+        if self.group is None:
+            return
+        for where, loaded in plugins.load_entry_points(self.group):
+            if self._collect is None:
+                continue  # importing the module registered its objects (decorators), with their own origins
+            try:
+                for name, obj in self._collect(loaded):
+                    self.register(name, obj, origin=where)
+            except Exception as exc:  # noqa: BLE001 - one broken plug-in must not take the others down
+                plugins.record_broken(where, exc)
+
+    def forget_discovery(self) -> None:
+        """Let the next read discover again (tests that add a suite folder or an entry point)."""
+        self._loaded = False
+
+    def snapshot(self) -> tuple[dict, dict, bool]:
+        """The registry's state, for ``restore`` (tests that register throw-away objects)."""
+        entries = {k: dict(v) if self.versioned else v for k, v in self._entries.items()}
+        return entries, dict(self._origins), self._loaded
+
+    def restore(self, state: tuple[dict, dict, bool]) -> None:
+        entries, origins, loaded = state
+        self._entries, self._origins, self._loaded = dict(entries), dict(origins), loaded
+
+    # -- the mapping ------------------------------------------------------------------------------------
+
+    def __getitem__(self, name: str) -> T:
+        self.load()
+        return self._entries[name]
+
+    def __contains__(self, name: object) -> bool:
+        self.load()
+        return name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        self.load()
+        return iter(list(self._entries))
+
+    def __len__(self) -> int:
+        self.load()
+        return len(self._entries)
+
+    def __setitem__(self, name: str, obj: T) -> None:
+        self._entries[name] = obj
+        self._origins[name] = called_from()
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+        self._origins.pop(name, None)
+        for key in [k for k in self._origins if k.startswith(f"{name}.v")]:
+            del self._origins[key]
+
+
+_MISSING = object()

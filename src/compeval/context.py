@@ -51,8 +51,8 @@ def resolve_device(device: str = "auto") -> str:
     except ImportError:
         if device == "auto":
             return "cpu"
-        raise CompevalError(f"--device {device}: torch is not installed (pip install 'compeval[transformers]')") \
-            from None
+        raise CompevalError(f"--device {device}: torch is not installed, though compeval depends on it; "
+                            "pip install torch==2.13.0 (README: Installing with pip)") from None
     if device == "auto":
         if torch.cuda.is_available():
             return "cuda"

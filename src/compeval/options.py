@@ -70,6 +70,8 @@ class OptionsBase(BaseModel):
 
     #: Settings group → the prefix of its fields' option names, where it is not the group's name + '_'.
     group_prefix: ClassVar[dict[str, str]] = {}
+    #: Option names refused with their own line (what to give instead) rather than "unknown option".
+    refused: ClassVar[dict[str, str]] = {}
 
     # --- declarations ----------------------------------------------------------------------------------
 
@@ -355,6 +357,8 @@ def _message(cls: type[OptionsBase], head: str, errors: list[Mapping[str, Any]])
     flat = cls.flat_fields()
     if err["type"] == "extra_forbidden":
         unknown = [str(e["loc"][-1]) for e in extras]
+        if unknown[0] in cls.refused:
+            return f"{head}: option {unknown[0]}: {cls.refused[unknown[0]]}"
         names = ", ".join(flat) or "none"
         what = f"option {unknown[0]!r}" if len(unknown) == 1 else "options " + ", ".join(map(repr, unknown))
         return f"{head}: unknown {what}; options: {names}"

@@ -10,6 +10,9 @@ Ollama, LiteLLM, text-embeddings-inference…). Only the standard library talks 
 - Identity: the configuration holds the model name, the base URL (without credentials or query),
   ``dims`` and the truncation policy, so a result says exactly which API model produced it.
   Batch size, rate limit, retries and timeouts do not change vectors and are left out.
+- Prompt: ``prompt=`` is put before each text (an instruction-tuned model behind a server that adds none),
+  and is identity; ``prompt_name=`` and ``instruction=`` are refused with a line saying to give the whole
+  text with ``prompt=`` (a server has no repo files or card template here to read them from).
 - Robustness: texts go in batches of ``batch``; requests are spaced to at most ``rpm`` a minute;
   429, 5xx and connection errors are retried with exponential backoff and jitter (``Retry-After`` /
   ``retry-after-ms`` honoured, capped at ``max_backoff``) up to ``max_retries`` times; any other 4xx
@@ -41,6 +44,7 @@ from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
 from ..options import setting
 from ..redact import clip, redact
 from .options import MAX_DIM, ModelOptions
+from .prompts import PROMPT_HELP
 from .protocol import ModelConfig
 from .registry import register_model
 
@@ -200,7 +204,7 @@ class ApiEncoder:
                  max_chars: int = DEFAULTS["max_chars"], truncate: str = DEFAULTS["truncate"],
                  dims: int | None = None, max_retries: int = DEFAULTS["max_retries"],
                  timeout: float = DEFAULTS["timeout"], backoff: float = DEFAULTS["backoff"],
-                 max_backoff: float = DEFAULTS["max_backoff"],
+                 max_backoff: float = DEFAULTS["max_backoff"], prompt: str = "",
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None):
         if not model or not model.strip():
@@ -221,6 +225,7 @@ class ApiEncoder:
         self.url = self.base_url + "/embeddings"
         self.host = urllib.parse.urlsplit(self.base_url).hostname
         self.batch, self.max_chars, self.truncate, self.dims = batch, max_chars, truncate, dims
+        self.prompt = prompt
         self.max_retries, self.timeout = max_retries, timeout
         self.backoff, self.max_backoff = backoff, max_backoff
         self.sleep = sleep
@@ -231,9 +236,10 @@ class ApiEncoder:
         self._dim: int | None = dims
         self._opener = None
         self._broken: str | None = None  # why the endpoint is unusable (retries exhausted, bad key or URL)
-        params = {"base_url": self.base_url, "dims": dims, "truncate": truncate, "max_chars": max_chars}
-        shown = [k for k, v in (("dims", dims), ("truncate", truncate), ("max_chars", max_chars))
-                 if v != DEFAULTS.get(k)]
+        params = {"base_url": self.base_url, "dims": dims, "truncate": truncate, "max_chars": max_chars,
+                  **({"prompt": prompt} if prompt else {})}  # no prompt, no key: earlier ids stay valid
+        shown = [k for k, v in (("dims", dims), ("truncate", truncate), ("max_chars", max_chars), ("prompt", prompt))
+                 if v != {**DEFAULTS, "prompt": ""}.get(k)]
         if self.base_url != DEFAULT_BASE_URL:
             shown.insert(0, "base_url")
         self._config = ModelConfig(family="api.v1", name=self.model, params=params, shown_params=tuple(shown))
@@ -251,6 +257,10 @@ class ApiEncoder:
         for i, t in enumerate(texts):
             if not isinstance(t, str) or not t.strip():
                 raise InputTextError(f"text #{i} is empty or not a string ({t!r}); the API cannot embed it")
+            t = self.prompt + t  # max_chars counts the prompt; truncate=end cuts the text's end, never the prompt
+            if len(t) > self.max_chars and len(self.prompt) >= self.max_chars:
+                raise InputTextError(f"prompt= has {len(self.prompt)} characters, at least max_chars="
+                                     f"{self.max_chars}: no room for the text; raise max_chars")
             if len(t) > self.max_chars:
                 if self.truncate == "error":
                     raise InputTextError(
@@ -426,6 +436,10 @@ class ApiOptions(ModelOptions):
     max_retries: int = setting(DEFAULTS["max_retries"], ge=0)
     timeout: float = setting(DEFAULTS["timeout"], ge=0.001)
     backoff: float = setting(DEFAULTS["backoff"], ge=0)
+    prompt: str = Field("", description=PROMPT_HELP["prompt"])
+
+    refused = {k: "the api family reads no repo files or card template; give the whole text before each input "
+                  'with prompt="…"' for k in ("prompt_name", "instruction")}
 
 
 @register_model(
@@ -438,4 +452,4 @@ def _api(spec, builder, opts):
         raise SpecError(f"{spec}: give the API model name, e.g. api:text-embedding-3-small")
     return ApiEncoder(spec.arg, base_url=opts.base_url, batch=opts.batch, rpm=opts.rpm, max_chars=opts.max_chars,
                       truncate=opts.truncate, dims=opts.dims, max_retries=opts.max_retries, timeout=opts.timeout,
-                      backoff=opts.backoff)
+                      backoff=opts.backoff, prompt=opts.prompt)

@@ -3,8 +3,8 @@
 layer 0 = input embeddings … L = last layer (negative counts from the end); pooling ``cls``, ``mean``
 (all tokens, special ones included, as the STS3k authors did), ``mean-nospecial``, ``max`` (DefSent's
 max variant) or ``last`` (the last non-padding token, as decoder-only LLM embedders such as e5-mistral
-pool; right for left and right padding alike). ``prompt`` is prepended to every text (instruction-tuned
-embedders).
+pool; right for left and right padding alike). The prompt (``prompt=``, ``prompt_name=`` or ``instruction=``,
+``models/prompts.py``) is prepended to every text (instruction-tuned embedders) and pooled with it.
 
 The checkpoint is loaded into the class its ``config.json`` ``architectures`` names when that class is an
 encoder (``DPRContextEncoder``, ``MistralModel``…); a head class (``GPT2LMHeadModel``,
@@ -25,7 +25,8 @@ from .batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
 from .protocol import ModelConfig
-from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens
+from .prompts import PROMPT_HELP, PromptChoice
+from .recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
 from .registry import register_model
 from .tokens import hidden_state_tokens
 from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
@@ -145,7 +146,7 @@ def last_token(hidden: Any, mask: Any) -> Any:
 class HFModel(TorchModel):
     def __init__(self, path_or_name: str, layer: int = -1, pooling: str = "mean", batch_size: int = 32,
                  max_length: int = 512, *, revision: str | None = None, setup: TorchSetup | None = None,
-                 prompt: str = "", where: str | None = None, recipe: str | None = None):
+                 prompt: str | PromptChoice = "", where: str | None = None, recipe: str | None = None):
         if pooling not in POOLINGS:
             raise SpecError(f"pooling {pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
         where = where or f"hf:{path_or_name}"
@@ -156,6 +157,8 @@ class HFModel(TorchModel):
         if not config_file.is_file():
             raise SpecError(f"{directory} has no config.json: not a Hugging Face model directory")
         check_remote_code(weights, setup, where)
+        if isinstance(prompt, PromptChoice):  # prompt_name= reads the folder's config_sentence_transformers.json
+            prompt = prompt.text(directory, where, weights.name)
         self.hf_config = json.loads(config_file.read_text())
         n_layers = _n_layers(self.hf_config)
         resolved = layer if layer >= 0 or n_layers is None else n_layers + 1 + layer
@@ -286,7 +289,9 @@ class HFOptions(HubOptions):
     layer: int = Field(-1, description="0 = input embeddings, negative counts from the end")
     pool: Literal[POOLINGS] = Field("mean", description="how token states become one vector",
                                     json_schema_extra={"param": "pooling"})  # type: ignore[valid-type]
-    prompt: str = Field("", description='text prepended to every input; quote it: prompt="query: "')
+    prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
+    prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])
+    instruction: str | None = Field(None, description=PROMPT_HELP["instruction"])
     recipe: RecipeName | None = recipe_setting()
 
 
@@ -295,8 +300,10 @@ class HFOptions(HubOptions):
 def _hf(spec, builder, opts):
     where = str(spec)
     model_arg(spec)
-    setup = TorchSetup.from_options(opts, builder, where)  # opts: the recipe's defaults in (registry.resolve_model)
+    # opts: the recipe's defaults in (registry.resolve_model)
+    prompt = PromptChoice.from_options(opts, where, template=card_template(spec.arg, opts.recipe))
+    setup = TorchSetup.from_options(opts, builder, where)
     return HFModel(builder.weights(spec.arg, opts.revision), layer=opts.layer, pooling=opts.pool,
-                   max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=opts.prompt,
+                   max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=prompt,
                    where=where, recipe=opts.recipe)
 

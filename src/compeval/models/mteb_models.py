@@ -152,6 +152,10 @@ class MtebOptions(ModelOptions):
     trust_remote_code: bool = Field(False, description="run the Python code the repo ships, where MTEB's loader "
                                                        "does (explicit opt-in)")
 
+    refused = {k: "mteb gives the model its MTEB prompts by task= and prompt_type=; for a prompt of your own run "
+                  "the repo as hf:ORG/NAME or sbert:ORG/NAME with prompt=, prompt_name= or instruction="
+               for k in ("prompt", "prompt_name", "instruction")}
+
 
 @register_model("mteb", 1, "a model through mteb.get_model, with its MTEB prompts, loader and revision",
                 ("mteb:NAME",), extra="mteb",

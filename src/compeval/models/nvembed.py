@@ -19,6 +19,10 @@ positions cleared, so the instruction is attended to but not averaged in, exactl
 ``prepare_kwargs_from_batch`` does. Defaults not in ``config.json`` are those of the repo's
 ``configuration_nvembed.py`` (512 latents, 8 cross heads of 4096, output normalised).
 
+The prefix is given as ``instruction=`` (the task text, put into the card's template; default the STS
+instruction), ``prompt=`` (the whole prefix) or ``prompt_name=`` (``models/prompts.py``): one effective
+prefix, recorded in the id with the instruction it holds (None when it is not of the card's form).
+
 Weights load only from the checkpoint's safetensors; a missing, unexpected or misshapen parameter is a
 one-line error naming it, never a randomly initialised layer.
 """
@@ -36,6 +40,7 @@ from ..errors import InputTextError, SpecError
 from pydantic import Field
 
 from .options import TorchOptions, batch_setting
+from .prompts import INSTRUCT_QUERY, PROMPT_HELP, PromptChoice
 from .protocol import ModelConfig
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup, Weights, quiet, resolve, revision_field, torch_dtype
@@ -57,7 +62,7 @@ MISTRAL_FIELDS = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_
 
 def card_prefix(task: str) -> str:
     """The card's query prefix for ``task``; no task, no prefix (the card's passages)."""
-    return f"Instruct: {task}\nQuery: " if task else ""
+    return INSTRUCT_QUERY.fill(task)
 
 
 def _read_config(directory: Path, name: str, where: str) -> dict:
@@ -245,18 +250,20 @@ class NVEmbedModel(TorchModel):
     """Weights load on first use, so a re-run whose results all exist never imports torch."""
 
     def __init__(self, path_or_name: str = DEFAULT_REPO, task: str = DEFAULT_TASK, *, revision: str | None = None,
-                 setup: TorchSetup | None = None, where: str | None = None):
+                 setup: TorchSetup | None = None, where: str | None = None, prompt: PromptChoice | None = None):
         where = where or f"nvembed:{path_or_name}"
         setup = setup or TorchSetup.outside_a_run(batch=DEFAULT_BATCH)
         weights = path_or_name if isinstance(path_or_name, Weights) else resolve(path_or_name, revision)
         self.config_json = _read_config(weights.directory, weights.name, where)
         self.files = _weight_files(weights.directory, weights.name, where)
         self.directory, self.weights, self.setup, self.where = weights.directory, weights, setup, where
-        self.task, self.prefix = task, card_prefix(task)
+        choice = prompt or PromptChoice("instruction", task, INSTRUCT_QUERY)
+        self.prefix = choice.text(weights.directory, where, weights.name)
+        self.task = INSTRUCT_QUERY.instruction_of(self.prefix)  # None: a prefix not of the card's form
         self.batch_size, self.max_length = setup.batch, setup.max_length or DEFAULT_MAX_LENGTH
         self._loaded = None
         params: dict[str, Any] = {
-            "weights": weights.weights, "instruction": task, "prompt": self.prefix,
+            "weights": weights.weights, "instruction": self.task, "prompt": self.prefix,
             "pooling": "latent-attention", "attention": "bidirectional",
             "instruction_pooled": False, "bos": True, "eos": "</s> appended", "padding": "right",
             "normalise": "l2",
@@ -264,7 +271,8 @@ class NVEmbedModel(TorchModel):
         if weights.commit:
             params["revision"] = weights.commit
         params.update(setup.identity())
-        shown = tuple(k for k in ("dtype",) if k in params) + (("instruction",) if task != DEFAULT_TASK else ())
+        shown = tuple(k for k in ("dtype",) if k in params) + (
+            ("prompt",) if self.task is None else ("instruction",) if self.task != DEFAULT_TASK else ())
         if setup.max_length:
             shown += ("max_length",)
         self._config = ModelConfig(family="nvembed.v1", name=weights.name, params=params, shown_params=shown,
@@ -330,8 +338,10 @@ class NVEmbedModel(TorchModel):
 
 
 class NVEmbedOptions(TorchOptions):
-    instruction: str = Field(DEFAULT_TASK, description='task text, sent as "Instruct: TASK\\nQuery: " before each '
-                                                       'text; "" for none')
+    instruction: str | None = Field(None, description='task text, sent as "Instruct: TASK\\nQuery: " before each '
+                                                       f'text; "" for none (default: {DEFAULT_TASK!r})')
+    prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
+    prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])
     batch: int = batch_setting(DEFAULT_BATCH)
     max_length: int | None = Field(None, ge=1, description=f"truncate inputs to N tokens (default "
                                                            f"{DEFAULT_MAX_LENGTH}, the card's)")
@@ -344,6 +354,7 @@ class NVEmbedOptions(TorchOptions):
                 options=NVEmbedOptions)
 def _nvembed(spec, builder, opts):
     where = str(spec)
-    return NVEmbedModel(builder.weights(spec.arg or DEFAULT_REPO, opts.revision), opts.instruction,
-                        revision=opts.revision,
+    prompt = PromptChoice.from_options(opts, where, template=INSTRUCT_QUERY, default=card_prefix(DEFAULT_TASK))
+    return NVEmbedModel(builder.weights(spec.arg or DEFAULT_REPO, opts.revision), revision=opts.revision,
+                        prompt=prompt,
                         setup=TorchSetup.from_options(opts, builder, where), where=where)

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from ..errors import SpecError
 from ..options import setting
+from .prompts import Template
 
 STS_INSTRUCTION = "Retrieve semantically similar text."
 """The instruction e5-mistral's authors (and MTEB) give instruction-tuned embedders for STS tasks."""
@@ -54,6 +55,7 @@ class Recipe:
     card: str  # where the recipe comes from
     options: dict[str, str] = field(default_factory=dict)
     seeds: tuple[str, ...] = ()  # repo ids of the papers' systems it covers
+    template: str = ""  # the card's instruction template ("…{instruction}…"), which instruction= fills
 
     def matches(self, repo: str) -> bool:
         return bool(self.pattern) and re.fullmatch(self.pattern, repo, flags=re.IGNORECASE) is not None
@@ -75,21 +77,22 @@ RECIPES: dict[str, Recipe] = {r.key: r for r in (
     Recipe("stella", "sbert", r"(NovaSearch|dunzhang)/stella_en_(400M|1\.5B)_v5", "mean (repo modules) + Dense 1024",
            "prompt_name=s2s_query (its own named prompt), pooled", _TOK, "none (cosine)",
            "repo code (auto_map): trust_remote_code=true", "stella card: s2s_query for sentence-to-sentence tasks",
-           {"prompt_name": "s2s_query"}, ("NovaSearch/stella_en_1.5B_v5",)),
+           {"prompt_name": "s2s_query"}, ("NovaSearch/stella_en_1.5B_v5",), INSTRUCT_QUERY),
     Recipe("gte-qwen2", "sbert", r"Alibaba-NLP/gte-Qwen2-(1\.5B|7B)-instruct", "last token (repo modules)",
            "STS instruction before every text, pooled (the last token is EOS)", "EOS added (add_eos_token)",
            "none (cosine)", "repo code (auto_map): trust_remote_code=true",
            "gte-Qwen2 card and MTEB: 'Instruct: {task}\\nQuery: ' template, last-token pooling on EOS",
-           {"prompt": INSTRUCT_QUERY.format(instruction=STS_INSTRUCTION)}, ("Alibaba-NLP/gte-Qwen2-1.5B-instruct",)),
+           {"prompt": INSTRUCT_QUERY.format(instruction=STS_INSTRUCTION)}, ("Alibaba-NLP/gte-Qwen2-1.5B-instruct",),
+           INSTRUCT_QUERY),
     Recipe("e5-mistral", "hf", r"intfloat/e5-mistral-7b-instruct|Salesforce/SFR-Embedding(-2_R|-Mistral)",
            "last token (the appended </s>)", "STS instruction before every text, pooled",
            "BOS and EOS (add_bos_token, add_eos_token)", "card normalises (cosine unchanged)", "MistralModel",
            "e5-mistral card: last_token_pool, tokenizer adds </s>, 'Instruct: {task}\\nQuery: {text}'",
            {"pool": "last", "prompt": INSTRUCT_QUERY.format(instruction=STS_INSTRUCTION), "max_length": "4096"},
-           ("intfloat/e5-mistral-7b-instruct", "Salesforce/SFR-Embedding-Mistral")),
+           ("intfloat/e5-mistral-7b-instruct", "Salesforce/SFR-Embedding-Mistral"), INSTRUCT_QUERY),
     Recipe("nv-embed", "nvembed", r"nvidia/NV-Embed-v2", "latent attention over the text tokens",
            "card instruction, left out of pooling", "EOS added", "card normalises", "NV-Embed (nvembed family)",
-           "NV-Embed-v2 card", {}, ("nvidia/NV-Embed-v2",)),
+           "NV-Embed-v2 card", {}, ("nvidia/NV-Embed-v2",), INSTRUCT_QUERY),
     Recipe("dpr", "hf", r"facebook/dpr-(ctx|question)_encoder-(single|multiset)-nq-base", "CLS of the last layer "
            "(pooler_output, no projection)", "none", "[CLS] … [SEP]", "none (dot product; cosine here)",
            "DPRContextEncoder / DPRQuestionEncoder (config.json architectures)", "DPR card: pooler_output",
@@ -154,9 +157,8 @@ def by_name(repo: str) -> Recipe | None:
 
 
 @lru_cache(maxsize=256)
-def mteb_prompt(repo: str) -> str | None:
-    """The STS prompt mteb's ``ModelMeta`` gives ``repo`` (its instruction template filled with the STS
-    instruction), or None when mteb is absent, does not know the model, or gives it no template."""
+def _mteb_template(repo: str) -> Any:
+    """mteb's ``instruction_template`` for ``repo`` (text or function), or None."""
     try:
         import mteb
     except ImportError:
@@ -165,7 +167,24 @@ def mteb_prompt(repo: str) -> str | None:
         kwargs = mteb.get_model_meta(repo).loader_kwargs or {}
     except Exception:  # mteb's own KeyError/ValueError for unknown models
         return None
-    template = kwargs.get("instruction_template")
+    return kwargs.get("instruction_template")
+
+
+def card_template(repo: str | None, recipe: str | None = None) -> Template | None:
+    """The card's instruction template, which ``instruction=`` fills (``models/prompts.py``): the recipe's
+    (``recipe=``, else the one the repo id matches), else mteb's ``instruction_template`` for the repo."""
+    known = RECIPES.get(recipe) if recipe else None
+    known = known or (by_name(repo) if repo else None)
+    if known is not None and known.template:
+        return Template.of(known.template)
+    form = _mteb_template(repo) if repo else None
+    return Template.of((lambda i: form(i, None)) if callable(form) else form)
+
+
+def mteb_prompt(repo: str) -> str | None:
+    """The STS prompt mteb's ``ModelMeta`` gives ``repo`` (its instruction template filled with the STS
+    instruction), or None when mteb is absent, does not know the model, or gives it no template."""
+    template = _mteb_template(repo)
     try:
         if callable(template):  # mteb's templates take (instruction, prompt_type)
             prompt = template(STS_INSTRUCTION, None)

@@ -348,6 +348,7 @@ def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> Re
 def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: str | None, text: str) -> dict:
     """The spec's option values with a recipe's settings under them, where the spec set none (on the raw
     values, so that the options are parsed once); a recipe of another family is an error."""
+    from .prompts import without_prompt_defaults
     from .recipes import RECIPES, recipe_options
 
     if recipe not in RECIPES:
@@ -358,7 +359,8 @@ def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: st
                         f"{r.family}:NAME,recipe={r.key} or the bare repo id")
     aliases = family.options.aliases()
     given = {aliases.get(k, k) for k in values}
-    return {**{k: v for k, v in recipe_options(r, repo).items() if k not in given}, **values}
+    defaults = without_prompt_defaults(given, recipe_options(r, repo))  # a prompt of the spec's replaces the recipe's
+    return {**{k: v for k, v in defaults.items() if k not in given}, **values}
 
 
 def check_spec(text: "str | Spec | ResolvedModel") -> ResolvedModel:

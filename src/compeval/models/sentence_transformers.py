@@ -1,8 +1,10 @@
 """Sentence-transformers encoders: a Hub repo (``sbert:ORG/NAME``), a local folder, or the packaged
-all-MiniLM-L6-v2. ``prompt=`` gives an instruction; ``prompt_name=`` picks one of the model's own named
-prompts (``config_sentence_transformers.json``). Either reaches ``SentenceTransformer.encode(prompt=…)``,
-so a pooling module with ``include_prompt: false`` leaves the prompt's tokens out, as the model's card
-runs it. The Transformer module's weights are checked against the checkpoint as ``hf`` checks them:
+all-MiniLM-L6-v2. ``prompt=``, ``prompt_name=`` (one of the model's own named prompts,
+``config_sentence_transformers.json``) or ``instruction=`` (``models/prompts.py``) give the prompt; with
+none, the repo's ``default_prompt_name`` applies, as sentence-transformers applies it. The effective prompt
+reaches ``SentenceTransformer.encode(prompt=…)`` (the model's own default is switched off, so nothing is
+added behind the recorded prompt), so a pooling module with ``include_prompt: false`` leaves the prompt's
+tokens out, as the model's card runs it. The Transformer module's weights are checked against the checkpoint as ``hf`` checks them:
 missing, unexpected or wrongly shaped weights are one line naming them, never random weights. The
 tokenizer adds BOS/EOS as ``tokenizer_config.json`` asks, and a decoder tokenizer without a pad token pads
 with EOS (as ``hf`` does)."""
@@ -20,7 +22,8 @@ from pydantic import Field
 
 from .options import batch_setting
 from .protocol import ModelConfig
-from .recipes import RecipeName, asked_special_tokens, recipe_setting, special_tokens
+from .prompts import PROMPT_HELP, PromptChoice, name_of
+from .recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
 from .hf import check_loaded_weights
@@ -47,7 +50,7 @@ def _transformer_path(directory) -> str:
 class SentenceTransformerModel(TorchModel):
     """Weights load on first use, so a re-run whose results all exist never imports torch."""
 
-    def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str = "", device: str = "auto", *,
+    def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str | PromptChoice = "", device: str = "auto", *,
                  prompt_name: str | None = None, revision: str | None = None, setup: TorchSetup | None = None,
                  where: str | None = None, recipe: str | None = None):
         where = where or f"sbert:{path_or_name}"
@@ -56,14 +59,13 @@ class SentenceTransformerModel(TorchModel):
         weights = path_or_name if isinstance(path_or_name, Weights) else resolve(path_or_name, revision)
         directory = weights.directory
         check_remote_code(weights, setup, where)
-        prompts = _json(directory / "config_sentence_transformers.json").get("prompts") or {}
-        if prompt and prompt_name:
-            raise SpecError(f"{where}: give prompt= or prompt_name=, not both")
-        if prompt_name is not None:
-            if prompt_name not in prompts:
-                known = ", ".join(sorted(prompts)) or "none"
-                raise SpecError(f"{where}: {weights.name} has no prompt named {prompt_name!r}; its prompts: {known}")
-            prompt = prompts[prompt_name]
+        if not isinstance(prompt, PromptChoice):  # made directly: prompt= or prompt_name=, else the repo's default
+            if prompt and prompt_name:
+                raise SpecError(f"{where}: give prompt= or prompt_name=, not both")
+            prompt = (PromptChoice("prompt_name", prompt_name) if prompt_name is not None
+                      else PromptChoice("prompt", prompt) if prompt else PromptChoice(use_default_name=True))
+        prompt = prompt.text(directory, where, weights.name)
+        prompt_name = name_of(prompt, directory)  # from the text: prompt="query: " and prompt_name=query agree
         self.directory, self.weights, self.setup = directory, weights, setup
         self.batch_size, self.prompt = setup.batch, prompt
         setup.max_batch_tokens = setup.max_batch_tokens or family_default("sbert")
@@ -116,6 +118,7 @@ class SentenceTransformerModel(TorchModel):
         inner = getattr(model[0], "auto_model", None)
         if inner is not None:  # sentence-transformers loads without saying which weights it skipped
             check_loaded_weights(inner, self.directory / _transformer_path(self.directory), self.where)
+        model.default_prompt_name = None  # the effective prompt is passed explicitly (``encode``)
         if self.setup.max_length:
             model.max_seq_length = self.setup.max_length
         tokenizer = getattr(model[0], "tokenizer", None)
@@ -131,7 +134,7 @@ class SentenceTransformerModel(TorchModel):
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         model = self.model
-        prompt = self.prompt or None
+        prompt = self.prompt  # "" too: no prompt, whatever the repo's default
 
         def forward(batch: list[str]) -> np.ndarray:
             out = model.encode(batch, prompt=prompt, batch_size=max(len(batch), 1), convert_to_tensor=True,
@@ -159,8 +162,9 @@ class SbertOptions(HubOptions):
     max_length: int | None = Field(None, ge=1, description="truncate inputs to N tokens (default: the model's "
                                                            "own max_seq_length)",
                                    json_schema_extra={"param": "max_seq_length"})
-    prompt: str = Field("", description='text prepended to every input; quote it: prompt="query: "')
-    prompt_name: str | None = Field(None, description="one of the model's named prompts (e.g. query)")
+    prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
+    prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])
+    instruction: str | None = Field(None, description=PROMPT_HELP["instruction"])
     recipe: RecipeName | None = recipe_setting()
 
 
@@ -170,8 +174,9 @@ def _sbert(spec, builder, opts):
     where = str(spec)
     model_arg(spec)
     # opts: the recipe's defaults in (registry.resolve_model)
-    return SentenceTransformerModel(builder.weights(spec.arg, opts.revision), prompt=opts.prompt,
-                                    prompt_name=opts.prompt_name, revision=opts.revision,
+    prompt = PromptChoice.from_options(opts, where, template=card_template(spec.arg, opts.recipe),
+                                       use_default_name=True)
+    return SentenceTransformerModel(builder.weights(spec.arg, opts.revision), prompt=prompt, revision=opts.revision,
                                     setup=TorchSetup.from_options(opts, builder, where), where=where,
                                     recipe=opts.recipe)
 

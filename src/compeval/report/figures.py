@@ -26,7 +26,8 @@ FORMATS = ("svg", "png")
 def require_matplotlib() -> None:
     """Fail early with the install hint, before any result is read."""
     if importlib.util.find_spec("matplotlib") is None:
-        raise CompevalError("the report draws its figures with matplotlib: pip install 'compeval[plots]'")
+        raise CompevalError("the report draws its figures with matplotlib, a core dependency of compeval: "
+                            "pip install 'matplotlib>=3.8'")
 
 
 def new_figure(width: float, height: float):

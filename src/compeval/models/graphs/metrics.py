@@ -14,8 +14,8 @@ from collections import Counter
 from contextlib import contextmanager
 from typing import Iterator
 
-import networkx as nx
-import penman
+# networkx and penman (compeval[graphs]) are imported where used, so that the graph families register on a
+# base install (and `compeval models` says which extra they need) instead of failing discovery.
 
 MAIN = "MAIN"
 
@@ -37,6 +37,8 @@ def flatten_paths(graph_text: str) -> dict[str, str]:
     ``MAIN``), the filler the node's concept without its sense suffix (or the constant). As in the
     authors' code a path that occurs twice keeps its last filler. A re-entrant node's filler is its
     concept (the authors' line-based reader took the variable name there)."""
+    import penman
+
     tree = penman.parse(graph_text)
     concepts: dict[str, str] = {}
     for var, branches in _walk_nodes(tree.node):
@@ -95,6 +97,8 @@ def _smatch_random(seed: int):
 
 def one_line(graph_text: str) -> str:
     """A PENMAN graph on one line without metadata (smatch's reader wants that)."""
+    import penman
+
     tree = penman.parse(graph_text)
     tree.metadata.clear()
     return penman.format(tree, indent=None)
@@ -126,10 +130,13 @@ def smatch_f1(graph_a: str, graph_b: str, restarts: int = 5, seed: int = 0) -> f
 # Weisfeiler-Leman subtree kernel
 # ----------------------------------------------------------------------------------------------
 
-def to_networkx(graph_text: str, strip_senses: bool = False) -> nx.Graph:
+def to_networkx(graph_text: str, strip_senses: bool = False) -> "nx.Graph":
     """Nodes labelled with concepts (constants become their own nodes), edges with relation names.
     Undirected, so that WL sees both a node's parent and its children; PENMAN has already turned
     inverted roles (``:ARG0-of``) back into their base direction."""
+    import networkx as nx
+    import penman
+
     g = penman.decode(graph_text)
     out = nx.Graph()
     for var, _, concept in g.instances():
@@ -148,6 +155,8 @@ def to_networkx(graph_text: str, strip_senses: bool = False) -> nx.Graph:
 
 def wl_features(graph_text: str, iterations: int = 2, strip_senses: bool = False) -> Counter:
     """Counts of the initial node labels and of every WL subtree hash up to ``iterations``."""
+    import networkx as nx
+
     g = to_networkx(graph_text, strip_senses)
     counts: Counter = Counter(f"0:{d['label']}" for _, d in g.nodes(data=True))
     if iterations > 0 and g.number_of_nodes():

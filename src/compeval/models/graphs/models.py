@@ -46,6 +46,9 @@ class _GraphScorer:
     """Shared plumbing: graphs for both sides, NaN (missing=nan) or an error for texts without one."""
 
     def __init__(self, source: GraphTable | DependencyGraphs, missing: str):
+        import networkx  # noqa: F401  (compeval[graphs]: missing → the builder's "pip install" hint, at build)
+        import penman  # noqa: F401
+
         self.source, self.missing = source, missing
 
     def _graphs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> tuple[list, list]:

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import numpy as np
-import penman
 
 EDGE_WEIGHT_RANGE = (0.25, 0.35)
 _SENSE = re.compile(r"-[0-9]+")
@@ -40,6 +39,8 @@ class LabelledGraph:
 
 def penman_graph(graph_text: str) -> LabelledGraph:
     """Concept and constant nodes with directed, labelled edges (PENMAN has already undone ``:X-of``)."""
+    import penman  # compeval[graphs], imported where used (see metrics.py)
+
     g = penman.decode(graph_text)
     index: dict[str, int] = {}
     labels: list[str] = []

@@ -171,6 +171,7 @@ class ResolvedModel:
     weights: Any = None  # hub.Weights | None
     device: str | None = None
     candidates: tuple[str, ...] = ()
+    torch: bool = False  # a torch family (every candidate of an undecided bare id is one)
 
     def __str__(self) -> str:
         return self.text
@@ -183,13 +184,6 @@ class ResolvedModel:
     @property
     def family_spec(self) -> "ModelFamily | None":
         return resolve_family(self.family) if self.family else None
-
-    @property
-    def torch(self) -> bool:
-        """A torch family (all candidates of an undecided bare id are)."""
-        if self.family is None:
-            return all(resolve_family(c).torch for c in self.candidates)
-        return resolve_family(self.family).torch
 
     @property
     def own_device(self) -> bool:
@@ -293,8 +287,9 @@ def _resolve_bare(spec: Spec, text: str, device: str | None) -> ResolvedModel:
             errors.append(exc)
     if len(errors) == len(candidates):  # fits neither: the line of the family that knows the option
         raise next((e for e in errors if "unknown option" not in str(e)), errors[-1])
+    families = [resolve_family(c) for c in candidates]
     return ResolvedModel(text, spec, None, spec.name, None, None, weights, device,
-                         tuple(resolve_family(c).versioned for c in candidates))
+                         tuple(f.versioned for f in families), all(f.torch for f in families))
 
 
 def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> ResolvedModel:
@@ -324,7 +319,8 @@ def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> Re
             raise SpecError(f"{text}: device={own}: {reason}") from None
     elif not family.torch:
         device = None
-    return ResolvedModel(text, spec, family.versioned, spec.arg, opts, recipe or None, weights, device)
+    return ResolvedModel(text, spec, family.versioned, spec.arg, opts, recipe or None, weights, device,
+                         torch=family.torch)
 
 
 def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: str | None, text: str) -> dict:

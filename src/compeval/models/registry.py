@@ -21,7 +21,6 @@ from typing import Any, Callable
 from .. import plugins
 from ..context import resolve_device
 from ..errors import CompevalError, SpecError
-from ..options import is_run_setting
 from ..specs import Spec, parse_spec, quote_value
 from .normalize import refuse_model_norm
 from .options import ModelOptions, TorchOptions
@@ -198,21 +197,8 @@ class ResolvedModel:
 
     @property
     def identity(self) -> dict[str, Any]:
-        """The options that change what the model computes, by the one rule: every option that is not a run
-        setting (``compeval.options.setting``) except ``name`` (the model's name, kept beside its params), under
-        the name its params record it by (``param=`` declared on the field, as ``pool`` → ``pooling``). A family's
-        ``ModelConfig.params`` holds each of these that is set away from its default, with the same value (the
-        round-trip test checks every family); at a default it records the value it resolves (``layer=-1`` → the
-        last layer's number) or leaves it out (``dtype=float32``), as ids written before did."""
-        if self.options is None:
-            return {}
-        out = {}
-        for key, f in type(self.options).model_fields.items():
-            if key == "name" or is_run_setting(f):
-                continue
-            extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
-            out[str(extra.get("param", key))] = self.options.params()[key]
-        return out
+        """The options that change what the model computes (``ModelOptions.identity``: the one rule)."""
+        return self.options.identity() if self.options is not None else {}
 
     @property
     def run_settings(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ vectors and results are computed afresh, never read from the cache or the result
 folder is digested once per run, when the spec is resolved."""
 from __future__ import annotations
 
+import pickle
 import shutil
 
 import numpy as np
@@ -80,3 +81,20 @@ def test_a_model_fine_tuned_in_place_is_recomputed_not_reused(model_folder, tmp_
     assert [o.status for o in again.outcomes] == ["skipped"]  # unchanged content: the stored result is reused
     folders = sorted(p.name for p in out.iterdir() if p.is_dir() and p.name != "logs")
     assert len(folders) == 2, folders
+
+
+def test_a_relative_folder_is_recorded_resolved(tiny_models, tmp_path, monkeypatch):
+    """A folder named relative to the working folder is recorded at its absolute path (what a worker started
+    elsewhere loads), and its identity is its content: the same relative name in another folder holding
+    other weights is another model."""
+    for name in ("a", "b"):
+        shutil.copytree(tiny_models["sbert"], tmp_path / name / "model")
+    _fine_tune_in_place(tmp_path / "b" / "model")
+    monkeypatch.chdir(tmp_path / "a")
+    first = resolve_model("sbert:model", "cpu")
+    assert first.weights.directory == tmp_path / "a" / "model"
+    model = ModelBuilder(device="cpu")(pickle.loads(pickle.dumps(first)))
+    assert model.config.location == str(tmp_path / "a" / "model")
+    monkeypatch.chdir(tmp_path / "b")
+    assert resolve_model("sbert:model", "cpu").weights.weights != first.weights.weights
+    assert resolve_model("./model", "cpu").weights == resolve_model("sbert:model", "cpu").weights  # bare path alike

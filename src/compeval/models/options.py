@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, Field
 
-from ..options import OptionsBase, device_setting, setting
+from ..options import OptionsBase, device_setting, is_run_setting, setting
 
 __all__ = ["DTYPES", "MAX_DIM", "ModelOptions", "TorchOptions", "batch_setting"]
 
@@ -28,6 +28,21 @@ class ModelOptions(OptionsBase):
 
     name: str | None = Field(None, description="the model's name in results (default: the package, repo id or "
                                                "folder name)")
+
+    def identity(self) -> dict[str, Any]:
+        """The options that change what the model computes, by one rule: every option that is not a run setting
+        (``compeval.options.setting``) except ``name`` (the model's name, kept beside its params), under the
+        name the model's params record it by (``param=`` in the field's ``json_schema_extra``, as ``pool`` →
+        ``pooling``). A family's ``ModelConfig.params`` holds each of these that is set away from its default,
+        with the same value (tests/models/test_resolved.py checks every family); at a default it records the
+        value the default resolves to (``layer=-1`` → the last layer's number) or leaves it out
+        (``dtype=float32``), as the ids written before it did."""
+        params, out = self.params(), {}
+        for key, f in type(self).model_fields.items():
+            if key != "name" and not is_run_setting(f):
+                extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
+                out[str(extra.get("param", key))] = params[key]
+        return out
 
 
 def batch_setting(default: int, description: str = "texts per forward pass") -> Any:

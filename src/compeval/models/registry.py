@@ -26,7 +26,6 @@ from typing import Any, Callable
 from .. import plugins
 from ..context import resolve_device
 from ..errors import CompevalError, SpecError
-from ..options import is_run_setting
 from ..registry import Registry, origin_of
 from ..specs import Spec, parse_spec, quote_value
 from .normalize import refuse_model_norm
@@ -189,6 +188,7 @@ class ResolvedModel:
     weights: Any = None  # hub.Weights | None
     device: str | None = None
     candidates: tuple[str, ...] = ()
+    torch: bool = False  # a torch family (every candidate of an undecided bare id is one)
 
     def __str__(self) -> str:
         return self.text
@@ -203,13 +203,6 @@ class ResolvedModel:
         return resolve_family(self.family) if self.family else None
 
     @property
-    def torch(self) -> bool:
-        """A torch family (all candidates of an undecided bare id are)."""
-        if self.family is None:
-            return all(resolve_family(c).torch for c in self.candidates)
-        return resolve_family(self.family).torch
-
-    @property
     def own_device(self) -> bool:
         return self.options is not None and "device" in self.options.model_fields_set
 
@@ -222,21 +215,8 @@ class ResolvedModel:
 
     @property
     def identity(self) -> dict[str, Any]:
-        """The options that change what the model computes, by the one rule: every option that is not a run
-        setting (``compeval.options.setting``) except ``name`` (the model's name, kept beside its params), under
-        the name its params record it by (``param=`` declared on the field, as ``pool`` → ``pooling``). A family's
-        ``ModelConfig.params`` holds each of these that is set away from its default, with the same value (the
-        round-trip test checks every family); at a default it records the value it resolves (``layer=-1`` → the
-        last layer's number) or leaves it out (``dtype=float32``), as ids written before did."""
-        if self.options is None:
-            return {}
-        out = {}
-        for key, f in type(self.options).model_fields.items():
-            if key == "name" or is_run_setting(f):
-                continue
-            extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
-            out[str(extra.get("param", key))] = self.options.params()[key]
-        return out
+        """The options that change what the model computes (``ModelOptions.identity``: the one rule)."""
+        return self.options.identity() if self.options is not None else {}
 
     @property
     def run_settings(self) -> dict[str, Any]:
@@ -311,8 +291,9 @@ def _resolve_bare(spec: Spec, text: str, device: str | None) -> ResolvedModel:
             errors.append(exc)
     if len(errors) == len(candidates):  # fits neither: the line of the family that knows the option
         raise next((e for e in errors if "unknown option" not in str(e)), errors[-1])
+    families = [resolve_family(c) for c in candidates]
     return ResolvedModel(text, spec, None, spec.name, None, None, weights, device,
-                         tuple(resolve_family(c).versioned for c in candidates))
+                         tuple(f.versioned for f in families), all(f.torch for f in families))
 
 
 def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> ResolvedModel:
@@ -342,7 +323,8 @@ def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> Re
             raise SpecError(f"{text}: device={own}: {reason}") from None
     elif not family.torch:
         device = None
-    return ResolvedModel(text, spec, family.versioned, spec.arg, opts, recipe or None, weights, device)
+    return ResolvedModel(text, spec, family.versioned, spec.arg, opts, recipe or None, weights, device,
+                         torch=family.torch)
 
 
 def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: str | None, text: str) -> dict:

@@ -141,6 +141,16 @@ class Registry(MutableMapping[str, T], Generic[T]):
         """Let the next read discover again (tests that add a suite folder or an entry point)."""
         self._loaded = False
 
+    def only(self, names: Iterable[str]) -> "Registry[T]":
+        """A registry holding only ``names`` (with their origins), discovery done: a stand-in for tests that run
+        a subset (``monkeypatch.setattr(module, "TASKS", TASKS.only([...]))``)."""
+        part: Registry[T] = Registry(self.kind, versioned=self.versioned)
+        for name in names:
+            part._entries[name] = self[name]
+            part._origins.update({k: v for k, v in self._origins.items() if k == name or k.startswith(f"{name}.v")})
+        part._loaded = True
+        return part
+
     def snapshot(self) -> tuple[dict, dict, bool]:
         """The registry's state, for ``restore`` (tests that register throw-away objects)."""
         entries = {k: dict(v) if self.versioned else v for k, v in self._entries.items()}

@@ -16,7 +16,7 @@ from compeval.cli import app
 def three_tasks(monkeypatch):
     """The default run narrowed to three tasks: one generated, one that reads data, one not in the default run."""
     task_registry.discover()
-    keep = {n: task_registry.TASKS[n] for n in ("minimal-pairs", "gs2011", "lexcomp-vpc")}
+    keep = task_registry.TASKS.only(("minimal-pairs", "gs2011", "lexcomp-vpc"))
     monkeypatch.setattr(task_registry, "TASKS", keep)
     return keep
 

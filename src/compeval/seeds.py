@@ -79,6 +79,20 @@ def python_random(seed: int, *names: str | int) -> random.Random:
     return random.Random(derive(seed, *names))
 
 
+def keyed(key: str) -> int:
+    """A 64-bit integer fixed by ``key`` alone (SHA-256, first 8 bytes little-endian): for values that are a
+    pure function of their content rather than a stream, such as a baseline model's vector for a text,
+    keyed by the model's ``seed`` option and the text. Frozen: those vectors are part of the models' ids
+    (``random``, ``hashbag``, ``wwlk``'s unknown labels, SMATCH's pair restarts, the conformance encoder), so
+    changing this would need their family versions bumped."""
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
+
+
+def keyed_rng(key: str) -> np.random.Generator:
+    """NumPy's ``default_rng(keyed(key))``: the content-addressed generator (see ``keyed``)."""
+    return np.random.default_rng(keyed(key))
+
+
 def torch_generator(seed: int, *names: str | int, device: Any = "cpu"):
     """A local ``torch.Generator`` on ``device`` for the stream ``(seed, *names)`` (64 bits of state from
     the same sequence); the global torch generator is never touched."""

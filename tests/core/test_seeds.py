@@ -129,13 +129,12 @@ def test_library_scope_keeps_a_librarys_global_seeding_inside():
 
 #: Calls that seed a process-wide generator.
 GLOBAL_SEEDING = {"manual_seed", "manual_seed_all", "seed", "set_seed", "seed_all", "enable_full_determinism"}
-#: Calls that make a generator of their own seed: in the layers that produce numbers they must come from
-#: compeval.seeds. Allowed: training/mlp.py's RandomState (scikit-learn's MLP initialisation, reproduced
-#: exactly; callers hand it seeds from ``derive``).
+#: Calls that make a generator of their own seed: anywhere in compeval they come from compeval.seeds, except
+#: training/mlp.py's RandomState (scikit-learn's MLP initialisation, reproduced exactly; callers hand it seeds
+#: from ``derive``), the ``static`` family's tensor projection (``default_rng`` of the model's ``seed`` option,
+#: frozen with the model's id) and api.py's unseeded retry jitter (timing, never a number of a result).
 OWN_STREAMS = {"default_rng", "RandomState", "Generator", "Random", "SeedSequence", "PCG64"}
-NUMBER_LAYERS = ("tasks", "metrics", "training", "report", "runner", "cli")
-ALLOWED = {("training/mlp.py", "RandomState"), ("tasks/conformance.py", "default_rng")}  # the latter: the
-#                                          check encoder's word vectors, keyed by the word (a model, not a run)
+ALLOWED = {("training/mlp.py", "RandomState"), ("models/static.py", "default_rng"), ("models/api.py", "Random")}
 
 
 def _calls(path: Path):
@@ -154,11 +153,24 @@ def test_no_module_seeds_a_global_generator():
     assert found == []
 
 
-def test_streams_in_the_number_layers_come_from_the_seed_rule():
-    found = [f"{rel}:{line}: {text}()" for p in SRC.rglob("*.py")
-             if (rel := p.relative_to(SRC).as_posix()).split("/")[0] in NUMBER_LAYERS
-             for line, name, text in _calls(p) if name in OWN_STREAMS and (rel, name) not in ALLOWED]
+def test_every_stream_comes_from_the_seed_rule():
+    found = [f"{rel}:{line}: {text}()" for p in SRC.rglob("*.py") if p.name != "seeds.py"
+             for line, name, text in _calls(p)
+             if name in OWN_STREAMS and ((rel := p.relative_to(SRC).as_posix()), name) not in ALLOWED]
     assert found == []
+
+
+def test_keyed_values_are_the_frozen_content_hash():
+    """keyed() is what the baseline models' vectors always were (their ids depend on it): an independent
+    SHA-256 → default_rng path gives the same vectors."""
+    import hashlib
+
+    from compeval.models.toy import hashed_gaussian
+
+    for key in ("0:dog", "7\x00a sentence", "check:é"):
+        ref = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little"))
+        np.testing.assert_array_equal(hashed_gaussian(key, 8), ref.standard_normal(8).astype(np.float32))
+    assert seeds.keyed("0:dog") == int.from_bytes(hashlib.sha256(b"0:dog").digest()[:8], "little")
 
 
 def _named_seed(node) -> bool:

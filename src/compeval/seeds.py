@@ -110,17 +110,23 @@ def torch_scope(seed: int, *names: str | int, device: Any = "cpu") -> Iterator[N
     """Run code that draws from torch's *global* generators (``nn.Linear``'s initialisation, ``nn.Dropout``
     in training) on the stream ``(seed, *names)``, then put their state back: inside
     ``torch.random.fork_rng`` the CPU generator, and on a ``cuda`` device that device's generator, are
-    seeded from the stream; on leaving, both are as they were. Nothing outside the block sees a seed."""
+    seeded from the stream (on ``mps``, the MPS generator); on leaving, they are as they were. Nothing
+    outside the block sees a seed."""
     import torch
 
     state = _state64(seed, *names)
     dev = torch.device(device)
-    cuda = [dev.index if dev.index is not None else torch.cuda.current_device()] if dev.type == "cuda" else []
-    with torch.random.fork_rng(devices=cuda, device_type="cuda"):
+    accelerator = dev.type in ("cuda", "mps")
+    index = (dev.index if dev.index is not None else torch.cuda.current_device() if dev.type == "cuda" else 0) \
+        if accelerator else None
+    with torch.random.fork_rng(devices=[index] if accelerator else [],
+                               device_type=dev.type if accelerator else "cuda"):
         torch.random.default_generator.manual_seed(state)
-        for index in cuda:
+        if dev.type == "cuda":
             with torch.cuda.device(index):
                 torch.cuda.manual_seed(state)
+        elif dev.type == "mps":
+            torch.mps.manual_seed(state)
         yield
 
 

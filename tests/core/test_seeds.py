@@ -253,3 +253,16 @@ def test_a_result_of_another_seed_rule_is_recomputed(data_dir, tmp_path):
     assert again.outcomes[0].status == "done"
     assert any(f"seed rule 0 → {SEED_RULE}" in w and "recomputing" in w for w in again.warnings)
     assert list(ResultStore(out).iter_results())[0][1].seed_rule == SEED_RULE
+
+
+def test_the_cli_takes_the_largest_seed_and_refuses_the_next_in_one_line(data_dir, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent), "COMPEVAL_DATA_DIR": str(data_dir)}
+    base = [sys.executable, "-m", "compeval.cli", "run", "-m", "hashbag", "-t", "gs2011,bootstrap=50", "--no-cache",
+            "-o", str(tmp_path / "out")]
+    bad = subprocess.run([*base, "--seed", str(MAX_SEED + 1)], capture_output=True, text=True, env=env, timeout=300)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].endswith("--seed 4294967296: must be an integer from 0 to 4294967295")
+    good = subprocess.run([*base, "--seed", str(MAX_SEED)], capture_output=True, text=True, env=env, timeout=300)
+    assert good.returncode == 0, good.stderr[-2000:]
+    [result] = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*/gs2011*.json")]
+    assert result["seed"] == MAX_SEED and result["seed_rule"] == SEED_RULE

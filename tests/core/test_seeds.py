@@ -249,6 +249,10 @@ def test_a_result_of_another_seed_rule_is_recomputed(data_dir, tmp_path):
     del data["seed_rule"]  # as written before the rule was recorded
     data["checksum"] = content_checksum(data)
     Path(path).write_text(json.dumps(data))
+    from compeval.cli.verify import verify_folder
+
+    [finding], _ = verify_folder(out, data_dir=data_dir)
+    assert any(f"seed rule 0 → {SEED_RULE}" in p for p in finding.problems)
     again = run(["hashbag"], [task], out, data_dir=data_dir, cache_dir=None, seed=MAX_SEED)
     assert again.outcomes[0].status == "done"
     assert any(f"seed rule 0 → {SEED_RULE}" in w and "recomputing" in w for w in again.warnings)

@@ -62,11 +62,18 @@ def environment_changes(result: TaskResult) -> list[str]:
             if name in result.environment and result.environment[name] != now.get(name)]
 
 
+def seed_rule_changes(result: TaskResult) -> list[str]:
+    """The seed rule, if the result's random streams were derived by another (``compeval.seeds.SEED_RULE``;
+    a result without one predates it): the same seed, other numbers."""
+    if result.seed_rule == SEED_RULE:
+        return []
+    return [f"seed rule {result.seed_rule or 0} → {SEED_RULE} (random streams derived differently)"]
+
+
 def what_changed(result: TaskResult, *, seed: int | None, data: DataContext | None) -> list[str]:
     """Everything that differs between how ``result`` was computed and how this run would compute it."""
     changes = [] if seed is None or result.seed == seed else [f"seed {result.seed} → {seed}"]
-    if result.seed_rule != SEED_RULE:  # same seed, other streams: numbers that this run would not compute
-        changes.append(f"seed rule {result.seed_rule or 0} → {SEED_RULE} (random streams derived differently)")
+    changes += seed_rule_changes(result)
     changes += data_changes(result, data)
     changes += environment_changes(result)
     return changes

@@ -12,7 +12,8 @@ Two steps:
    - ``fp16_check.json``: the cosine between the float32 original's vectors and the fp16-rounded model's
      (loaded back as float32) on 200 STS3k texts, measured at prepare time;
    - ``pairs.json``: STS3k as compeval's ``sts3k-finetune-full`` reads it (its ``load``): the sentences, the
-     ratings on 0..1, and each pair's part (``non`` / ``adv`` / ``negative``).
+     ratings on 0..1, and each pair's part (``non`` / ``adv`` / ``negative``);
+   - ``seeds.py``: a copy of ``compeval/seeds.py`` (it imports no compeval), for the task's streams.
 2. The run (on the card): the task's recipe re-implemented as a plain PyTorch loop
    (``compeval.tasks.structure.fulltune``: sentence-transformers' STS recipe through its Trainer):
    4 epochs, batch 16, AdamW (lr 2e-5, weight decay 0, betas 0.9/0.999, eps 1e-8, fused on CUDA as the
@@ -20,7 +21,8 @@ Two steps:
    clipped at 1.0 (the Trainer's default ``max_grad_norm``), ``CosineSimilarityLoss`` (MSE between the pair's
    cosine and its 0..1 rating); each pair's two sentences encoded separately, as the Trainer's collator does.
    Splits as the task makes them: untrained cosines; the random split as ``KFold(10, shuffle=True,
-   random_state=seed)`` over all pairs (each pair predicted once, by the fold model that did not train on
+   random_state=derive(seed, "sts3k-finetune-full", "folds"))`` over all pairs (``derive`` from the
+   carried ``seeds.py``, compeval's seed rule; each pair predicted once, by the fold model that did not train on
    it); non -> adv (negatives neither trained on nor tested). The held-out Spearman after each epoch is
    printed (a learning curve; the last epoch's model predicts, as in the task).
 
@@ -91,6 +93,7 @@ def prepare(out: Path, model_path: Path | None = None, n_texts: int = 200) -> di
     import torch
     from safetensors.torch import load_file, save_file
 
+    from compeval import seeds
     from compeval.data.registry import DataContext
     from compeval.tasks.structure.fulltune import STS3kFinetuneFull
 
@@ -116,6 +119,7 @@ def prepare(out: Path, model_path: Path | None = None, n_texts: int = 200) -> di
         save_file({k: (v.to(torch.float16) if v.is_floating_point() else v).contiguous() for k, v in tensors.items()},
                   str(f), metadata={"format": "pt"})
     (tmp / "pairs.json").write_text(json.dumps(pairs))
+    shutil.copy(seeds.__file__, tmp / "seeds.py")  # the one seed rule (no compeval import), for the task's streams
 
     texts = list(dict.fromkeys(pairs["sentence_1"] + pairs["sentence_2"]))
     pick = np.random.default_rng(0).choice(len(texts), min(n_texts, len(texts)), replace=False)
@@ -140,8 +144,23 @@ def prepare(out: Path, model_path: Path | None = None, n_texts: int = 200) -> di
 # ---------------------------------------------------------------------------------------------------------
 # the run (on the card)
 
+def carried_seeds(folder: Path):
+    """``compeval.seeds`` as ``--prepare`` copied it into the folder (a file with no compeval imports): the
+    task's subset and partition streams, derived by the same rule without importing compeval."""
+    import importlib.util
+
+    path = Path(folder) / "seeds.py"
+    if not path.is_file():
+        raise SystemExit(f"{path} missing: run --prepare {folder} again (with compeval)")
+    spec = importlib.util.spec_from_file_location("fulltune_gpu_seeds", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def k_folds(n: int, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The task's partition: scikit-learn's ``KFold(k, shuffle=True, random_state=seed)``, rows sorted."""
+    """The task's partition: scikit-learn's ``KFold(k, shuffle=True, random_state=seed)``, rows sorted
+    (``seed``: the task's ``derive(run seed, "sts3k-finetune-full", "folds")``)."""
     from sklearn.model_selection import KFold
 
     return [(np.sort(tr), np.sort(te)) for tr, te in
@@ -241,9 +260,11 @@ def run(folder: Path, *, dry_run: bool, seed: int, folds: int, epochs: int, batc
     folder = Path(folder)
     device = "cuda" if torch.cuda.is_available() and not dry_run else "cpu"
     pairs = json.loads((folder / "pairs.json").read_text())
+    seeds = carried_seeds(folder)
     if dry_run:  # the task's n_pairs subset rule: a fixed random subset, rows in order
         n_all = len(pairs["gold"])
-        pairs = _subset(pairs, np.sort(np.random.default_rng(0).choice(n_all, 40, replace=False)))
+        pairs = _subset(pairs, np.sort(seeds.rng(0, "sts3k-finetune-full", "n_pairs").choice(n_all, 40,
+                                                                                              replace=False)))
         folds, epochs = 2, 1
         say("DRY RUN on the CPU: 40 pairs, 2 folds, 1 epoch (the same code; the numbers mean nothing)")
     a, b = pairs["sentence_1"], pairs["sentence_2"]
@@ -277,7 +298,8 @@ def run(folder: Path, *, dry_run: bool, seed: int, folds: int, epochs: int, batc
         f"all {u['untrained:all']['spearman']:.3f}, non {u['untrained:non']['spearman']:.3f}")
 
     plan = [("non_to_adv", 0, rows["non"], rows["adv"])]
-    plan += [("random", i, tr, te) for i, (tr, te) in enumerate(k_folds(n, folds, seed))]
+    plan += [("random", i, tr, te) for i, (tr, te) in
+             enumerate(k_folds(n, folds, seeds.derive(seed, "sts3k-finetune-full", "folds")))]
     predicted = {"random": np.full(n, np.nan), "non_to_adv": np.full(n, np.nan)}
     fold_of = {"random": np.full(n, -1), "non_to_adv": np.full(n, -1)}
     recipe = dict(epochs=epochs, batch_size=batch_size, lr=lr, warmup=warmup, seed=seed, device=device)

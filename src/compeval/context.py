@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import CompevalError
+from .seeds import MAX_SEED  # noqa: F401  (--seed is checked against it here; options read it here)
 
 DEVICE_CHOICES = "auto|cpu|cuda|cuda:N|mps"
 DEVICE_PATTERN = r"auto|cpu|cuda(?::\d+)?|mps"  # the one pattern: --device here, device= in model options
@@ -72,10 +73,6 @@ def resolve_device(device: str = "auto") -> str:
         raise CompevalError("--device mps: Apple's MPS backend is not available on this machine "
                             "(use --device cpu or auto)")
     return "mps"
-
-
-#: Seeds numpy's and torch's generators take (``--seed`` of every command is checked against it).
-MAX_SEED = 2**32 - 1
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,20 @@ def test_a_seed_gives_the_same_numbers_twice_on_the_cpu(model, data_dir):
     assert not np.array_equal(first[1], other[1])  # the seed reaches the training (shuffling, dropout)
 
 
+def test_the_largest_seed_trains_and_its_bootstrap_intervals_differ_from_seed_0(model, data_dir):
+    """--seed 4294967295 (the largest) reaches the folds, the Trainer and the bootstrap as valid streams."""
+    from compeval.seeds import MAX_SEED
+    from compeval.tasks.conformance import check_output
+
+    task = _task(data_dir, split="all")
+    outs = [task.evaluate(model, seed=s) for s in (0, MAX_SEED)]
+    for out in outs:
+        check_output(task, out)
+    untrained = [next(s for s in out.scores if s.subset == "untrained" and s.metric == "spearman") for out in outs]
+    assert untrained[0].value == untrained[1].value  # the untrained cosines do not depend on the seed
+    assert (untrained[0].ci_low, untrained[0].ci_high) != (untrained[1].ci_low, untrained[1].ci_high)
+
+
 def test_the_result_records_every_training_setting(tiny, data_dir, tmp_path):
     from compeval.results.store import ResultStore
     from compeval.runner import run

@@ -4,7 +4,7 @@ random-weight BERT sentence-transformer (MiniLM's WordPiece vocabulary), run as 
 
 Independent references: the pairs and parts are compeval's task's (``STS3kFinetuneFull.load``, with
 ``n_pairs=40`` for the dry run's subset); the random split's folds are compeval's ``k_folds`` (scikit-learn's
-``KFold``); the stored weights' dtypes are read back with ``safetensors``; that the run never imports
+``KFold``, seeded by the seed rule that ``--prepare`` carries as ``seeds.py``); the stored weights' dtypes are read back with ``safetensors``; that the run never imports
 compeval is read from the child process's ``sys.modules``."""
 from __future__ import annotations
 

@@ -68,8 +68,8 @@ def test_plan_counts_each_tasks_evaluation_at_the_models_width():
     assert wide.eval_seconds == pytest.approx(sum(c.eval_cost.seconds(768) for c in classes))
     assert unknown.eval_seconds == pytest.approx(minilm.eval_seconds)  # counted at the assumed width, said so
     assert f"evaluation counted at {ASSUMED_WIDTH}" in unknown.note
-    # minimal-pairs declares no texts up front: no encoding counted, its evaluation still is
-    assert plan.tasks == [get_tasks(PLAN_TASKS[0])[0].slug]
+    # both generate their texts from generator_seed at load, so both count encoding and evaluation
+    assert plan.tasks == [get_tasks(t)[0].slug for t in PLAN_TASKS]
     assert plan.eval_minutes == pytest.approx(sum(r.eval_seconds for r in plan.rows) / 60)
     text = format_plan(plan)
     assert text.startswith(f"device kind: {EVAL_MEASURED_ON}")

@@ -69,7 +69,7 @@ def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: P
     """(one finding per result file that does not hold, number of result files checked)."""
     from ..data.registry import DataContext
     from ..results.store import ResultStore
-    from ..runner.reuse import data_changes, environment_changes
+    from ..runner.reuse import data_changes, environment_changes, seed_rule_changes
 
     directory = Path(directory)
     if not directory.is_dir():
@@ -90,6 +90,7 @@ def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: P
             problems.append(problem)
         problems += data_changes(result, data)
         problems += [f"package {change}" for change in environment_changes(result)]
+        problems += seed_rule_changes(result)
         problems += cache_problems(cache_dir, str(result.model.get("id")))
         if problems:
             findings.append(Finding(path, problems))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from .. import seeds
 
 DEFAULT_RESAMPLES = 1000
 #: Most resamples any option asks for (task options, ``compeval report --resamples``): at 100,000 an interval
@@ -16,7 +17,7 @@ MAX_RESAMPLES = 100_000
 
 
 def resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "bootstrap")
     return rng.integers(0, n, size=(n_resamples, n), dtype=np.int64 if n > 2**31 else np.int32)
 
 

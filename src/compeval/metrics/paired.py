@@ -36,6 +36,7 @@ import numpy as np
 from .bootstrap import percentile_interval
 from .correlation import _resampled_ranks, pearson_rows, spearman_resampled
 from .ranking import roc_auc_rows
+from .. import seeds
 
 KINDS = ("spearman", "mean", "auc")
 WEIGHTINGS = ("micro", "macro")
@@ -126,7 +127,7 @@ def paired_test(
 
     score_a, score_b = engine.observed()
     observed = score_a - score_b
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "paired-comparison")
     boot = engine.bootstrap(n_resamples, rng)
     low, high = percentile_interval(boot, level)
     if p_method == "permutation":

@@ -15,6 +15,7 @@ import numpy as np
 from scipy import stats
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_ci, mean_ci
+from .. import seeds
 
 
 def _missing_at_bottom(scores: np.ndarray) -> np.ndarray:
@@ -50,7 +51,7 @@ def roc_auc_ci(positive: np.ndarray, negative: np.ndarray, n_resamples: int = DE
     neg = np.asarray(negative, dtype=np.float64)
     if len(pos) < 2 or len(neg) < 2 or n_resamples <= 0:
         return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "roc-auc-bootstrap")
     dist = roc_auc_rows(pos[rng.integers(0, len(pos), (n_resamples, len(pos)))],
                         neg[rng.integers(0, len(neg), (n_resamples, len(neg)))])
     alpha = (1 - level) / 2

@@ -12,6 +12,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from pydantic import Field
 
+from .. import seeds
 from .protocol import ModelConfig
 from .registry import register_model
 from .options import MAX_DIM, ModelOptions
@@ -25,9 +26,7 @@ def word_vector(word: str, dim: int, seed: int = 0) -> np.ndarray:
 
 def hashed_gaussian(key: str, dim: int) -> np.ndarray:
     """A standard-normal vector fixed by ``key`` alone: the same on every machine and run."""
-    digest = hashlib.sha256(key.encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
-    return rng.standard_normal(dim).astype(np.float32)
+    return seeds.keyed_rng(key).standard_normal(dim).astype(np.float32)
 
 
 class HashBagEncoder:

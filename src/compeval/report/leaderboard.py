@@ -28,6 +28,7 @@ from ..results.store import atomic_write_bytes
 from .figures import FigureSink, new_figure, require_matplotlib, style_axes
 from .loading import ResultsIndex
 from .ranking import RankRow, fmt_cell, ranking
+from .. import seeds
 
 STS_TYPE = "STS"
 N_BOOT = 2000
@@ -136,7 +137,7 @@ def spearman_ci(x: np.ndarray, y: np.ndarray, n_boot: int = N_BOOT, seed: int = 
     from scipy.stats import spearmanr
 
     rho = float(spearmanr(x, y).statistic)
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "leaderboard-spearman")
     idx = rng.integers(0, len(x), size=(n_boot, len(x)))
     boots = []
     for row in idx:

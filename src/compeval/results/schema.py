@@ -86,6 +86,9 @@ class TaskResult(BaseModel):
     data: list[DataProvenance] = Field(default_factory=list)
     environment: dict[str, str] = Field(default_factory=dict)
     seed: int
+    #: ``compeval.seeds.SEED_RULE`` the random streams were derived under; None: written before it was
+    #: recorded (each stream seeded ``seed + k``), which ``runner.reuse`` treats as a change and recomputes.
+    seed_rule: int | None = None
     started_at: datetime
     duration_seconds: float
     n_items: int

@@ -2,7 +2,7 @@
 
 A result is reused only when everything that produced it is unchanged: the model id and the task (name,
 options, version) — checked by ``ResultStore.problem`` — plus what this module checks against the current
-machine: the seed, every data file the task read (registry files under the run's data folder, and a file
+machine: the seed and the seed rule it was derived by (``compeval.seeds.SEED_RULE``), every data file the task read (registry files under the run's data folder, and a file
 named by a task option, recorded as ``counts.data_file`` / ``counts.data_sha256``), and the versions of
 the packages that change numbers (``NUMERIC_PACKAGES``). ``compeval verify`` runs the same checks on a
 whole folder without a run.
@@ -17,6 +17,7 @@ from typing import Any
 from ..data.registry import DataContext, sha256_file
 from ..errors import CompevalError
 from ..results.schema import TaskResult
+from ..seeds import SEED_RULE
 from .environment import NUMERIC_PACKAGES, environment
 
 #: Where ``--reuse-stale`` records each stale result it kept (one JSON object per line, in OUTPUT).
@@ -61,9 +62,18 @@ def environment_changes(result: TaskResult) -> list[str]:
             if name in result.environment and result.environment[name] != now.get(name)]
 
 
+def seed_rule_changes(result: TaskResult) -> list[str]:
+    """The seed rule, if the result's random streams were derived by another (``compeval.seeds.SEED_RULE``;
+    a result without one predates it): the same seed, other numbers."""
+    if result.seed_rule == SEED_RULE:
+        return []
+    return [f"seed rule {result.seed_rule or 0} → {SEED_RULE} (random streams derived differently)"]
+
+
 def what_changed(result: TaskResult, *, seed: int | None, data: DataContext | None) -> list[str]:
     """Everything that differs between how ``result`` was computed and how this run would compute it."""
     changes = [] if seed is None or result.seed == seed else [f"seed {result.seed} → {seed}"]
+    changes += seed_rule_changes(result)
     changes += data_changes(result, data)
     changes += environment_changes(result)
     return changes

@@ -26,6 +26,7 @@ from ..models.protocol import CachedEncoder, Closeable, Loadable, can_encode
 from ..paths import safe_component
 from ..results.schema import TaskResult
 from ..results.store import ResultStore, model_folder
+from ..seeds import SEED_RULE
 from .environment import result_environment
 from .jobs import JobOutcome, Reporter, model_record
 
@@ -104,6 +105,7 @@ def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, c
             data=data.provenance(meta.data_sources),
             environment=result_environment(),
             seed=ctx.seed,
+            seed_rule=SEED_RULE,
             started_at=started_at,
             duration_seconds=seconds,
             n_items=output.n_items,

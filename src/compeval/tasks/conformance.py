@@ -7,7 +7,6 @@ be written as JSON, incomplete metadata.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from functools import lru_cache
@@ -17,6 +16,7 @@ import numpy as np
 import pandas as pd
 from pydantic_core import to_json
 
+from .. import seeds
 from ..data.registry import DataContext, get_source
 from ..errors import DataError
 from ..models.protocol import ModelConfig
@@ -38,8 +38,7 @@ def _fail(task: str, check: str, msg: str):
 
 @lru_cache(maxsize=None)
 def _word_vector(word: str, dim: int) -> np.ndarray:
-    digest = hashlib.sha256(f"check:{word}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "little")).standard_normal(dim).astype(np.float32)
+    return seeds.keyed_rng(f"check:{word}").standard_normal(dim).astype(np.float32)
 
 
 class CheckEncoder:

@@ -12,6 +12,7 @@ from torch import nn
 from ..errors import TrainingError
 from .device import threads_for, torch_device
 from .settings import EarlyStopping
+from .. import seeds
 
 
 @dataclass
@@ -55,7 +56,7 @@ def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_s
 def _train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg: EarlyStopping,
            seed: int, lengths: torch.Tensor | None, dev: torch.device, name: str) -> TrainResult:
     t0 = time.perf_counter()
-    gen = torch.Generator().manual_seed(seed)
+    gen = seeds.torch_generator(seed, "batch-order")
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     best, best_state, best_epoch, history = None, None, -1, []
     n = len(y)

@@ -8,7 +8,6 @@ graphs' label-count vectors (a normalised WL subtree kernel, Shervashidze et al.
 """
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from contextlib import contextmanager
@@ -16,6 +15,8 @@ from typing import Iterator
 
 # networkx and penman (compeval[graphs]) are imported where used, so that the graph families register on a
 # base install (and `compeval models` says which extra they need) instead of failing discovery.
+
+from ... import seeds
 
 MAIN = "MAIN"
 
@@ -107,7 +108,7 @@ def one_line(graph_text: str) -> str:
 def smatch_counts(graph_a: str, graph_b: str, restarts: int = 5, seed: int = 0) -> tuple[int, int, int]:
     """(matched triples, triples of a, triples of b) under the best variable mapping found."""
     a, b = one_line(graph_a), one_line(graph_b)
-    pair_seed = int.from_bytes(hashlib.sha256(f"{seed}\0{a}\0{b}".encode()).digest()[:8], "little")
+    pair_seed = seeds.keyed(f"{seed}\0{a}\0{b}")
     with _smatch_random(pair_seed) as smatch:
         old_iter = smatch.iteration_num
         smatch.iteration_num = restarts

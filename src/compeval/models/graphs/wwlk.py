@@ -20,12 +20,13 @@ the same vector in every pair, batch and run, and a pair's score depends on that
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import numpy as np
+
+from ... import seeds
 
 EDGE_WEIGHT_RANGE = (0.25, 0.35)
 _SENSE = re.compile(r"-[0-9]+")
@@ -74,8 +75,7 @@ def label_keys(label: str) -> list[str]:
 
 
 def _seeded_uniform(seed: int, kind: str, text: str, size: int, low: float, high: float) -> np.ndarray:
-    digest = hashlib.sha256(f"{seed}\0{kind}\0{text}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "little")).uniform(low, high, size)
+    return seeds.keyed_rng(f"{seed}\0{kind}\0{text}").uniform(low, high, size)
 
 
 def edge_weight(role: str, seed: int = 0) -> float:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from ... import seeds
+
 CONSTRUCTIONS = ("active", "passive", "nominalisation", "dative_shift", "relative_clause", "adjunct", "synonym")
 NEGATIVE_TYPES = ("reversed", "other_relation", "negated")
 QA_DISTRACTOR_TYPES = NEGATIVE_TYPES + ("other_entities",)
@@ -250,7 +252,7 @@ def generate_relation_groups(pairs_per_relation: int = 4, per_construction: int 
 
     Duplicate sentences within a group are dropped (a set, not a multiset, as in the original data).
     """
-    rng = random.Random(seed)
+    rng = seeds.python_random(seed, "invariance-relation")
     groups: list[RelationGroup] = []
     for rel in RELATIONS:
         if relations is not None and rel.name not in relations:
@@ -286,7 +288,7 @@ def generate_qa_items(pairs_per_relation: int = 4, distractors_per_type: int = 2
     constructions; distractors reverse the roles, use another relation, negate, or state the same
     relation between two other entities, so none of them answers the question.
     """
-    rng = random.Random(seed)
+    rng = seeds.python_random(seed, "invariance-qa")
     items: list[QAItem] = []
     for rel in RELATIONS:
         if relations is not None and rel.name not in relations:

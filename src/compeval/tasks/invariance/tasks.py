@@ -26,6 +26,7 @@ from ..registry import register_task
 from ..scoring import ComparisonOptions, compare, pair_similarity
 from . import generator, loaders, usp
 from .published import QA_PUBLISHED, RELATION_PUBLISHED
+from ... import seeds
 
 CHEUNG_PENN = "Cheung & Penn (2012), EACL: Evaluating distributional models of semantics for syntactically invariant inference"
 
@@ -132,7 +133,7 @@ class InvarianceRelation(Task):
                                       {"negatives": f"E × NE pairs whose NE sentence is {t}"}))
         for k, (g, rows) in enumerate(zip(self.groups, by_group)):
             pos, neg = score[rows[positive[rows]]], score[rows[~positive[rows]]]
-            low, high = roc_auc_ci(pos, neg, n_resamples=n_boot, seed=seed + k)
+            low, high = roc_auc_ci(pos, neg, n_resamples=n_boot, seed=seeds.derive(seed, "group-auc", g.key))
             scores.append(Score(subset=f"group={g.key}", metric="auc", value=_finite(group_auc[k]),
                                 ci_low=_finite(low), ci_high=_finite(high), n=len(rows),
                                 details={"n_H": len(pos), "n_L": len(neg),

@@ -20,6 +20,7 @@ from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample
 from ...models.protocol import token_encoder
 from ...results.schema import Score
 from ...training.settings import EarlyStopping, trainer_record
+from ... import seeds
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import TaskOptions, domain_check
 from ..registry import register_task
@@ -188,10 +189,12 @@ class LexcompTask(Task):
         runs = []
         mixes: dict[str, dict] = {}  # setting → its learned scalar mix (section 6 of the paper)
         for layer, encoder in _settings(self.layers, self.encoders, n_layers):
-            torch.manual_seed(seed)
-            res = nets.train(head.build(layer, encoder, n_layers, dim), train, head.y_train, head.loss,
-                             head.val_score, self.options.training, seed, lengths=train[1].sum(1), device=device,
-                             name=f"{self.name} {layer}+{encoder}")
+            # the head's initialisation and its dropout draw from torch's global generators: forked, seeded
+            # from this setting's stream, restored after
+            with seeds.torch_scope(seed, self.name, layer, encoder, device=device):
+                res = nets.train(head.build(layer, encoder, n_layers, dim), train, head.y_train, head.loss,
+                                 head.val_score, self.options.training, seeds.derive(seed, self.name, layer, encoder),
+                                 lengths=train[1].sum(1), device=device, name=f"{self.name} {layer}+{encoder}")
             runs.append((layer, encoder, res))
             mix = nets.layer_weights(res.model)  # the best epoch's weights: the ones scored
             if mix is not None:

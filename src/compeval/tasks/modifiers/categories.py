@@ -28,6 +28,7 @@ from scipy import stats
 
 from ...results.schema import Score
 from .stimuli import PAD
+from ... import seeds
 
 N_TYPES = 5
 
@@ -90,7 +91,7 @@ def category_test(values: np.ndarray, adjectives: np.ndarray, adjective_types: n
         _, t = np.unique(values, return_counts=True)
         tie = 1.0 - float(np.sum(t.astype(np.float64) ** 3 - t)) / (len(values) ** 3 - len(values))
         observed = _h_from_ranks(ranks, codes, n_codes, tie)
-        rng = np.random.default_rng([seed, 0x6361])  # 'ca': this test's own stream
+        rng = seeds.rng(seed, "category-permutation")  # this test's own stream
         beyond = 0
         for _ in range(permutations):
             shuffled = adjective_types[rng.permutation(len(adjective_types))]

@@ -14,7 +14,6 @@ not depend on the training size; no text occurs twice in a data set.
 """
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -23,6 +22,7 @@ import numpy as np
 from ...errors import DataError, SpecError
 from .grammar import Annotation, Structure, StructurePool
 from .lexicon import NOUN, NOUNS, VERB, nouns_of
+from ... import seeds
 
 PairMaker = Callable[[Structure, np.random.Generator, str], "tuple[Structure, Structure] | None"]
 
@@ -58,7 +58,7 @@ class ProbeSpec:
 
 
 def _rng(seed: int, kind: str, choice: str, index: int) -> np.random.Generator:
-    return np.random.default_rng([seed, zlib.crc32(f"{kind}/{choice}".encode()), index])
+    return seeds.rng(seed, "probe-pair", kind, choice, index)
 
 
 def build_dataset(spec: ProbeSpec, pool: StructurePool, n_train: int, n_test: int,
@@ -131,7 +131,7 @@ def heldout_nouns(category: str, n_heldout: int, seed: int) -> tuple[str, ...]:
     members = nouns_of(category)
     if not 1 <= n_heldout < len(members):
         raise SpecError(f"n_heldout={n_heldout}: must be between 1 and {len(members) - 1} for category {category!r}")
-    picked = np.random.default_rng([seed, zlib.crc32(category.encode())]).choice(len(members), n_heldout,
+    picked = seeds.rng(seed, "heldout-nouns", category).choice(len(members), n_heldout,
                                                                                   replace=False)
     return tuple(sorted(members[i] for i in picked))
 

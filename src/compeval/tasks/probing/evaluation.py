@@ -23,6 +23,7 @@ from ..base import TaskOutput
 from ..options import TaskOptions, domain_check
 from ..scoring import embed
 from .classifiers import CLASSIFIERS, FitRequest, fit_many, gaussian_vectors, one_hots, random_one_hots
+from ... import seeds
 
 CONTROL_RANDOM_PROBE = "control-random-probe"
 CONTROL_GAUSSIAN = "control-gaussian"
@@ -99,7 +100,7 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, op
     all_texts = [t for p in problems for t in p.train.texts + p.test.texts]
     matrix, row = embed(model, all_texts)
     matrix = np.asarray(matrix, dtype=np.float32)
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "probing-controls")  # the Gaussian sentences and the random probe words
     gaussian = gaussian_vectors(list(row), matrix.shape[1], rng)
 
     def sentence_features(split: ProbeSplit) -> np.ndarray:
@@ -131,7 +132,8 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, op
         frames.append(pd.DataFrame({"choice": prob.choice, "text": prob.test.texts,
                                     "probes": [" ".join(p) for p in prob.test.probes],
                                     "label": prob.test.labels, "unit": prob.test.units, **prob.extra}))
-        requests += [(k, subset, FitRequest(f"{subset}/{prob.choice}", clf, x_tr, prob.train.labels, x_te, seed + k))
+        head_seed = seeds.derive(seed, "probing-head", k)  # each problem's heads (all its classifiers)
+        requests += [(k, subset, FitRequest(f"{subset}/{prob.choice}", clf, x_tr, prob.train.labels, x_te, head_seed))
                      for subset, (x_tr, x_te, clf) in inputs.items()]
     # every classifier of every problem in one call: the torch trainer batches the heads of one shape
     results = fit_many([r for _, _, r in requests], mlp=options.mlp, logreg=options.logreg, trainer=options.trainer,

@@ -23,6 +23,7 @@ from typing import Iterator
 import numpy as np
 
 from .lexicon import INTRANSITIVE, NOUN, NOUNS, TRANSITIVE, VERB, Verb
+from ... import seeds
 
 TENSES = ("present", "past")
 ASPECTS = ("simple", "progressive", "perfect")
@@ -397,7 +398,7 @@ class StructurePool:
     config: GrammarConfig = GrammarConfig()
 
     def __getitem__(self, index: int) -> Structure:
-        return sample_structure(np.random.default_rng([self.seed, index]), self.config)
+        return sample_structure(seeds.rng(self.seed, "structure-pool", index), self.config)
 
     def stream(self, start: int = 0, step: int = 1) -> Iterator[tuple[int, Structure]]:
         i = start

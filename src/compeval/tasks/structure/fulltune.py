@@ -53,6 +53,7 @@ from ..options import BOOTSTRAP
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
 from ..sts.tasks import FODOR, STS3k
+from ... import seeds
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def k_folds(n: int, k: int, seed: int) -> list[Fold]:
 
     if not 2 <= k <= n:
         raise ValueError(f"{k} folds need at least {k} pairs (got {n})")
-    splitter = KFold(n_splits=k, shuffle=True, random_state=seed)
+    splitter = KFold(n_splits=k, shuffle=True, random_state=seeds.derive(seed, "sts3k-finetune-full", "folds"))
     return [Fold("random", i, np.sort(tr), np.sort(te)) for i, (tr, te) in enumerate(splitter.split(np.arange(n)))]
 
 
@@ -156,12 +157,15 @@ def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], re
         evaluator = EmbeddingSimilarityEvaluator(list(held_out[0]), list(held_out[1]), [float(v) for v in held_out[2]],
                                                  batch_size=max(recipe.batch_size, 32), name="held_out",
                                                  similarity_fn_names=["cosine"], write_csv=False)
-    with tempfile.TemporaryDirectory(prefix="compeval-finetune-") as scratch:  # the Trainer wants a folder
+    # the Trainer wants a folder; it seeds the global generators itself (transformers' set_seed), so they are
+    # saved and restored around it
+    with seeds.library_scope(), tempfile.TemporaryDirectory(prefix="compeval-finetune-") as scratch:
         args = SentenceTransformerTrainingArguments(
             output_dir=scratch, num_train_epochs=recipe.epochs, per_device_train_batch_size=recipe.batch_size,
             per_device_eval_batch_size=max(recipe.batch_size, 32), learning_rate=recipe.learning_rate,
             **_warmup(SentenceTransformerTrainingArguments, recipe.warmup), lr_scheduler_type="linear",
-            seed=recipe.seed, data_seed=recipe.seed,
+            seed=seeds.derive(recipe.seed, "fine-tune", "trainer"),
+            data_seed=seeds.derive(recipe.seed, "fine-tune", "data-order"),
             bf16=use_bf16, use_cpu=not str(device).startswith("cuda"), eval_strategy="epoch" if evaluator else "no",
             save_strategy="no", report_to="none", logging_strategy="steps",
             logging_steps=max(1, min(50, steps_per_epoch)), disable_tqdm=True, dataloader_num_workers=0,
@@ -291,7 +295,7 @@ class STS3kFinetuneFull(Task):
         # the trainer's peak learning rate (after the warm-up)
         learning_rate: float = Field(2e-5, gt=0, lt=1)
         warmup: float = Field(0.1, ge=0, lt=1)  # share of the steps with a linear warm-up
-        seed: int | None = Field(None, ge=0, le=2**31 - 1)  # folds, shuffling, dropout; None: the run's --seed
+        seed: int | None = Field(None, ge=0)  # folds, shuffling, dropout; None: the run's --seed
         evaluate: bool = True  # held-out Spearman after each epoch, recorded (never selects the model)
         n_pairs: int | None = Field(None, ge=4, le=2800)  # a fixed subset of STS3k (tests, quick checks)
         save_models: bool = False  # write each fold's fine-tuned model under the output folder
@@ -307,7 +311,7 @@ class STS3kFinetuneFull(Task):
         part[sts.subsets["non"]], part[sts.subsets["adv"]] = "non", "adv"
         rows = np.arange(n)
         if self.options.n_pairs is not None and self.options.n_pairs < n:  # the same subset on every run
-            rows = np.sort(np.random.default_rng(0).choice(n, self.options.n_pairs, replace=False))
+            rows = np.sort(seeds.rng(0, "sts3k-finetune-full", "n_pairs").choice(n, self.options.n_pairs, replace=False))
         self.pairs = pairs.iloc[rows].reset_index(drop=True).assign(item=rows, part=part[rows])
         gold = self.pairs["gold"].to_numpy(float)
         if gold.min() < 0 or gold.max() > 1:
@@ -373,7 +377,6 @@ class STS3kFinetuneFull(Task):
                          "spearman": _clean(float(spearman_rows(pred, gold[f.test]))) if len(f.test) > 2 else None,
                          **log})
         scores: list[Score] = []
-        k = 0
         for subset, part in SUBSET_ROWS.items():
             split = subset.split(":")[0]
             if split != "untrained" and not any(f.split == split for f in folds):
@@ -384,8 +387,8 @@ class STS3kFinetuneFull(Task):
             if split != "untrained":
                 details["training"] = "role weights fitted" if roles is not None else "full fine-tuning"
                 details["per_fold_spearman"] = [lg["spearman"] for lg in logs if lg["split"] == split]
-            scores += correlation_scores(subset, values[rows], gold[rows], o.bootstrap, seed + k, details)
-            k += 1
+            scores += correlation_scores(subset, values[rows], gold[rows], o.bootstrap,
+                                         seeds.derive(seed, "sts3k-finetune-full", "bootstrap", subset), details)
         preds = [self.pairs[["item", "sentence_1", "sentence_2", "gold", "part"]].assign(split="untrained", fold=-1,
                                                                                        score=raw)]
         for split in SPLITS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from ... import seeds
 
 # noun -> past-tense verb form
 DUAL = {"cook": "cooked", "judge": "judged", "nurse": "nursed", "coach": "coached", "guard": "guarded",
@@ -77,7 +78,7 @@ def generate(n_bases: int = 40, seed: int = 0) -> MinimalPairs:
     """``n_bases`` distinct base sentences, each with one variant per modifier kind, one single change per
     core slot, every double swap of subject/verb/object, both triple cycles, one quadruple derangement
     and one synonym paraphrase."""
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "minimal-pairs")
     seen: set[tuple[str, ...]] = set()
     out = MinimalPairs([])
     if not 1 <= n_bases <= MAX_BASES:

@@ -13,6 +13,7 @@ import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
 from ...errors import DataError, MalformedDataError
+from ... import seeds
 
 
 def read_ratings_long(path: Path) -> pd.DataFrame:
@@ -55,7 +56,7 @@ def split_half(ratings: np.ndarray, rows: np.ndarray, n_splits: int = 100, seed:
     seen = ~np.isnan(r)
     values = np.where(seen, r, 0.0)
     n_raters = r.shape[1]
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(seed, "split-half")
     member = np.zeros((n_raters, n_splits))
     for k in range(n_splits):
         member[rng.permutation(n_raters)[: n_raters // 2], k] = 1.0
@@ -119,7 +120,7 @@ def shuffled_ks(ratings: np.ndarray, rows: np.ndarray, seed: int, bins: int = 20
 
     r = ratings[rows]
     actual = normalised_means(r)
-    shuffled = normalised_means(shuffle_within_raters(r, np.random.default_rng(seed)))
+    shuffled = normalised_means(shuffle_within_raters(r, seeds.rng(seed, "shuffle-within-raters")))
     ks = ks_2samp(actual, shuffled)
     edges = np.linspace(0.0, 1.0, bins + 1)
     return {"actual": actual, "shuffled": shuffled, "statistic": float(ks.statistic), "p_value": float(ks.pvalue),

@@ -26,6 +26,7 @@ from .published import RELIABILITY_PUBLISHED, TYPES_PUBLISHED
 from .types import (CATEGORIES, CATEGORY_MAX_MODIFIERS, CATEGORY_NORMALISER, CATEGORY_OF, PUBLISHED, SYNONYM_COSINE,
                     TYPES, added_modifier_count, added_modifier_kind, categories, group_means, infer_type, slot_heads,
                     type_counts)
+from ... import seeds
 
 # Profile types, in the spec's order of increasing structural change; check pairs are left out.
 PROFILE_TYPES = ("added_modifiers", "single_verb", "single_dobj", "single_subj", "double_swap", "triple_swap",
@@ -216,7 +217,7 @@ class STS3kTypes(Task):
         keep = np.flatnonzero(self.categories != "")
         code = {c: k for k, c in enumerate(CATEGORIES)}
         groups = np.array([code[c] for c in self.categories[keep]])
-        idx = resample_indices(len(keep), self.options.bootstrap, seed + 1)
+        idx = resample_indices(len(keep), self.options.bootstrap, seeds.derive(seed, "sts3k-types", "categories"))
         norm = code[CATEGORY_NORMALISER]
         prof = {}
         for who, v in (("human", human[keep]), ("model", sim[keep])):
@@ -296,9 +297,9 @@ class STS3kFinetune(Task):
                 for layers, hidden in ft.LAYERS.items():
                     fits = []
                     for r in range(self.options.repeats):
-                        s = seed + r
+                        s = seeds.derive(seed, "sts3k-finetune", "repeat", r)  # PCA and regressor; paired over cells
                         if split == "random":
-                            perm = np.random.default_rng(s).permutation(n)
+                            perm = seeds.rng(seed, "sts3k-finetune", "split", r).permutation(n)
                             n_test = int(round(n * self.options.test_fraction))
                             test, train = perm[:n_test], perm[n_test:]
                         else:
@@ -438,9 +439,13 @@ class MinimalPairsTask(Task):
         n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences
         # resamples behind each 95% bootstrap interval
         bootstrap: int = Field(BOOTSTRAP, ge=1)
+        generator_seed: int = Field(0, ge=0)  # the stimuli (as in every generating suite); --seed: the intervals
 
     def load(self, data: DataContext) -> None:
-        self.items = None  # generated per seed in evaluate
+        self.table = self._table(self.options.generator_seed)
+
+    def texts(self) -> list[str]:
+        return self.table["sentence_1"].tolist() + self.table["sentence_2"].tolist()
 
     def _table(self, seed: int) -> pd.DataFrame:
         mp = gen.generate(self.options.n_bases, seed)
@@ -453,7 +458,7 @@ class MinimalPairsTask(Task):
         return pd.DataFrame(rows)
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
-        table = self._table(seed)
+        table = self.table.copy()
         table["score"] = compare(model, table["sentence_1"].tolist(), table["sentence_2"].tolist(), self.options.norm)
         means = table.groupby(["base", "type"])["score"].mean().unstack()  # bases × types
         scores, agree = [], []
@@ -476,5 +481,6 @@ class MinimalPairsTask(Task):
             scores.append(Score(subset=t, metric="mean_similarity", value=float(v.mean()), ci_low=_clean(lo),
                                 ci_high=_clean(hi), n=len(v)))
         return TaskOutput(scores=scores, n_items=len(table), predictions=table,
-                          counts={"bases": self.options.n_bases, "pairs": len(table), "generator_seed": seed,
+                          counts={"bases": self.options.n_bases, "pairs": len(table),
+                                  "generator_seed": self.options.generator_seed,
                                   "bootstrap_resamples": self.options.bootstrap})

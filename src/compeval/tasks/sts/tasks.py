@@ -22,6 +22,7 @@ from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
 from . import loaders
 from .published import published
+from ... import seeds
 
 FODOR = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics"
 
@@ -68,10 +69,11 @@ class STSTask(Task):
         gold = pairs["gold"].to_numpy(dtype=np.float64)
         out: list[Score] = []
         dists: dict[str, np.ndarray] = {}
-        for k, (subset, rows) in enumerate(self.subsets.items()):
+        for subset, rows in self.subsets.items():
             keep = rows if self.options.missing == "zero" else rows[~missing[rows]]
             x, y = scores_used[keep], gold[keep]
-            idx = resample_indices(len(keep), self.options.bootstrap, seed + k) if len(keep) > 1 else None
+            idx = (resample_indices(len(keep), self.options.bootstrap, seeds.derive(seed, "sts-bootstrap", subset))
+                   if len(keep) > 1 else None)
             details = {"n_missing": int(missing[rows].sum()), "missing_policy": self.options.missing}
             for metric, fn, resampled in (
                 ("spearman", spearman_rows, lambda: spearman_resampled(x, y, idx)),

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
+from ... import seeds
 from ...errors import MalformedDataError
 from ..base import TaskMetadata, TaskOutput
 from ..probing.classifiers import LOGREG_FOLDS
@@ -65,7 +66,7 @@ class UserProbe(UserTask):
                     raise table.bad(int(np.flatnonzero(self.labels == v)[0]), o.label,
                                     f"label {v!r} has one row; a stratified split needs two or more")
             _, test_rows = train_test_split(np.arange(len(labels)), test_size=o.test_fraction, stratify=labels,
-                                            random_state=o.split_seed)
+                                            random_state=seeds.derive(o.split_seed, "user-probe-split"))
             self.test = np.zeros(len(labels), dtype=bool)
             self.test[test_rows] = True
         # two labels: one probe (the second value in sorted order is the positive class); more: one per label

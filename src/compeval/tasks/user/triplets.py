@@ -25,6 +25,7 @@ from ..options import BOOTSTRAP, TaskOptions
 from ..scoring import compare
 from .base import SUITE, UserTask, check_duplicates, subset_values, text_cell
 from .tables import Table
+from ... import seeds
 
 
 class TripletsOptions(TaskOptions):
@@ -97,9 +98,9 @@ class UserTriplets(UserTask):
             cats = np.array(self.categories, dtype=object)
             groups.update({c: np.flatnonzero(cats == c) for c in dict.fromkeys(self.categories)})
         scores = []
-        for g, (subset, rows) in enumerate(groups.items()):
+        for subset, rows in groups.items():
             v = value[rows]
-            low, high = mean_ci(v, n_resamples=B, seed=seed + g) if len(v) > 1 else (None, None)
+            low, high = mean_ci(v, n_resamples=B, seed=seeds.derive(seed, "triplets", subset)) if len(v) > 1 else (None, None)
             scores.append(Score(subset=subset, metric="accuracy", value=float(v.mean()), ci_low=_finite(low),
                                 ci_high=_finite(high), n=int(len(v)), details={
                                     "orderings_per_item": int(len(i)), "interval": "percentile bootstrap over items",

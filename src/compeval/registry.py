@@ -32,7 +32,7 @@ are for tests (``monkeypatch.setitem``); code registers with ``register``.
 Hand-written rather than ``catalogue``: catalogue overwrites a duplicate name silently and keeps no origin,
 its entry points must each name one registered object (a suite registers several tasks, its data sets and a
 section from its modules), and its registries live in one process-global table keyed by namespace, which
-tests cannot save and restore; what is needed here is about a hundred lines.
+tests cannot save and restore; what is needed here is one small class.
 """
 from __future__ import annotations
 

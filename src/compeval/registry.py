@@ -4,7 +4,10 @@
 A registry
 - refuses a second registration of a name with one line naming both origins (``module:qualname`` of a
   registered class or function, else ``file:line`` of the call, or the entry point), raised as a
-  ``RegistryError``; registering the same object again is a no-op (a module imported twice);
+  ``RegistryError``; registering the same object again is a no-op (a module imported twice). Whichever
+  comes second is refused: a decorator that runs before discovery reaches its rival is kept, and the rival is
+  refused then, recorded in ``plugins.BROKEN`` with both origins (``register_source`` reads the declared
+  data sets first, so a clash with one is refused at the call);
 - loads lazily: nothing is imported until the registry is first read (``in``, ``[]``, iteration, ``len``,
   ``.items()``); then its built-in discovery runs once (``compeval.plugins``: the modules of
   ``compeval.models``, the suite folders of ``compeval.tasks`` or one part of each), and then its Python
@@ -29,7 +32,7 @@ are for tests (``monkeypatch.setitem``); code registers with ``register``.
 Hand-written rather than ``catalogue``: catalogue overwrites a duplicate name silently and keeps no origin,
 its entry points must each name one registered object (a suite registers several tasks, its data sets and a
 section from its modules), and its registries live in one process-global table keyed by namespace, which
-tests cannot save and restore; what is needed here is about a hundred lines.
+tests cannot save and restore; what is needed here is one small class.
 """
 from __future__ import annotations
 
@@ -132,10 +135,15 @@ class Registry(MutableMapping[str, T], Generic[T]):
             if self._collect is None:
                 continue  # importing the module registered its objects (decorators), with their own origins
             try:
-                for name, obj in self._collect(loaded):
-                    self.register(name, obj, origin=where)
+                found = list(self._collect(loaded))
             except Exception as exc:  # noqa: BLE001 - one broken plug-in must not take the others down
                 plugins.record_broken(where, exc)
+                continue
+            for name, obj in found:
+                try:
+                    self.register(name, obj, origin=where)
+                except RegistryError as exc:  # a clash drops the second one only, named with both origins
+                    plugins.record_broken(f"{where} [{name!r}]", exc)
 
     def forget_discovery(self) -> None:
         """Let the next read discover again (tests that add a suite folder or an entry point)."""

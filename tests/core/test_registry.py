@@ -75,6 +75,18 @@ def test_a_second_data_set_of_one_name_names_both_places(scratch):
     assert register_source(original) is original  # the same object again: nothing happens
 
 
+def test_a_data_set_registered_before_any_read_still_meets_the_declared_ones():
+    out = _python(
+        "from compeval.data.registry import DataSource, register_source\n"
+        "from compeval.errors import RegistryError\n"
+        "try:\n"
+        "    register_source(DataSource(name='sts3k', description='x', homepage='h', revision='1', license='l',"
+        " files=()))\n"
+        "except RegistryError as exc:\n"
+        "    print(exc)\n")
+    assert out.startswith("data set 'sts3k' is registered twice: by compeval.tasks.sts.sources.SOURCES and by <string>:")
+
+
 def test_a_second_family_or_alias_of_one_name_names_both_places(scratch):
     def other_hashbag(spec, builder, opts):
         raise AssertionError("never built")

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..errors import CompevalError, CompevalWarning, DataError, MalformedDataError, MissingDataError
+from ..errors import (CompevalError, CompevalWarning, DataError, MalformedDataError, MissingDataError,
+                      RegistryError)
 from ..registry import Registry
 from ..results.schema import DataProvenance
 from .download import MIRROR_ENV, DownloadProgress, NoNetworkError, check_mirror, fetch, mirrored
@@ -97,10 +98,15 @@ def _discover_sources() -> None:
 
     for module in plugins.discover_suites("sources"):
         try:
-            for name, src in declared_sources(module):
-                SOURCES.register(name, src, origin=f"{module.__name__}.SOURCES")
-        except Exception as exc:  # noqa: BLE001 - one broken suite must not take the others down
+            declared = declared_sources(module)
+        except TypeError as exc:  # one broken suite must not take the others down
             plugins.record_broken(module.__name__, exc)
+            continue
+        for name, src in declared:
+            try:
+                SOURCES.register(name, src, origin=f"{module.__name__}.SOURCES")
+            except RegistryError as exc:  # a clash drops the second one only, named with both origins
+                plugins.record_broken(f"{module.__name__}.SOURCES[{name!r}]", exc)
 
 
 #: Data set name -> source: the suites' ``sources.py`` declarations and the ``compeval.data`` entry points,
@@ -111,7 +117,9 @@ SOURCES: Registry[DataSource] = Registry("data set", group="compeval.data", disc
 
 
 def register_source(source: DataSource) -> DataSource:
-    """Register one data source from code (a test, a notebook); suites declare theirs in ``SOURCES``."""
+    """Register one data source from code (a test, a notebook); suites declare theirs in ``SOURCES``. The
+    declared ones are read first, so a clash with one of them is refused here, naming both."""
+    SOURCES.load()
     return SOURCES.register(source.name, source)
 
 

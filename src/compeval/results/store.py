@@ -10,7 +10,8 @@ and a planned job whose result sits there under the same model id is skipped as 
 Symbolic links inside the results folder are never followed: a model folder or result that is a link is
 neither written through nor read. Writes are atomic (temporary file + rename, with the user's umask), so an interrupted run never leaves a
 half-written result. A result counts as present only when it is complete and intact: its JSON parses and
-validates, it belongs to the folder's model id, and its predictions file has the recorded SHA-256.
+validates, it belongs to the folder's model id and to its file's task, it records a checksum that holds,
+and its predictions file has the recorded SHA-256 (``trust_problem``: nothing absent is taken on trust).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pandas as pd
 from pydantic import ValidationError
@@ -43,6 +44,13 @@ class ResultWriteError(CompevalError):
 
 
 _umask_lock = threading.Lock()
+#: ``compeval.tasks.registry.result_slug``, registered when the task registry is imported (this layer does not
+#: import tasks): every store then checks a result's exact file name, not only its task name.
+_TASK_SLUG: dict[str, Callable[[TaskResult], str | None]] = {}
+
+
+def register_task_slug(fn: Callable[[TaskResult], str | None]) -> None:
+    _TASK_SLUG["registered"] = fn
 
 
 def model_folder(model: Any) -> str:
@@ -104,8 +112,13 @@ def _json_params(params: dict[str, Any]) -> Any:
 
 
 class ResultStore:
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, task_slug: Callable[[TaskResult], str | None] | None = None):
+        """``task_slug``: the file name (without ``.json``) a stored result's task and options would be
+        written under, None when it cannot tell (``compeval.tasks.registry.result_slug``; this layer does not
+        know the tasks; by default the one the registry registered, ``register_task_slug``); without one only
+        the task name is checked against the file name."""
         self.root = Path(root)
+        self.task_slug = task_slug or _TASK_SLUG.get("registered")
         self.unreadable: list[tuple[Path, str]] = []  # filled by iter_results: files skipped, and why
 
     def path(self, folder: str, task_slug: str) -> Path:
@@ -138,12 +151,8 @@ class ResultStore:
             return exc.reason
         except (CompevalError, ValidationError, OSError, ValueError) as exc:
             return _short(exc)
-        stored = result.model.get("id")
-        if model_id is not None:
-            if stored != model_id:
-                return f"it holds model {stored!r}, not the planned {model_id!r}"
-        elif stored is None or model_folder(result.model) != path.parent.name:
-            return f"it holds model {stored!r}, which does not belong in folder {path.parent.name!r}"
+        if model_id is not None and result.model.get("id") != model_id:
+            return f"it holds model {result.model.get('id')!r}, not the planned {model_id!r}"
         if task is not None:
             from .schema import TaskInfo
 
@@ -154,14 +163,19 @@ class ResultStore:
             if result.task.version != task.metadata.version:
                 return (f"it was computed by version {result.task.version} of task {result.task.name}; "
                         f"this compeval has version {task.metadata.version}")
-        if result.predictions_file:
-            pred = path.with_name(result.predictions_file)
-            if not pred.is_file():
-                return f"its predictions file {pred.name} is missing"
-            digest = _sha256(pred)
-            if result.predictions_sha256 and digest != result.predictions_sha256:
-                return f"its predictions file {pred.name} does not have the recorded SHA-256"
-        return None
+        return self.result_problem(path, result, folder=model_id is None)
+
+    def result_problem(self, path: Path, result: TaskResult, *, folder: bool = True) -> str | None:
+        """Why a loaded result cannot be trusted where it sits, or None: it belongs in its model's folder
+        (``folder``) and in its task's file (``file_problem``; the exact file name of its options when this
+        store was given ``task_slug``), and nothing it needs is absent or changed (``trust_problem``)."""
+        where = file_problem(path, result, folder=folder)
+        if where is None and self.task_slug is not None:
+            slug = self.task_slug(result)
+            if slug is not None and safe_component(slug) != path.stem:
+                where = (f"it holds task {slug} (its recorded options), which does not belong in file "
+                         f"{path.name}")
+        return where or trust_problem(path, result)
 
     def save(self, result: TaskResult, folder: str, task_slug: str,
              predictions: pd.DataFrame | None = None) -> Path:
@@ -221,7 +235,8 @@ class ResultStore:
         return pd.read_json(Path(path).with_name(result.predictions_file), lines=True)
 
     def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
-        """Every readable result; files that are not (stray, corrupt, other schema) go to ``unreadable``."""
+        """Every readable, trusted result; files that are not (stray, corrupt, other schema, unverified, in
+        another model's folder or task's file: ``result_problem``) go to ``unreadable`` with why."""
         if not self.root.is_dir():
             raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
                                 f"{self.root} is a file; give the results folder written by `compeval run`")
@@ -235,7 +250,50 @@ class ResultStore:
             except (CompevalError, ValidationError, OSError, ValueError) as exc:
                 self.unreadable.append((path, _short(exc)))
                 continue
+            problem = self.result_problem(path, result)
+            if problem is not None:
+                self.unreadable.append((path, f"{problem}; left out (a re-run recomputes it)"))
+                continue
             yield path, result
+
+
+#: The start of the reason given for a result that is readable but cannot be trusted (``trust_problem``).
+UNVERIFIED = "unverified"
+
+
+def trust_problem(path: Path, result: TaskResult) -> str | None:
+    """Why a readable result cannot be trusted, or None: nothing absent is taken on trust.
+
+    A result without a checksum, or whose predictions file exists without a recorded SHA-256, is
+    *unverified* (an edit to it could not be told from the original): it is left out of tables, reports and
+    rankings, listed by ``compeval verify``, and recomputed by a run. A predictions file that is missing or
+    whose SHA-256 differs from the recorded one is damaged."""
+    if result.checksum is None:
+        return f"{UNVERIFIED}: it records no checksum, so an edit to it cannot be detected"
+    pred = path.with_name(result.predictions_file or f"{path.stem}.predictions.jsonl")
+    if result.predictions_file and not pred.is_file():
+        return f"its predictions file {pred.name} is missing"
+    if pred.is_file() and not result.predictions_sha256:
+        return f"{UNVERIFIED}: its predictions file {pred.name} has no recorded SHA-256"
+    if pred.is_file() and _sha256(pred) != result.predictions_sha256:
+        return f"its predictions file {pred.name} does not have the recorded SHA-256"
+    return None
+
+
+def file_problem(path: Path, result: TaskResult, *, folder: bool = True) -> str | None:
+    """Whether the result sits in its own file: its model's folder (named by the model id) and a file name
+    its task could have written (the task name, then ``__option-value`` parts). A result copied into
+    another model's folder or under another task's file name is refused. The exact file name of a task's
+    options is checked where the task registry is known (``ResultStore(task_slug=…)``)."""
+    stored = result.model.get("id")
+    legacy = isinstance(stored, str) and stored.rpartition("-")[0] == path.parent.name  # compeval < 2.0
+    if folder and (stored is None or (model_folder(result.model) != path.parent.name and not legacy)):
+        return f"it holds model {stored!r}, which does not belong in folder {path.parent.name!r}"
+    name = result.task.name
+    stem = path.stem
+    if not (stem == safe_component(name) or stem.startswith(f"{name}__")):
+        return f"it holds task {name}, which does not belong in file {path.name}"
+    return None
 
 
 def refuse_model_norm(path: Path, data: dict[str, Any]) -> None:
@@ -306,11 +364,13 @@ def model_labels(results: list[TaskResult]) -> dict[str, str]:
     return out
 
 
-def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = None) -> pd.DataFrame:
+def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = None,
+                  task_slug: Callable[[TaskResult], str | None] | None = None) -> pd.DataFrame:
     """Every score in a results folder as one tidy DataFrame (the Python face of ``compeval results``).
 
-    Files that cannot be read are left out; pass a list as ``unreadable`` to learn which and why."""
-    store = ResultStore(root)
+    Files that cannot be read or trusted are left out; pass a list as ``unreadable`` to learn which and
+    why (``task_slug``: see ``ResultStore``)."""
+    store = ResultStore(root, task_slug)
     results = [r for _, r in store.iter_results()]
     labels = model_labels(results)
     rows = [row for r in results for row in result_rows(r, labels[str(r.model.get("id"))])]

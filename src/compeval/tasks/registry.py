@@ -5,6 +5,7 @@ from typing import Any
 
 from .. import plugins
 from ..errors import SpecError
+from ..results.store import register_task_slug
 from ..specs import parse_spec
 
 TASKS: dict[str, type] = {}
@@ -87,3 +88,20 @@ def quick_tasks() -> list[str]:
     chosen = sorted((cls.metadata.suite, name, cls.quick) for name, cls in TASKS.items()
                     if cls.default_run and cls.quick is not None)
     return [",".join(x for x in (name, options) if x) for _, name, options in chosen]
+
+
+def result_slug(result: Any) -> str | None:
+    """The file name (without ``.json``) a stored result's task and recorded options are written under, or
+    None when this compeval cannot rebuild that task (a user's data task, an unknown name, options it no
+    longer takes): what ``ResultStore(task_slug=…)`` compares a result's file name with."""
+    discover()
+    cls = TASKS.get(result.task.name)
+    if cls is None:
+        return None
+    try:
+        return cls(**result.task.params).slug
+    except Exception:  # options this version refuses: the name check (results.store.file_problem) stands
+        return None
+
+
+register_task_slug(result_slug)

@@ -205,6 +205,28 @@ def test_verify_says_what_it_recomputed_and_the_recomputation_is_the_tasks_own(f
     assert "recomputed from predictions: 2" in proc.stderr
 
 
+def test_a_probes_accuracy_is_recomputed_from_its_predicted_labels(tmp_path):
+    from compeval.cli.verify import recompute, verify_folder
+    from compeval.data.registry import DataContext
+
+    out = tmp_path / "R"
+    run(["hashbag"], ["probe-has-x,n_train=20,n_test=20,classifiers=logreg"], out, cache_dir=None, report=False)
+    [path] = list(out.glob("*/*.json"))
+    result = ResultStore(out).load(path)
+    done = recompute(result, path, DataContext(None, download=False))
+    assert done.metrics == ["accuracy"] and done.problems == []
+    pred = path.with_name(result.predictions_file)
+    rows = [json.loads(x) for x in pred.read_text().splitlines()]
+    assert np.mean([r["pred_logreg"] == r["label"] for r in rows]) == pytest.approx(result.score("accuracy", "logreg").value)
+    for r in rows:
+        r["pred_logreg"] = r["label"]  # every test item right
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reseal(path)
+    findings, _ = verify_folder(out)
+    assert [f.path for f in findings] == [path]
+    assert any("accuracy on logreg: value recomputed from its predictions is 1" in p for p in findings[0].problems)
+
+
 def test_every_task_recomputes_or_says_why_not():
     from compeval.tasks.registry import TASKS, discover
 

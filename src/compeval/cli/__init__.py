@@ -387,7 +387,7 @@ def verify_command(
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="embedding cache to check (else $COMPEVAL_CACHE_DIR or ~/.cache/compeval)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="do not check the embedding cache"),
 ):
-    """Check every result against its data, predictions, checksums and cache without recomputing; list what no longer holds."""
+    """Check every result against its data, predictions, checksums and cache, recompute the scores its task can from the predictions; list what no longer holds."""
     from .verify import verify
 
     status = verify(directory, data_dir, cache_dir, no_cache, console, out)

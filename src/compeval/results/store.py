@@ -165,7 +165,8 @@ class ResultStore:
                         f"this compeval has version {task.metadata.version}")
         return self.result_problem(path, result, folder=model_id is None)
 
-    def result_problem(self, path: Path, result: TaskResult, *, folder: bool = True) -> str | None:
+    def result_problem(self, path: Path, result: TaskResult, *, folder: bool = True,
+                       predictions: bool = True) -> str | None:
         """Why a loaded result cannot be trusted where it sits, or None: it belongs in its model's folder
         (``folder``) and in its task's file (``file_problem``; the exact file name of its options when this
         store was given ``task_slug``), and nothing it needs is absent or changed (``trust_problem``)."""
@@ -175,7 +176,7 @@ class ResultStore:
             if slug is not None and safe_component(slug) != path.stem:
                 where = (f"it holds task {slug} (its recorded options), which does not belong in file "
                          f"{path.name}")
-        return where or trust_problem(path, result)
+        return where or trust_problem(path, result, predictions=predictions)
 
     def save(self, result: TaskResult, folder: str, task_slug: str,
              predictions: pd.DataFrame | None = None) -> Path:
@@ -250,7 +251,7 @@ class ResultStore:
             except (CompevalError, ValidationError, OSError, ValueError) as exc:
                 self.unreadable.append((path, _short(exc)))
                 continue
-            problem = self.result_problem(path, result)
+            problem = self.result_problem(path, result, predictions=False)  # predictions: refused where read
             if problem is not None:
                 self.unreadable.append((path, f"{problem}; left out (a re-run recomputes it)"))
                 continue
@@ -261,20 +262,24 @@ class ResultStore:
 UNVERIFIED = "unverified"
 
 
-def trust_problem(path: Path, result: TaskResult) -> str | None:
+def trust_problem(path: Path, result: TaskResult, *, predictions: bool = True) -> str | None:
     """Why a readable result cannot be trusted, or None: nothing absent is taken on trust.
 
     A result without a checksum, or whose predictions file exists without a recorded SHA-256, is
     *unverified* (an edit to it could not be told from the original): it is left out of tables, reports and
-    rankings, listed by ``compeval verify``, and recomputed by a run. A predictions file that is missing or
-    whose SHA-256 differs from the recorded one is damaged."""
+    rankings, listed by ``compeval verify``, and recomputed by a run. With ``predictions``, a predictions
+    file that is missing or whose SHA-256 differs from the recorded one is a problem too (reuse and verify);
+    without, the result's checksummed scores still stand and only its predictions are refused where they
+    are read (the report's paired tests, ``report.loading.Entry.predictions``)."""
     if result.checksum is None:
         return f"{UNVERIFIED}: it records no checksum, so an edit to it cannot be detected"
     pred = path.with_name(result.predictions_file or f"{path.stem}.predictions.jsonl")
-    if result.predictions_file and not pred.is_file():
-        return f"its predictions file {pred.name} is missing"
     if pred.is_file() and not result.predictions_sha256:
         return f"{UNVERIFIED}: its predictions file {pred.name} has no recorded SHA-256"
+    if not predictions:
+        return None
+    if result.predictions_file and not pred.is_file():
+        return f"its predictions file {pred.name} is missing"
     if pred.is_file() and _sha256(pred) != result.predictions_sha256:
         return f"its predictions file {pred.name} does not have the recorded SHA-256"
     return None

@@ -155,7 +155,7 @@ class Task(ABC):
 
     #: Why ``compeval verify`` only checks this task's scores (hashes, data, versions) and does not recompute
     #: them from its predictions file; unused by a task that implements ``score_predictions``.
-    not_recomputed: ClassVar[str] = "its scores are not recomputed from its predictions file yet"
+    not_recomputed: ClassVar[str] = ""
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
         """The scores ``evaluate`` gave, recomputed from the per-item ``predictions`` it wrote (read back

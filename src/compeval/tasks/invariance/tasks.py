@@ -68,6 +68,7 @@ class _GeneratedOptions(ComparisonOptions):
 @register_task
 class InvarianceRelation(Task):
     """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
+    not_recomputed = "not recomputed yet: its AUC over same-relation pairs is only checked (hashes, data, versions)"
 
     metadata = TaskMetadata(
         name="invariance-relation", suite="invariance", main_metric="auc",
@@ -163,6 +164,7 @@ def build_relation_pairs(groups: list[generator.RelationGroup]) -> pd.DataFrame:
 @register_task
 class InvarianceQA(Task):
     """Task 2: normalised rank of the one answering sentence among its document (ties at the median)."""
+    not_recomputed = "not recomputed yet: its answer ranks are only checked (hashes, data, versions)"
 
     metadata = TaskMetadata(
         name="invariance-qa", suite="invariance", main_metric="normalised_rank",

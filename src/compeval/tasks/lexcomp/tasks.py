@@ -90,6 +90,7 @@ class LexcompTask(Task):
     """Baselines, then the Embed-Encode-Predict grid: one head per (layer, encoder) trained with early
     stopping on validation, the best on validation scored on test. Subclasses give two hooks:
     ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
+    not_recomputed = "not recomputed yet: its heads' per-item predictions are only checked (hashes, data, versions)"
 
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str

@@ -89,6 +89,7 @@ class Test1Options(FilterOptions, TypeTestOptions):
 
 class _ModifierTask(Task):
     """Shared plumbing: generated stimuli, one encode call, the embedding matrix, common counts."""
+    not_recomputed = "not recomputed yet: its per-phrase distances are only checked (hashes, data, versions)"
 
     Options = ModifierOptions
 

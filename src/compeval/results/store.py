@@ -23,6 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
@@ -111,6 +112,24 @@ def _json_params(params: dict[str, Any]) -> Any:
     return json.loads(json.dumps(params, sort_keys=True, default=str))
 
 
+#: Decimal places of floats in a predictions file: pandas' maximum (its default 10 turns float noise into ties
+#: that move a Spearman). A task whose scores ``compeval verify`` recomputes from its predictions scores the
+#: values as written (``as_written``), so that the recomputation is exact.
+PREDICTION_DIGITS = 15
+
+
+def predictions_jsonl(predictions: pd.DataFrame) -> str:
+    """A predictions DataFrame as the store writes it: JSON lines, floats to ``PREDICTION_DIGITS`` places."""
+    return predictions.to_json(orient="records", lines=True, force_ascii=False, double_precision=PREDICTION_DIGITS)
+
+
+def as_written(values: Any) -> np.ndarray:
+    """Float ``values`` as a predictions file holds them once written and read back (NaN stays NaN): scores
+    computed from these are the scores ``Task.score_predictions`` recomputes from the file."""
+    text = pd.Series(np.asarray(values, dtype=np.float64)).to_json(orient="values", double_precision=PREDICTION_DIGITS)
+    return np.array([np.nan if v is None else v for v in json.loads(text)], dtype=np.float64)
+
+
 class ResultStore:
     def __init__(self, root: Path | str, task_slug: Callable[[TaskResult], str | None] | None = None):
         """``task_slug``: the file name (without ``.json``) a stored result's task and options would be
@@ -189,9 +208,7 @@ class ResultStore:
         try:
             if predictions is not None:
                 pred_path = path.with_name(f"{path.stem}.predictions.jsonl")
-                # 15 digits (pandas' maximum; the default 10 turns float noise into ties that move a Spearman)
-                payload = predictions.to_json(orient="records", lines=True, force_ascii=False,
-                                              double_precision=15).encode()
+                payload = predictions_jsonl(predictions).encode()
                 atomic_write_bytes(pred_path, payload)
                 result.predictions_file = pred_path.name
                 result.predictions_sha256 = hashlib.sha256(payload).hexdigest()

@@ -17,6 +17,7 @@ from ...data.registry import DataContext
 from ...errors import DataError
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...results.schema import Score
+from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP
 from ..registry import register_task
@@ -62,7 +63,7 @@ class STSTask(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         pairs = self.pairs
         raw = compare(model, pairs["sentence_1"].tolist(), pairs["sentence_2"].tolist(), self.options.norm)
-        return self._output(raw, seed)
+        return self._output(as_written(raw), seed)  # the similarities as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
         """The scores from the predictions' per-pair ``score`` (the raw similarity, NaN where missing) and

@@ -55,7 +55,8 @@ def recompute(result, path: Path, data) -> Recomputed:
     discover()
     cls = TASKS.get(result.task.name)
     if cls is None:
-        return Recomputed(why=f"task {result.task.name} is not a registered task")
+        return Recomputed(why=f"{result.task.name}: not a registered task (a user's data task or one this "
+                              "compeval no longer has), so its scores are only checked")
     if not cls.recomputes_scores():
         return Recomputed(why=f"{result.task.name}: {cls.not_recomputed}")
     if not result.predictions_file:

@@ -94,14 +94,23 @@ def result_slug(result: Any) -> str | None:
     """The file name (without ``.json``) a stored result's task and recorded options are written under, or
     None when this compeval cannot rebuild that task (a user's data task, an unknown name, options it no
     longer takes): what ``ResultStore(task_slug=…)`` compares a result's file name with."""
-    discover()
-    cls = TASKS.get(result.task.name)
-    if cls is None:
-        return None
+    import json
+
     try:
-        return cls(**result.task.params).slug
-    except Exception:  # options this version refuses: the name check (results.store.file_problem) stands
+        key = (result.task.name, json.dumps(result.task.params, sort_keys=True, default=str))
+    except (TypeError, ValueError):
         return None
+    if key not in _SLUGS:
+        discover()
+        cls = TASKS.get(result.task.name)
+        try:
+            _SLUGS[key] = None if cls is None else cls(**result.task.params).slug
+        except Exception:  # options this version refuses: the name check (results.store.file_problem) stands
+            _SLUGS[key] = None
+    return _SLUGS[key]
+
+
+_SLUGS: dict[tuple[str, str], str | None] = {}  # a sweep's report reads each task's options many times
 
 
 register_task_slug(result_slug)

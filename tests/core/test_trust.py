@@ -339,3 +339,32 @@ def test_plan_on_damaged_weights_counts_parameters_from_the_configuration(tmp_pa
                "--plan-device", "h100", "-o", str(tmp_path / "o"))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout and "2 models" in proc.stdout + proc.stderr
+
+
+def test_any_single_byte_change_to_a_result_or_its_predictions_is_reported_by_verify(folder):
+    """The property of issue 39 for the files this item owns: a changed byte anywhere in a result JSON or
+    its predictions file is reported by ``verify`` (unless the JSON it holds is the same, e.g. whitespace);
+    positions drawn with a fixed seed, every byte value changed by a bit flip."""
+    from compeval.cli.verify import verify_folder
+
+    out, data = folder
+    path = folder_of(out, "hashbag") / f"{SLUG}.json"
+    pred = path.with_name(f"{SLUG}.predictions.jsonl")
+    rng = np.random.default_rng(0)
+    for target in (path, pred):
+        original = target.read_bytes()
+        for at in rng.choice(len(original), size=25, replace=False):
+            changed = bytearray(original)
+            changed[at] ^= 1 << int(rng.integers(0, 7))
+            target.write_bytes(bytes(changed))
+            findings, _ = verify_folder(out, data_dir=data)
+            if target == path:
+                try:
+                    same = json.loads(bytes(changed)) == json.loads(original)
+                except ValueError:
+                    same = False
+                if same:
+                    continue
+            assert [f.path for f in findings] == [path], (target.name, int(at), bytes(changed[max(0, at - 10):at + 10]))
+        target.write_bytes(original)
+    assert verify_folder(out, data_dir=data) == ([], 2)

@@ -188,8 +188,8 @@ def test_results_ignores_and_lists_files_it_cannot_read(data_dir, tmp_path):
     (out / "stray" / "binary.json").write_bytes(os.urandom(64) + b"\xff")
     (out / "stray" / "dir.json").mkdir()
     r = cli("results", str(out), "--format", "csv")
-    assert r.returncode == 0 and "Traceback" not in r.stderr
-    assert "ignored 3 file(s)" in r.stderr and "notes.json" in r.stderr and "binary.json" in r.stderr
+    assert r.returncode == 1 and "Traceback" not in r.stderr  # scores shown, the exit says files were left out
+    assert "left out 3 file(s)" in r.stderr and "notes.json" in r.stderr and "binary.json" in r.stderr
     assert len(r.stdout.strip().splitlines()) == 3  # header + the two scores of the good result
 
 

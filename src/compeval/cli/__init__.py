@@ -250,9 +250,13 @@ def run(
     from ..runner import run as run_grid
     from ..runner.executors import make_executor
 
-    from .outputs import check_output
+    from ..outputs import check_cache, check_output
+    from ..paths import default_cache_dir
 
     check_output(output_dir, "--output-dir", data_dir=data_dir)
+    if not no_cache:
+        check_cache(cache_dir or default_cache_dir(), data_dir=data_dir,
+                    what="--cache-dir" if cache_dir is not None else "$COMPEVAL_CACHE_DIR or the default")
     for option, folder in (("--data-dir", data_dir), ("--cache-dir", cache_dir), ("--bnc-dir", bnc_dir)):
         if folder is not None and folder.exists() and not folder.is_dir():
             raise CompevalError(f"{option} {folder} is a file; give a folder")
@@ -311,28 +315,28 @@ def results(
         raise CompevalError(f"unknown format {format!r}; choose table, csv, json, markdown or latex")
     if no_published and not leaderboard:
         raise CompevalError("--no-published applies to --leaderboard")
+    from ..tasks.registry import result_slug
+
+    unreadable: list = []
     if leaderboard:
+        from ..report.loading import ResultsIndex
         from ..report.tables import leaderboard_text
 
+        index = ResultsIndex(directory)
+        unreadable = index.unreadable
+        _left_out(unreadable)
         if format == "table":
             from .summary import leaderboard_table
 
             from .tables import print_tables
 
-            print_tables(out, leaderboard_table(directory, include_published=not no_published, width=out.width,
+            print_tables(out, leaderboard_table(index, include_published=not no_published, width=out.width,
                                                 wide=wide))
         else:
-            sys.stdout.write(leaderboard_text(directory, format, include_published=not no_published))
-        return
-    unreadable: list = []
-    df = results_frame(directory, unreadable)
-    if unreadable:
-        from rich.markup import escape
-
-        console.print(f"[yellow]warning:[/] ignored {len(unreadable)} file(s) that are not readable results:",
-                      soft_wrap=True)
-        for path, reason in unreadable:
-            console.print(f"  {escape(str(path))}: {escape(reason)}", soft_wrap=True)
+            sys.stdout.write(leaderboard_text(index, format, include_published=not no_published))
+        raise typer.Exit(1 if unreadable else 0)
+    df = results_frame(directory, unreadable, result_slug)
+    _left_out(unreadable)
     if df.empty:
         raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
                             "files written by `compeval run`")
@@ -350,6 +354,20 @@ def results(
         sys.stdout.write(json.dumps(df.astype(object).where(df.notna(), None).to_dict("records"), indent=1) + "\n")
     elif format == "markdown":
         sys.stdout.write(_markdown(df) + "\n")
+    if unreadable:  # the table holds what could be trusted; the exit status says something was left out
+        raise typer.Exit(1)
+
+
+def _left_out(unreadable: list) -> None:
+    """One warning for the files ``results`` left out (damaged, unverified, misplaced), each with why."""
+    if not unreadable:
+        return
+    from rich.markup import escape
+
+    console.print(f"[yellow]warning:[/] left out {len(unreadable)} file(s) that are not readable, trusted "
+                  "results (exit status 1):", soft_wrap=True)
+    for path, reason in unreadable:
+        console.print(f"  {escape(str(path))}: {escape(reason)}", soft_wrap=True)
 
 
 @app.command()
@@ -373,12 +391,8 @@ def report(
         return write_leaderboard(directory, output, mteb_results, console)
     from ..report import build_report
     from ..report.build import check_report_settings
-    from .outputs import check_output
 
     check_report_settings(n_resamples=resamples, seed=seed, figure_format=figure_format)
-    check_output(output, "--output", results=directory, folder=False)
-    if figures is not None:
-        check_output(figures, "--figures", results=directory)
     info = build_report(directory, output, figures_dir=figures, figure_format=figure_format,
                         n_resamples=resamples, n_permutations=resamples, seed=seed)
     from rich.markup import escape
@@ -406,9 +420,6 @@ def export(
     if format != "mteb":
         raise CompevalError(f"unknown export format {format!r}; choose mteb")
     from ..report.mteb import export_mteb
-    from .outputs import check_output
-
-    check_output(output, "export folder", results=directory)
 
     files = export_mteb(directory, output)
     console.print(f"wrote {len(files)} task file(s) in MTEB's layout under {output}", highlight=False)
@@ -421,7 +432,7 @@ def verify_command(
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="embedding cache to check (else $COMPEVAL_CACHE_DIR or ~/.cache/compeval)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="do not check the embedding cache"),
 ):
-    """Check every result against its data, predictions, checksums and cache without recomputing; list what no longer holds."""
+    """Check every result against its data, predictions, checksums and cache, recompute the scores its task can from the predictions; list what no longer holds."""
     from .verify import verify
 
     status = verify(directory, data_dir, cache_dir, no_cache, console, out)

@@ -164,7 +164,7 @@ def leaderboard_table(directory: Path, include_published: bool = True, width: in
                                  leaderboard_directions, leaderboard_frame, with_arrow)
     from .tables import Col, fitted_tables
 
-    index = ResultsIndex(directory)
+    index = directory if isinstance(directory, ResultsIndex) else ResultsIndex(directory)
     frame = leaderboard_frame(index, include_published=include_published, overall=True)
     cols = leaderboard_columns(index)
     directions = leaderboard_directions(cols)

@@ -96,9 +96,14 @@ def build_report(
     Paired tests use ``n_resamples`` bootstrap resamples (interval) and ``n_permutations`` swaps (p-value),
     seeded by ``seed``.
     """
+    from ..outputs import check_output
+
     started = time.perf_counter()
     check_report_settings(n_resamples=n_resamples, seed=seed, figure_format=figure_format,
                           n_permutations=n_permutations)
+    check_output(output, "report file", results=results_dir, folder=False)
+    if figures_dir is not None:
+        check_output(figures_dir, "figures folder", results=results_dir)
     require_matplotlib()
     index = ResultsIndex(results_dir)
     sink = FigureSink(figures_dir, figure_format)

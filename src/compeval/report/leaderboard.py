@@ -222,8 +222,10 @@ figure svg { max-width: 100%; height: auto; } figcaption { font-size: 12px; colo
 def build_leaderboard(results_dir: Path | str, output: Path | str, *, mteb_results: Path | str | None = None,
                       title: str = "compeval leaderboard") -> LeaderboardInfo:
     """Write the leaderboard page of ``results_dir`` to ``output`` (see the module docstring)."""
+    from ..outputs import check_output
     from .build import CSP
 
+    check_output(output, "leaderboard file", results=results_dir, folder=False)
     started = time.perf_counter()
     require_matplotlib()
     index = ResultsIndex(results_dir)

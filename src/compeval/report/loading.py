@@ -150,9 +150,12 @@ class ResultsIndex:
             raise CompevalError(f"results folder {self.root} does not exist")
         if not self.root.is_dir():
             raise CompevalError(f"{self.root} is a file; give the results folder written by `compeval run`")
-        store = ResultStore(self.root)
+        from ..tasks.registry import result_slug
+
+        store = ResultStore(self.root, result_slug)
         loaded: list[tuple[Path, TaskResult]] = list(store.iter_results())
-        #: files that are not readable results (stray, damaged, another schema), with why: left out, reported
+        #: files that are not readable, trusted results (stray, damaged, another schema, unverified, misplaced),
+        #: with why: left out, reported
         self.unreadable: list[tuple[Path, str]] = list(store.unreadable)
         if not loaded:
             raise CompevalError(f"results folder {self.root} holds no results: expected "

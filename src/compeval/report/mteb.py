@@ -24,6 +24,9 @@ def _folder(name: str) -> str:
 
 def export_mteb(results_dir: Path | str, output: Path | str) -> list[Path]:
     """Write one JSON per model × task (and a model_meta.json per model); return the task files written."""
+    from ..outputs import check_output
+
+    check_output(output, "export folder", results=results_dir)
     index = ResultsIndex(results_dir)
     out = Path(output)
     written: list[Path] = []

@@ -176,7 +176,7 @@ def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_pub
     as data: CSV with numeric ``value`` / ``ci_low`` / ``ci_high`` columns apart, JSON one record per cell."""
     if fmt not in FORMATS:
         raise CompevalError(f"unknown leaderboard format {fmt!r}; choose markdown, csv, json or latex")
-    index = ResultsIndex(results_dir)
+    index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)
     frame = leaderboard_frame(index, include_published=include_published, overall=True)
     cols = leaderboard_columns(index)
     directions = leaderboard_directions(cols)

@@ -10,7 +10,8 @@ and a planned job whose result sits there under the same model id is skipped as 
 Symbolic links inside the results folder are never followed: a model folder or result that is a link is
 neither written through nor read. Writes are atomic (temporary file + rename, with the user's umask), so an interrupted run never leaves a
 half-written result. A result counts as present only when it is complete and intact: its JSON parses and
-validates, it belongs to the folder's model id, and its predictions file has the recorded SHA-256.
+validates, it belongs to the folder's model id and to its file's task, it records a checksum that holds,
+and its predictions file has the recorded SHA-256 (``trust_problem``: nothing absent is taken on trust).
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
+import numpy as np
 import pandas as pd
 from pydantic import ValidationError
 
@@ -43,6 +45,13 @@ class ResultWriteError(CompevalError):
 
 
 _umask_lock = threading.Lock()
+#: ``compeval.tasks.registry.result_slug``, registered when the task registry is imported (this layer does not
+#: import tasks): every store then checks a result's exact file name, not only its task name.
+_TASK_SLUG: dict[str, Callable[[TaskResult], str | None]] = {}
+
+
+def register_task_slug(fn: Callable[[TaskResult], str | None]) -> None:
+    _TASK_SLUG["registered"] = fn
 
 
 def model_folder(model: Any) -> str:
@@ -103,9 +112,32 @@ def _json_params(params: dict[str, Any]) -> Any:
     return json.loads(json.dumps(params, sort_keys=True, default=str))
 
 
+#: Decimal places of floats in a predictions file: pandas' maximum (its default 10 turns float noise into ties
+#: that move a Spearman). A task whose scores ``compeval verify`` recomputes from its predictions scores the
+#: values as written (``as_written``), so that the recomputation is exact.
+PREDICTION_DIGITS = 15
+
+
+def predictions_jsonl(predictions: pd.DataFrame) -> str:
+    """A predictions DataFrame as the store writes it: JSON lines, floats to ``PREDICTION_DIGITS`` places."""
+    return predictions.to_json(orient="records", lines=True, force_ascii=False, double_precision=PREDICTION_DIGITS)
+
+
+def as_written(values: Any) -> np.ndarray:
+    """Float ``values`` as a predictions file holds them once written and read back (NaN stays NaN): scores
+    computed from these are the scores ``Task.score_predictions`` recomputes from the file."""
+    text = pd.Series(np.asarray(values, dtype=np.float64)).to_json(orient="values", double_precision=PREDICTION_DIGITS)
+    return np.array([np.nan if v is None else v for v in json.loads(text)], dtype=np.float64)
+
+
 class ResultStore:
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, task_slug: Callable[[TaskResult], str | None] | None = None):
+        """``task_slug``: the file name (without ``.json``) a stored result's task and options would be
+        written under, None when it cannot tell (``compeval.tasks.registry.result_slug``; this layer does not
+        know the tasks; by default the one the registry registered, ``register_task_slug``); without one only
+        the task name is checked against the file name."""
         self.root = Path(root)
+        self.task_slug = task_slug or _TASK_SLUG.get("registered")
         self.unreadable: list[tuple[Path, str]] = []  # filled by iter_results: files skipped, and why
 
     def path(self, folder: str, task_slug: str) -> Path:
@@ -138,12 +170,8 @@ class ResultStore:
             return exc.reason
         except (CompevalError, ValidationError, OSError, ValueError) as exc:
             return _short(exc)
-        stored = result.model.get("id")
-        if model_id is not None:
-            if stored != model_id:
-                return f"it holds model {stored!r}, not the planned {model_id!r}"
-        elif stored is None or model_folder(result.model) != path.parent.name:
-            return f"it holds model {stored!r}, which does not belong in folder {path.parent.name!r}"
+        if model_id is not None and result.model.get("id") != model_id:
+            return f"it holds model {result.model.get('id')!r}, not the planned {model_id!r}"
         if task is not None:
             from .schema import TaskInfo
 
@@ -154,14 +182,20 @@ class ResultStore:
             if result.task.version != task.metadata.version:
                 return (f"it was computed by version {result.task.version} of task {result.task.name}; "
                         f"this compeval has version {task.metadata.version}")
-        if result.predictions_file:
-            pred = path.with_name(result.predictions_file)
-            if not pred.is_file():
-                return f"its predictions file {pred.name} is missing"
-            digest = _sha256(pred)
-            if result.predictions_sha256 and digest != result.predictions_sha256:
-                return f"its predictions file {pred.name} does not have the recorded SHA-256"
-        return None
+        return self.result_problem(path, result, folder=model_id is None)
+
+    def result_problem(self, path: Path, result: TaskResult, *, folder: bool = True,
+                       predictions: bool = True) -> str | None:
+        """Why a loaded result cannot be trusted where it sits, or None: it belongs in its model's folder
+        (``folder``) and in its task's file (``file_problem``; the exact file name of its options when this
+        store was given ``task_slug``), and nothing it needs is absent or changed (``trust_problem``)."""
+        where = file_problem(path, result, folder=folder)
+        if where is None and self.task_slug is not None:
+            slug = self.task_slug(result)
+            if slug is not None and safe_component(slug) != path.stem:
+                where = (f"it holds task {slug} (its recorded options), which does not belong in file "
+                         f"{path.name}")
+        return where or trust_problem(path, result, predictions=predictions)
 
     def save(self, result: TaskResult, folder: str, task_slug: str,
              predictions: pd.DataFrame | None = None) -> Path:
@@ -174,9 +208,7 @@ class ResultStore:
         try:
             if predictions is not None:
                 pred_path = path.with_name(f"{path.stem}.predictions.jsonl")
-                # 15 digits (pandas' maximum; the default 10 turns float noise into ties that move a Spearman)
-                payload = predictions.to_json(orient="records", lines=True, force_ascii=False,
-                                              double_precision=15).encode()
+                payload = predictions_jsonl(predictions).encode()
                 atomic_write_bytes(pred_path, payload)
                 result.predictions_file = pred_path.name
                 result.predictions_sha256 = hashlib.sha256(payload).hexdigest()
@@ -221,7 +253,8 @@ class ResultStore:
         return pd.read_json(Path(path).with_name(result.predictions_file), lines=True)
 
     def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
-        """Every readable result; files that are not (stray, corrupt, other schema) go to ``unreadable``."""
+        """Every readable, trusted result; files that are not (stray, corrupt, other schema, unverified, in
+        another model's folder or task's file: ``result_problem``) go to ``unreadable`` with why."""
         if not self.root.is_dir():
             raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
                                 f"{self.root} is a file; give the results folder written by `compeval run`")
@@ -235,7 +268,54 @@ class ResultStore:
             except (CompevalError, ValidationError, OSError, ValueError) as exc:
                 self.unreadable.append((path, _short(exc)))
                 continue
+            problem = self.result_problem(path, result, predictions=False)  # predictions: refused where read
+            if problem is not None:
+                self.unreadable.append((path, f"{problem}; left out (a re-run recomputes it)"))
+                continue
             yield path, result
+
+
+#: The start of the reason given for a result that is readable but cannot be trusted (``trust_problem``).
+UNVERIFIED = "unverified"
+
+
+def trust_problem(path: Path, result: TaskResult, *, predictions: bool = True) -> str | None:
+    """Why a readable result cannot be trusted, or None: nothing absent is taken on trust.
+
+    A result without a checksum, or whose predictions file exists without a recorded SHA-256, is
+    *unverified* (an edit to it could not be told from the original): it is left out of tables, reports and
+    rankings, listed by ``compeval verify``, and recomputed by a run. With ``predictions``, a predictions
+    file that is missing or whose SHA-256 differs from the recorded one is a problem too (reuse and verify);
+    without, the result's checksummed scores still stand and only its predictions are refused where they
+    are read (the report's paired tests, ``report.loading.Entry.predictions``)."""
+    if result.checksum is None:
+        return f"{UNVERIFIED}: it records no checksum, so an edit to it cannot be detected"
+    pred = path.with_name(result.predictions_file or f"{path.stem}.predictions.jsonl")
+    if pred.is_file() and not result.predictions_sha256:
+        return f"{UNVERIFIED}: its predictions file {pred.name} has no recorded SHA-256"
+    if not predictions:
+        return None
+    if result.predictions_file and not pred.is_file():
+        return f"its predictions file {pred.name} is missing"
+    if pred.is_file() and _sha256(pred) != result.predictions_sha256:
+        return f"its predictions file {pred.name} does not have the recorded SHA-256"
+    return None
+
+
+def file_problem(path: Path, result: TaskResult, *, folder: bool = True) -> str | None:
+    """Whether the result sits in its own file: its model's folder (named by the model id) and a file name
+    its task could have written (the task name, then ``__option-value`` parts). A result copied into
+    another model's folder or under another task's file name is refused. The exact file name of a task's
+    options is checked where the task registry is known (``ResultStore(task_slug=…)``)."""
+    stored = result.model.get("id")
+    legacy = isinstance(stored, str) and stored.rpartition("-")[0] == path.parent.name  # compeval < 2.0
+    if folder and (stored is None or (model_folder(result.model) != path.parent.name and not legacy)):
+        return f"it holds model {stored!r}, which does not belong in folder {path.parent.name!r}"
+    name = result.task.name
+    stem = path.stem
+    if not (stem == safe_component(name) or stem.startswith(f"{name}__")):
+        return f"it holds task {name}, which does not belong in file {path.name}"
+    return None
 
 
 def refuse_model_norm(path: Path, data: dict[str, Any]) -> None:
@@ -306,11 +386,13 @@ def model_labels(results: list[TaskResult]) -> dict[str, str]:
     return out
 
 
-def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = None) -> pd.DataFrame:
+def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = None,
+                  task_slug: Callable[[TaskResult], str | None] | None = None) -> pd.DataFrame:
     """Every score in a results folder as one tidy DataFrame (the Python face of ``compeval results``).
 
-    Files that cannot be read are left out; pass a list as ``unreadable`` to learn which and why."""
-    store = ResultStore(root)
+    Files that cannot be read or trusted are left out; pass a list as ``unreadable`` to learn which and
+    why (``task_slug``: see ``ResultStore``)."""
+    store = ResultStore(root, task_slug)
     results = [r for _, r in store.iter_results()]
     labels = model_labels(results)
     rows = [row for r in results for row in result_rows(r, labels[str(r.model.get("id"))])]

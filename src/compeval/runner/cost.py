@@ -62,7 +62,7 @@ class CostRow:
     family: str = ""  # the resolved family the build uses ("" for a bare Hub id its files decide, not cached)
     tokens: int | None = None
     params: int | None = None
-    params_from: str = ""  # "safetensors" | "mteb" | ""
+    params_from: str = ""  # "safetensors" | "config" (damaged weights: config.json's model) | "mteb" | ""
     tokenizer: str = ""  # "own" | "stand-in (…)" | "" (no forward pass)
     note: str = ""
     width: int | None = None  # the vectors' width, where known without loading the model
@@ -134,24 +134,69 @@ def default_plan_device(run_device: str = "auto") -> str:
                         f"({', '.join(DEVICE_FLOPS)})")
 
 
+class DamagedWeightsError(CompevalError):
+    """A weights file whose safetensors header cannot be read (truncated, garbage, a failed download)."""
+
+
+#: The largest safetensors header read (the format's own limit is 100 MB): a garbage length is refused, never
+#: allocated.
+MAX_HEADER = 100_000_000
+
+
 def safetensors_params(directory: Path) -> int | None:
-    """Parameters counted from the safetensors headers (8-byte length + JSON of shapes): no weights read."""
+    """Parameters counted from the safetensors headers (8-byte length + JSON of shapes): no weights read.
+
+    A file whose header is not a safetensors header (fewer than 8 bytes, a length past the file's end or
+    the format's limit, not JSON of shapes) is a ``DamagedWeightsError`` naming it."""
     files = sorted(directory.glob("*.safetensors"))
     if not files:
         return None
     total = 0
     for f in files:
-        with open(f, "rb") as fh:
-            (n,) = struct.unpack("<Q", fh.read(8))
-            header = json.loads(fh.read(n))
-        for key, t in header.items():
-            if key == "__metadata__":
-                continue
-            count = 1
-            for d in t["shape"]:
-                count *= d
-            total += count
+        try:
+            size = f.stat().st_size
+            with open(f, "rb") as fh:
+                head = fh.read(8)
+                if len(head) < 8:
+                    raise ValueError(f"{len(head)} bytes, shorter than the 8-byte header length")
+                (n,) = struct.unpack("<Q", head)
+                if n > min(size - 8, MAX_HEADER):
+                    raise ValueError(f"its header length {n:,} exceeds the file ({size:,} bytes) or the format's limit")
+                header = json.loads(fh.read(n))
+            if not isinstance(header, dict):
+                raise ValueError("its header is not a JSON object")
+            for key, t in header.items():
+                if key == "__metadata__":
+                    continue
+                count = 1
+                for d in t["shape"]:
+                    if not isinstance(d, int) or d < 0:
+                        raise ValueError(f"tensor {key} has shape {t['shape']!r}")
+                    count *= d
+                total += count
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # UnicodeDecodeError is a ValueError
+            raise DamagedWeightsError(f"{f}: not a readable safetensors file ({str(exc).splitlines()[0][:120]})"
+                                      ) from None
     return total
+
+
+def config_params(directory: Path) -> int | None:
+    """Parameters of the model its ``config.json`` describes, built on torch's meta device (no memory, no
+    weights; transformers' own classes, so the count is the loaded model's); None when the configuration
+    cannot be read or built (missing, damaged, remote code)."""
+    try:
+        import torch
+        from transformers import AutoConfig, AutoModel
+
+        from ..models.transformers_common import quiet
+
+        quiet()
+        config = AutoConfig.from_pretrained(str(directory))
+        with torch.device("meta"):
+            model = AutoModel.from_config(config)
+        return int(sum(p.numel() for p in model.parameters()))
+    except Exception:  # noqa: BLE001 (any failure means: cannot tell, said in the plan's row)
+        return None
 
 
 def _max_length(directory: Path, family: str) -> int:
@@ -226,10 +271,12 @@ def files_width(directory: Path) -> int | None:
     for path, key in (("1_Pooling/config.json", "word_embedding_dimension"), ("config.json", "hidden_size"),
                       ("config.json", "d_model")):
         f = directory / path
-        if f.is_file():
-            value = json.loads(f.read_text()).get(key)
-            if value:
-                return int(value)
+        try:
+            value = json.loads(f.read_text()).get(key) if f.is_file() else None
+        except (OSError, ValueError, AttributeError):  # a damaged file: width unknown, the plan says so
+            continue
+        if isinstance(value, int) and value > 0:
+            return value
     return None
 
 
@@ -278,8 +325,14 @@ def model_cost(spec: Any, texts: Sequence[str]) -> CostRow:
             row.tokenizer = "own"
         except Exception as exc:  # a tokenizer that needs remote code or a missing library: the stand-in
             row.note = f"own tokenizer did not load ({type(exc).__name__})"
-        row.params = safetensors_params(directory)
-        row.params_from = "safetensors" if row.params is not None else ""
+        try:
+            row.params = safetensors_params(directory)
+            row.params_from = "safetensors" if row.params is not None else ""
+        except DamagedWeightsError as exc:  # one bad download must not cost a sweep its plan
+            row.params = config_params(directory)
+            row.params_from = "config" if row.params is not None else ""
+            found = "parameters from config.json" if row.params is not None else "parameters unknown"
+            row.note = ", ".join(x for x in (row.note, f"{exc} ({found})") if x)
         row.width = files_width(directory)
     if row.tokens is None:
         row.tokens = _counted(resolve(STAND_IN).directory, texts, own_length or DEFAULT_MAX_LENGTH)

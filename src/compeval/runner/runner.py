@@ -213,6 +213,10 @@ def run(
     (``summary.report`` is its path; a report that cannot be built is a warning, the results stand);
     ``report=False`` leaves it to ``compeval.report.build_report``.
     """
+    from ..outputs import check_cache, check_output
+
+    check_output(output_dir, "output_dir", data_dir=data_dir)  # the guard the CLI's routes pass too
+    check_cache(default_cache_dir() if cache_dir == "default" else cache_dir, data_dir=data_dir)
     started = time.perf_counter()
     if progress is None:
         progress = reporter is not None or interactive()

@@ -161,3 +161,21 @@ class Task(ABC):
     @abstractmethod
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         """Score ``model`` (an Encoder and/or PairScorer behind the cache)."""
+
+    #: Why ``compeval verify`` only checks this task's scores (hashes, data, versions) and does not recompute
+    #: them from its predictions file; unused by a task that implements ``score_predictions``.
+    not_recomputed: ClassVar[str] = ""
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores ``evaluate`` gave, recomputed from the per-item ``predictions`` it wrote (read back
+        from the predictions file) and the data ``load`` read, by the same scoring code as ``evaluate``
+        (one path, not a copy), with the result's ``seed``: ``compeval verify`` compares them with the
+        stored scores, since hashes and checksums can be rewritten after an edit but predictions and data
+        cannot lie about a recomputed score. A ``DataError`` when the predictions are not of this data.
+        Tasks that cannot recompute leave this unimplemented and say why in ``not_recomputed``."""
+        raise NotImplementedError(self.not_recomputed)
+
+    @classmethod
+    def recomputes_scores(cls) -> bool:
+        """True when ``score_predictions`` is implemented (``compeval verify`` recomputes the scores)."""
+        return cls.score_predictions is not Task.score_predictions

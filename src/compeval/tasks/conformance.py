@@ -205,4 +205,32 @@ def check_task(task: Task | type, data: DataContext | None = None, *, seed: int 
         if extra:
             _fail(name, "texts", f"evaluate encoded {len(extra)} text(s) not listed by texts(), "
                   f"e.g. {sorted(extra)[:2]}")
+    check_recomputation(twin, first, seed)
     return []
+
+
+def check_recomputation(task: Task, out: TaskOutput, seed: int) -> None:
+    """A task that recomputes its scores from its predictions (``score_predictions``, what ``compeval
+    verify`` runs) gives back ``evaluate``'s scores from the predictions as the results store writes and
+    reads them (JSON lines, 15 digits), within ``results.compare.FLOAT_TOLERANCE``; one that does not says
+    why (``not_recomputed``)."""
+    from ..results.compare import same
+
+    name = task.name
+    if not type(task).recomputes_scores():
+        if not type(task).not_recomputed.strip():
+            _fail(name, "recomputation", "neither score_predictions nor a not_recomputed reason")
+        return
+    if out.predictions is None:
+        _fail(name, "recomputation", "score_predictions is declared but evaluate wrote no predictions")
+    import io
+
+    from ..results.store import predictions_jsonl
+
+    text = predictions_jsonl(out.predictions)
+    again = task.score_predictions(pd.read_json(io.StringIO(text), lines=True, dtype=False), seed=seed)
+    stored = {(s.subset, s.metric): (s.value, s.ci_low, s.ci_high, s.n) for s in out.scores}
+    fresh = {(s.subset, s.metric): (s.value, s.ci_low, s.ci_high, s.n) for s in again}
+    if stored.keys() != fresh.keys() or not all(same(list(stored[k]), list(fresh[k])) for k in stored):
+        differ = sorted(k for k in stored if k not in fresh or not same(list(stored[k]), list(fresh[k])))
+        _fail(name, "recomputation", f"score_predictions does not give evaluate's scores (e.g. {differ[:2]})")

@@ -11,6 +11,7 @@ from typing import Any
 from .. import plugins
 from ..errors import SpecError
 from ..registry import Registry, origin_of
+from ..results.store import register_task_slug
 from ..specs import parse_spec
 
 
@@ -96,3 +97,29 @@ def quick_tasks() -> list[str]:
     chosen = sorted((cls.metadata.suite, name, cls.quick) for name, cls in TASKS.items()
                     if cls.default_run and cls.quick is not None)
     return [",".join(x for x in (name, options) if x) for _, name, options in chosen]
+
+
+def result_slug(result: Any) -> str | None:
+    """The file name (without ``.json``) a stored result's task and recorded options are written under, or
+    None when this compeval cannot rebuild that task (a user's data task, an unknown name, options it no
+    longer takes): what ``ResultStore(task_slug=…)`` compares a result's file name with."""
+    import json
+
+    try:
+        key = (result.task.name, json.dumps(result.task.params, sort_keys=True, default=str))
+    except (TypeError, ValueError):
+        return None
+    if key not in _SLUGS:
+        discover()
+        cls = TASKS.get(result.task.name)
+        try:
+            _SLUGS[key] = None if cls is None else cls(**result.task.params).slug
+        except Exception:  # options this version refuses: the name check (results.store.file_problem) stands
+            _SLUGS[key] = None
+    return _SLUGS[key]
+
+
+_SLUGS: dict[tuple[str, str], str | None] = {}  # a sweep's report reads each task's options many times
+
+
+register_task_slug(result_slug)

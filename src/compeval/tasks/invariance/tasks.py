@@ -69,6 +69,7 @@ class _GeneratedOptions(ComparisonOptions):
 @register_task
 class InvarianceRelation(Task):
     """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
+    not_recomputed = "not recomputed yet: its AUC over same-relation pairs is only checked (hashes, data, versions)"
 
     conformance_options = "pairs_per_relation=1,bootstrap=20"
     metadata = TaskMetadata(
@@ -166,6 +167,7 @@ def build_relation_pairs(groups: list[generator.RelationGroup]) -> pd.DataFrame:
 @register_task
 class InvarianceQA(Task):
     """Task 2: normalised rank of the one answering sentence among its document (ties at the median)."""
+    not_recomputed = "not recomputed yet: its answer ranks are only checked (hashes, data, versions)"
 
     conformance_options = "pairs_per_relation=1,distractors_per_type=1,bootstrap=20"
     metadata = TaskMetadata(

@@ -90,6 +90,7 @@ class Test1Options(FilterOptions, TypeTestOptions):
 class _ModifierTask(Task):
     """Shared plumbing: generated stimuli, one encode call, the embedding matrix, common counts."""
     conformance_options = "n_resamples=20"
+    not_recomputed = "not recomputed yet: its per-phrase distances are only checked (hashes, data, versions)"
 
     Options = ModifierOptions
 

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from ...data.registry import DataContext
 from ...errors import MalformedDataError
+from ...results.schema import Score
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..registry import register_task
-from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems
+from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems, score_predictions
 
 SOURCE = "ettinger2018_compeval"
 REFERENCE = ("Ettinger, Elgohary, Phillips & Resnik (2018), Assessing Composition in Sentence Vector "
@@ -101,15 +103,22 @@ class Ettinger2018Task(Task):
         train, test = self._require()
         return [i.text for i in train + test]
 
-    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+    def _problem(self) -> ProbeProblem:
         train, test = self._require()
 
         def split(items: list[EttingerItem]) -> ProbeSplit:
             return ProbeSplit([i.text for i in items], [i.probes for i in items],
                               np.array([i.label for i in items], dtype=bool), np.arange(len(items)))
 
-        problem = ProbeProblem(self.directory, split(train), split(test), extra={"sent_id": [i.sent_id for i in test]})
-        return evaluate_problems(model, [problem], seed=seed, options=self.options,
+        return ProbeProblem(self.directory, split(train), split(test), extra={"sent_id": [i.sent_id for i in test]})
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """Accuracies from the predicted labels of the test items (the heads are not refitted)."""
+        return score_predictions([self._problem()], predictions, seed=seed, options=self.options,
+                                 probe_features=True)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        return evaluate_problems(model, [self._problem()], seed=seed, options=self.options,
                                  device=self.context.torch_device(), probe_features=True, probe_vocab=self.vocab)
 
 

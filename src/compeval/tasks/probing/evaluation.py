@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from pydantic import field_validator
 
-from ...errors import SpecError
+from ...errors import DataError, SpecError
 from ...metrics.bootstrap import DEFAULT_RESAMPLES, mean_ci
 from ...results.schema import Score
 from ...training.settings import AdamSettings, LBFGSSettings, Trainer, trainer_record
@@ -144,21 +144,7 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, op
         fitted.setdefault(subset, {})[prob.choice] = {"classifier": req.classifier, **info}
         frames[k][f"pred_{subset}"] = pred
 
-    scores: list[Score] = []
-    units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])
-    for subset in subsets:
-        clf = subset if subset in classifiers else main
-        per_choice = {p.choice: float(c.mean()) for p, c in zip(problems, correct[subset])}
-        scores.append(accuracy_score(subset, np.concatenate(correct[subset]), units, seed, classifier=clf,
-                                     per_choice=per_choice, choices=len(problems)))
-        if len(problems) > 1:
-            for p, c in zip(problems, correct[subset]):
-                scores.append(accuracy_score(f"{subset}/{p.choice}", c, p.test.units, seed, classifier=clf))
-    if not probe_features:
-        scores.append(Score(subset=CONTROL_RANDOM_PROBE, metric="accuracy", value=None, n=0, details={
-            "reason": "not applicable: one classifier per probe choice (2016 setup), so the probe is not a "
-                      "feature to randomise; pooling the choices does not help either, since each choice's "
-                      "sentences contain its probe words and so reveal the question"}))
+    scores = problem_scores(problems, correct, classifiers, main, seed, probe_features)
     predictions = pd.concat(frames, ignore_index=True)
     counts = {
         "choices": [p.choice for p in problems],
@@ -175,3 +161,46 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, op
                     "logreg": logreg_solver_record(options.trainer, device)},
     }
     return TaskOutput(scores=scores, n_items=int(len(predictions)), predictions=predictions, counts=counts)
+
+
+def score_predictions(problems: list[ProbeProblem], predictions: pd.DataFrame, *, seed: int,
+                      options: ClassifierOptions, probe_features: bool) -> list[Score]:
+    """The scores ``evaluate_problems`` gave, from its predictions file: each test item's predicted label
+    per classifier and control (``pred_<subset>``) against the gold labels of the loaded ``problems``, by
+    the same ``problem_scores``. The predictions' choices, texts and labels must be the problems' own."""
+    classifiers, main = options.classifier_names(), options.main_classifier
+    subsets = [*classifiers, CONTROL_GAUSSIAN] + ([CONTROL_RANDOM_PROBE] if probe_features else [])
+    correct: dict[str, list[np.ndarray]] = {s: [] for s in subsets}
+    for prob in problems:
+        rows = predictions[predictions["choice"].astype(str) == prob.choice] if "choice" in predictions else predictions
+        if (len(rows) != len(prob.test.texts) or rows["text"].astype(str).tolist() != list(prob.test.texts)
+                or rows["label"].astype(bool).tolist() != prob.test.labels.astype(bool).tolist()):
+            raise DataError(f"probe {prob.choice}: the predictions' test items or labels are not the data's")
+        for subset in subsets:
+            column = f"pred_{subset}"
+            if column not in rows:
+                raise DataError(f"probe {prob.choice}: the predictions have no column {column}")
+            correct[subset].append(rows[column].astype(bool).to_numpy() == prob.test.labels.astype(bool))
+    return problem_scores(problems, correct, classifiers, main, seed, probe_features)
+
+
+def problem_scores(problems: list[ProbeProblem], correct: dict[str, list[np.ndarray]], classifiers: list[str],
+                   main: str, seed: int, probe_features: bool) -> list[Score]:
+    """Accuracy per classifier and control (overall, and per probe choice when there are several) from each
+    test item's correctness: the one scoring path of ``evaluate_problems`` and ``score_predictions``."""
+    scores: list[Score] = []
+    units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])
+    for subset in correct:
+        clf = subset if subset in classifiers else main
+        per_choice = {p.choice: float(c.mean()) for p, c in zip(problems, correct[subset])}
+        scores.append(accuracy_score(subset, np.concatenate(correct[subset]), units, seed, classifier=clf,
+                                     per_choice=per_choice, choices=len(problems)))
+        if len(problems) > 1:
+            for p, c in zip(problems, correct[subset]):
+                scores.append(accuracy_score(f"{subset}/{p.choice}", c, p.test.units, seed, classifier=clf))
+    if not probe_features:
+        scores.append(Score(subset=CONTROL_RANDOM_PROBE, metric="accuracy", value=None, n=0, details={
+            "reason": "not applicable: one classifier per probe choice (2016 setup), so the probe is not a "
+                      "feature to randomise; pooling the choices does not help either, since each choice's "
+                      "sentences contain its probe words and so reveal the question"}))
+    return scores

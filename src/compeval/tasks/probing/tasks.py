@@ -10,15 +10,17 @@ from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from ...data.registry import DataContext
+from ...results.schema import Score
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import domain_check
 from ..registry import register_task
 from . import builders
 from .builders import ProbeDataset, ProbeItem, ProbeSpec
-from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems
+from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems, score_predictions
 from .grammar import ASPECT_SETS, GrammarConfig, StructurePool
 from .lexicon import CATEGORIES
 from .published import HAS_HUMAN_PUBLISHED, HAS_X_PUBLISHED, X_AS_AGENT_PUBLISHED
@@ -88,9 +90,17 @@ class GeneratedProbeTask(Task):
     def texts(self) -> list[str]:
         return [i.text for d in self._require() for i in d.train + d.test]
 
+    def _problems(self) -> list[ProbeProblem]:
+        return [ProbeProblem(d.choice, _split(d.train), _split(d.test)) for d in self._require()]
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """Accuracies from the predicted labels of the test items (the heads are not refitted)."""
+        return score_predictions(self._problems(), predictions, seed=seed, options=self.options,
+                                 probe_features=False)
+
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         datasets = self._require()
-        problems = [ProbeProblem(d.choice, _split(d.train), _split(d.test)) for d in datasets]
+        problems = self._problems()
         out = evaluate_problems(model, problems, seed=seed, options=self.options,
                                 device=self.context.torch_device(), probe_features=False, probe_vocab=[])
         out.counts["generator"] = {"pool_seed": self.pool.seed, "grammar": _grammar_record(self.pool.config), **{

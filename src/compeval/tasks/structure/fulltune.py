@@ -272,6 +272,7 @@ def correlation_scores(subset: str, pred: np.ndarray, gold: np.ndarray, bootstra
 
 @register_task
 class STS3kFinetuneFull(Task):
+    not_recomputed = "not recomputed yet: its fine-tuned models' per-pair scores are only checked (hashes, data, versions)"
     default_run = False  # trains a transformer per fold (hours on a CPU): name the task to run it
     conformance_options = "n_pairs=60,folds=2,epochs=1,bootstrap=50"
     trains_model = True

@@ -80,6 +80,7 @@ def _synonym_similarity(build: Callable[[str], Any], words: list[str]) -> tuple[
 @register_task
 class STS3kTypes(Task):
     conformance_options = "bootstrap=20"
+    not_recomputed = "not recomputed yet: its per-type profile is only checked (hashes, data, versions)"
     metadata = TaskMetadata(
         name="sts3k-types", suite="structure", data_sources=("sts3k", "sts3k-parses", "sts3k-ratings"),
         main_metric="profile_mad", main_subset="categories", version="2",
@@ -247,6 +248,7 @@ class STS3kTypes(Task):
 
 @register_task
 class STS3kFinetune(Task):
+    not_recomputed = "not recomputed yet: its regressors' per-pair predictions are only checked (hashes, data, versions)"
     default_run = False  # fits dozens of regressors per model: name the task to run it
     conformance_options = "repeats=2,components=2,test_fraction=0.5,no_pca=false"  # the smallest; still 16 MLPs
     metadata = TaskMetadata(
@@ -345,6 +347,7 @@ class STS3kFinetune(Task):
 @register_task
 class STS3kReliability(Task):
     conformance_options = "splits=2"
+    not_recomputed = "not recomputed: it depends on the human ratings only (its hashes, data and versions are checked)"
     metadata = TaskMetadata(
         name="sts3k-reliability", suite="structure", data_sources=("sts3k", "sts3k-ratings"),
         main_metric="split_half", main_subset="all", version="2",
@@ -427,6 +430,7 @@ class STS3kReliability(Task):
 @register_task
 class MinimalPairsTask(Task):
     conformance_options = "n_bases=4,bootstrap=20"
+    not_recomputed = "not recomputed yet: its variant orderings are only checked (hashes, data, versions)"
     metadata = TaskMetadata(
         name="minimal-pairs", suite="structure", main_metric="order_agreement", main_subset="all",
         description="Generated minimal pairs: how often a model orders variant types as STS3k humans do",

@@ -14,8 +14,10 @@ import pandas as pd
 from pydantic import Field
 
 from ...data.registry import DataContext
+from ...errors import DataError
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...results.schema import Score
+from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP
 from ..registry import register_task
@@ -64,6 +66,30 @@ class STSTask(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         pairs = self.pairs
         raw = compare(model, pairs["sentence_1"].tolist(), pairs["sentence_2"].tolist(), self.options.norm)
+        return self._output(as_written(raw), seed)  # the similarities as stored: verify recomputes exactly
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-pair ``score`` (the raw similarity, NaN where missing) and
+        the data's gold ratings, through ``_output`` as ``evaluate`` computes them; the predictions' pairs
+        and gold ratings must be the loaded data's, in its order."""
+        pairs = self.pairs
+        pred = predictions.sort_values("item") if "item" in predictions else predictions
+        if len(pred) != len(pairs) or "score" not in pred:
+            raise DataError(f"{self.slug}: the predictions hold {len(pred)} rows"
+                            f"{'' if 'score' in pred else ' without a score column'}; the data has {len(pairs)} pairs")
+        for column in ("sentence_1", "sentence_2"):
+            if column in pred and pred[column].astype(str).tolist() != pairs[column].astype(str).tolist():
+                raise DataError(f"{self.slug}: the predictions' {column} differ from the data's")
+        gold = pairs["gold"].to_numpy(dtype=np.float64)
+        if "gold" in pred and not np.allclose(pd.to_numeric(pred["gold"]).to_numpy(dtype=np.float64), gold,
+                                              rtol=0, atol=1e-9, equal_nan=True):
+            raise DataError(f"{self.slug}: the predictions' gold ratings differ from the data's")
+        raw = pd.to_numeric(pred["score"], errors="coerce").to_numpy(dtype=np.float64)
+        return self._output(raw, seed).scores
+
+    def _output(self, raw: np.ndarray, seed: int) -> TaskOutput:
+        """Scores (with bootstrap intervals seeded by ``seed``) and predictions of the raw pair similarities."""
+        pairs = self.pairs
         missing = np.isnan(raw)
         scores_used = apply_missing(raw, self.options.missing)
         gold = pairs["gold"].to_numpy(dtype=np.float64)

@@ -25,15 +25,15 @@ CHEAP = {
     "probe-has-human": f"n_heldout=2,{_PROBE}",
     "probe-agent-of-verb": f"pairs=professor:recommend,{_PROBE}",
     "probe-negation-scope": f"pairs=professor:recommend,role_negatives=0.5,{_PROBE}",
-    **{n: "n_resamples=20" for n in TASKS if n.startswith("modifiers-")},
-    "modifiers-test1": "ignore_distance_ge1=true,n_resamples=20",
-    "sts3k-types": "bootstrap=20",
+    **{n: "n_resamples=40" for n in TASKS if n.startswith("modifiers-")},
+    "modifiers-test1": "ignore_distance_ge1=true,n_resamples=40",
+    "sts3k-types": "bootstrap=40",
     "sts3k-finetune": "repeats=2,components=2,test_fraction=0.5,no_pca=false",  # smallest it accepts; still fits 16 MLPs
     "sts3k-reliability": "splits=2",
     "sts3k-finetune-full": "n_pairs=60,folds=2,epochs=1,bootstrap=50",
-    "minimal-pairs": "n_bases=4,bootstrap=20",
-    "invariance-relation": "pairs_per_relation=1,bootstrap=20",
-    "invariance-qa": "pairs_per_relation=1,distractors_per_type=1,bootstrap=20",
+    "minimal-pairs": "n_bases=4,bootstrap=40",
+    "invariance-relation": "pairs_per_relation=1,bootstrap=40",
+    "invariance-qa": "pairs_per_relation=1,distractors_per_type=1,bootstrap=40",
     **{n: _LEX for n in TASKS if n.startswith("lexcomp-")},
     "lexcomp-an-attributes": f"{_LEX},ablation=context",
 }
@@ -117,7 +117,7 @@ def test_check_task_catches_a_nondeterministic_task(data_dir, monkeypatch):
         return original(self, model, seed=seed + len(calls))
 
     monkeypatch.setattr(MinimalPairsTask, "evaluate", drifting)
-    (task,) = get_tasks("minimal-pairs,n_bases=4,bootstrap=20")
+    (task,) = get_tasks("minimal-pairs,n_bases=4,bootstrap=40")
     with pytest.raises(TaskConformanceError, match="deterministic"):
         check_task(task, DataContext(data_dir, download=False))
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from ... import textfile
 from ...data.registry import DataContext
 from ...errors import DataError, MalformedDataError, SpecError
 from ...metrics import mean_ci, percentile_interval, resample_indices
@@ -45,7 +46,7 @@ def _load_sts3k(data: DataContext) -> STS3k:
 
 
 def _stop(data: DataContext) -> frozenset[str]:
-    with open(data.path("sts3k", "stopwords.txt"), encoding="utf-8") as f:
+    with textfile.open_text(data.path("sts3k", "stopwords.txt")) as f:
         return frozenset(w.strip().lower() for w in f if w.strip())
 
 
@@ -129,7 +130,7 @@ class STS3kTypes(Task):
         self.categories = categories(self.types, self.n_modifiers)
         path = data.path("sts3k-ratings", "STS3k_only_mod_modifier_type_indices.json")
         try:
-            listed = json.loads(path.read_text(encoding="utf-8"))["indices"]
+            listed = json.loads(textfile.read_text(path))["indices"]
         except (json.JSONDecodeError, KeyError) as exc:
             raise MalformedDataError(path, 1, f"expected {{'indices': {{TYPE: [rows]}}}} ({exc})") from None
         self.listed_mod = np.full(n, None, dtype=object)

@@ -293,3 +293,13 @@ def test_a_changing_vector_size_is_a_conformance_error_and_run_refuses_it(data_d
         failed = [o for o in summary.outcomes if o.status == "failed"]
         assert len(failed) == 1 and "[vector-size]" in failed[0].error, summary.outcomes
         assert [r.model["name"] for r in results(out)] == ["hashbag"]
+
+
+def test_a_damaged_config_json_is_one_line_naming_it(data_dir, tmp_path):
+    """Found by scripts/hostile.py: a local model folder whose config.json is not JSON gave a traceback."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{not json")
+    proc = cli("run", "--no-report", "--no-cache", "--data-dir", str(data_dir), "-m", f"hf:{tmp_path / 'm'}",
+               "-t", TASK, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr + proc.stdout
+    assert "config.json:1: not valid JSON" in proc.stdout + proc.stderr

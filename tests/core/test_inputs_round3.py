@@ -303,3 +303,29 @@ def test_a_damaged_config_json_is_one_line_naming_it(data_dir, tmp_path):
                "-t", TASK, "-o", str(tmp_path / "out"))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr + proc.stdout
     assert "config.json:1: not valid JSON" in proc.stdout + proc.stderr
+
+
+# -- property: a single-byte change to an input named by path is never silently reused --------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(["path", "static"]), where=st.floats(0, 1, exclude_max=True), bit=st.integers(0, 7))
+def test_a_single_byte_change_to_a_path_input_is_never_reused(kind, where, bit, data_dir, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("byte")
+    if kind == "path":
+        f = qa_file(tmp / "qa.jsonl", 6)
+        spec, task = "hashbag", f"invariance-qa,path={f},subset_model=,bootstrap=50"
+    else:
+        f = _vectors(tmp / "v.txt", 5)
+        spec, task = f"static:{f}", TASK
+    out = tmp / "out"
+    assert [o.status for o in run([spec], [task], out, data_dir=data_dir, cache_dir=tmp / "c").outcomes] == ["done"]
+    payload = bytearray(f.read_bytes())
+    i = int(where * len(payload))
+    payload[i] ^= 1 << bit
+    f.write_bytes(bytes(payload))
+    again = run([spec], [task], out, data_dir=data_dir, cache_dir=tmp / "c")
+    assert [o.status for o in again.outcomes] != ["skipped"], (kind, i, bit)

@@ -197,6 +197,17 @@ def test_record_failure_and_python_errors_are_redacted(data_dir, tmp_path):
             assert not any(s in f.read_text(errors="replace") for s in SECRETS), f
 
 
+def test_a_result_records_no_secret_a_model_config_carries():
+    from compeval.runner.jobs import JobOutcome, model_record
+
+    config = ModelConfig(family="python.v1", name="m", params={"endpoint": SECRET_URL, "n": 3})
+    record = json.dumps(model_record(config))
+    assert not any(s in record for s in SECRETS) and record.count("***") >= 2
+    assert model_record(config)["id"] == config.id  # the id (a hash) is kept as it is
+    outcome = JobOutcome(f"m,base_url={SECRET_URL}", "gs2011", "failed", error=f"cannot reach {SECRET_URL}")
+    assert not any(s in outcome.model + outcome.error for s in SECRETS)
+
+
 # -- item 6: inputs ----------------------------------------------------------------------------------------
 
 def test_a_bom_in_an_sts_data_file_is_stripped_with_allow_modified_data(data_dir, tmp_path):

@@ -72,8 +72,9 @@ def check_writable(output_dir: Path) -> None:
 
 def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
     """A sample of the texts the run's tasks declare (``fingerprint.sample_texts``), for the identity of
-    Python objects. Read from copies of the tasks, so the jobs load them as always; a task that cannot be
-    loaded here adds nothing (its jobs fail with their own error)."""
+    Python objects. Read from copies of the tasks, so the jobs load them as always (a run with Python
+    objects loads each task twice: the price of an identity that sees the run's own texts); a task that
+    cannot be loaded here adds nothing (its jobs fail with their own error)."""
     import copy
 
     from ..models.fingerprint import sample_texts

@@ -340,3 +340,18 @@ def test_a_single_byte_change_to_a_path_input_is_never_reused(kind, where, bit, 
     f.write_bytes(bytes(payload))
     again = run([spec], [task], out, data_dir=data_dir, cache_dir=tmp / "c")
     assert [o.status for o in again.outcomes] != ["skipped"], (kind, i, bit)
+
+
+def test_a_model_folder_without_its_vocabulary_is_refused(data_dir, tmp_path):
+    """Found by scripts/hostile.py: without tokenizer.json and vocab.txt, transformers builds a tokenizer
+    of special tokens only, every word became [UNK] and every text one vector; the run exited 0."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+    from hub_fakes import build_bert
+
+    folder = build_bert(tmp_path / "m")
+    for name in ("tokenizer.json", "vocab.txt"):
+        if (folder / name).exists():
+            (folder / name).unlink()
+    summary = run([f"hf:{folder}"], [TASK], tmp_path / "out", data_dir=data_dir, cache_dir=None)
+    [outcome] = summary.outcomes
+    assert outcome.status == "failed" and "no vocabulary file" in outcome.error, outcome

@@ -185,7 +185,7 @@ def _scores(out: Path) -> dict:
             for r in results_frame(out).itertuples()}
 
 
-SETTINGS = st.tuples(st.integers(0, 2), st.sampled_from(["pinned", "dup3", "dup7"]), st.sampled_from([20, 30]))
+SETTINGS = st.tuples(st.integers(0, 2), st.sampled_from(["pinned", "dup3", "dup7"]), st.sampled_from([40, 50]))
 
 
 def test_reused_numbers_equal_a_clean_runs(original):

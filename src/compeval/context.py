@@ -87,6 +87,7 @@ class RunContext:
     overwrite: bool = False
     allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
     reuse_stale: bool = False  # keep stored results whose seed, data or package versions differ (recorded)
+    reuse_objects: bool = False  # reuse vectors and results of Python objects identified by their output only
     device: str = "auto"  # what --device asks: auto | cpu | cuda | cuda:N | mps
     #: ``device`` resolved on the machine that runs the jobs (``resolve``; read it with ``torch_device()``).
     #: None in a context never resolved: ``DEFAULT_CONTEXT``, and a run on a remote Ray cluster, whose

@@ -2,7 +2,16 @@
 
 
 class CompevalError(Exception):
-    """Base class: the CLI prints these without a traceback."""
+    """Base class: the CLI prints these without a traceback.
+
+    Its message is redacted when the error is made (``compeval.redact``: URL credentials, key-like query
+    values, anything shaped like a credential), so no route that shows it (the CLI's line, a job's failure
+    line, ``OUTPUT/logs/``, an exception in the Python API) can show a secret a spec carried."""
+
+    def __init__(self, *args):
+        from .redact import redact
+
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class SpecError(CompevalError):

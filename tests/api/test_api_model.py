@@ -375,7 +375,7 @@ def test_runner_writes_results_and_cached_rerun_sends_nothing(server, monkeypatc
     spec = "api:test-embed-small,batch=256,backoff=0.01"
     out, cache_dir = tmp_path / "results", tmp_path / "cache"
 
-    summary = run([spec], [ModifierNonSubsectivity(n_resamples=10)], out, cache_dir=cache_dir)
+    summary = run([spec], [ModifierNonSubsectivity(n_resamples=40)], out, cache_dir=cache_dir)
     assert not summary.failed, summary.failed
     (outcome,) = summary.outcomes
     assert outcome.status == "done" and outcome.path.is_file() and outcome.n_items == 732
@@ -387,7 +387,7 @@ def test_runner_writes_results_and_cached_rerun_sends_nothing(server, monkeypatc
     written = "".join(p.read_text(errors="replace") for p in out.rglob("*") if p.is_file() and p.suffix == ".json")
     assert "test-embed-small" in written and SECRET not in written
 
-    again = run([spec], [ModifierNonSubsectivity(n_resamples=10)], tmp_path / "results2", cache_dir=cache_dir)
+    again = run([spec], [ModifierNonSubsectivity(n_resamples=40)], tmp_path / "results2", cache_dir=cache_dir)
     assert not again.failed and again.outcomes[0].status == "done"
     assert server.count == first  # every vector came from the disk cache
     assert again.encoded == 0 and again.from_cache == n_texts
@@ -454,7 +454,7 @@ def test_a_failing_api_job_is_retried_in_one_place_only(server, monkeypatch, tmp
     monkeypatch.setenv("COMPEVAL_API_KEY", SECRET)
     server.schedule = [(503, {}, b"down for maintenance")] * 100
     spec = f"api:test-embed-small,base_url={server.url},max_retries=2,backoff=0.001"
-    tasks = [ModifierNonSubsectivity(n_resamples=10), ModifierNonSubsectivity(n_resamples=11)]
+    tasks = [ModifierNonSubsectivity(n_resamples=40), ModifierNonSubsectivity(n_resamples=41)]
     summary = run([spec], tasks, tmp_path / "out", cache_dir=None)
     assert [o.status for o in summary.outcomes] == ["failed", "failed"]
     assert all("gave up after 3 attempts" in o.error for o in summary.outcomes)
@@ -483,7 +483,7 @@ def test_a_server_echoing_the_key_never_gets_it_printed_or_logged(server, tmp_pa
             break
         runs.append(subprocess.run([sys.executable, "-m", "compeval.cli", "run", "-m",
                                     f"api:test-embed-small,base_url={server.url},max_retries=1,backoff=0", "-t",
-                                    "gs2011,bootstrap=20", "-o", str(out), "--data-dir", str(data_dir), *extra],
+                                    "gs2011,bootstrap=40", "-o", str(out), "--data-dir", str(data_dir), *extra],
                                    capture_output=True, text=True, env=env, timeout=120))
     assert all(r.returncode == 1 for r in runs), [r.stderr for r in runs]
     assert server.schedule == []  # every echoing answer was read and reported

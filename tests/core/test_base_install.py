@@ -24,7 +24,7 @@ UNREACHABLE = re.compile(r"NewConnectionError|Failed to establish a new connecti
 # trained-head tasks (torch MLP, L-BFGS logistic regression), one whose "Subset" needs spaCy's lemmas
 TASKS = ["gs2011,bootstrap=50", "ettinger2018-sr,classifiers=mlp,mlp_max_iter=5",
          "probe-has-x,words=school,n_train=40,n_test=20,classifiers=logreg+mlp,mlp_max_iter=20,generator_seed=3",
-         "invariance-qa,pairs_per_relation=1,distractors_per_type=1,bootstrap=20"]
+         "invariance-qa,pairs_per_relation=1,distractors_per_type=1,bootstrap=40"]
 
 
 def _run(cmd: list[str], env: dict[str, str], cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:

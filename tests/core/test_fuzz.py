@@ -133,11 +133,11 @@ def test_data_file_contents_give_a_result_or_one_compeval_error(original):
         shutil.rmtree(out, ignore_errors=True)
         (root / "gs2011").mkdir(parents=True)
         (root / "gs2011" / GS).write_bytes(payload)
-        task = get_tasks("gs2011,bootstrap=20")[0]
+        task = get_tasks("gs2011,bootstrap=40")[0]
         # The reader itself raises nothing but compeval's errors.
         verdict = outcome_of(lambda: task.load(DataContext(root, allow_modified=True)))
         # Through the runner: a result exactly when the input was good; never for bad input.
-        summary = run(["hashbag"], ["gs2011,bootstrap=20"], out, data_dir=root, cache_dir=None,
+        summary = run(["hashbag"], ["gs2011,bootstrap=40"], out, data_dir=root, cache_dir=None,
                       allow_modified_data=True)
         (o,) = summary.outcomes
         # Results and predictions only: a failed job leaves its traceback under OUTPUT/logs/ (every failure kind).
@@ -185,7 +185,7 @@ def _scores(out: Path) -> dict:
             for r in results_frame(out).itertuples()}
 
 
-SETTINGS = st.tuples(st.integers(0, 2), st.sampled_from(["pinned", "dup3", "dup7"]), st.sampled_from([20, 30]))
+SETTINGS = st.tuples(st.integers(0, 2), st.sampled_from(["pinned", "dup3", "dup7"]), st.sampled_from([40, 50]))
 
 
 def test_reused_numbers_equal_a_clean_runs(original):
@@ -254,7 +254,7 @@ def test_vectors_files_give_the_clean_number_or_a_compeval_error(data_dir):
     tmp = Path(tempfile.mkdtemp(prefix="compeval-vec-"))
     clean_file = tmp / "clean.txt"
     clean_file.write_text(body, encoding="utf-8")
-    reference = run([f"static:{clean_file}"], ["gs2011,bootstrap=20"], tmp / "ref", data_dir=data_dir,
+    reference = run([f"static:{clean_file}"], ["gs2011,bootstrap=40"], tmp / "ref", data_dir=data_dir,
                     cache_dir=None).outcomes[0].main_score
 
     @settings(FAST, max_examples=25)
@@ -281,7 +281,7 @@ def test_vectors_files_give_the_clean_number_or_a_compeval_error(data_dir):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(payload)
         load_vectors.cache_clear()
-        summary = run([f"static:{path}"], ["gs2011,bootstrap=20"], path.parent / "out", data_dir=data_dir,
+        summary = run([f"static:{path}"], ["gs2011,bootstrap=40"], path.parent / "out", data_dir=data_dir,
                       cache_dir=None)
         (o,) = summary.outcomes
         if o.status == "done":

@@ -44,8 +44,8 @@ def _scores(folder) -> dict:
 
 def _show(labels, objects, alone, together, sequential):
     """The must-show figures (pytest -s): GS2011 Spearman of each object alone, together, one after the other."""
-    for label, obj in zip(labels, objects):
-        display = as_model(obj).config.display
+    displays = list(dict.fromkeys(k[0] for k in alone))  # in the order the objects ran alone
+    for label, display in zip(labels, displays):
         key = (display, "gs2011", "all", "spearman")
         print(f"{label:32} {display:36} alone {alone[key][0]:.6f}  together {together[key][0]:.6f}  "
               f"sequential {sequential[key][0]:.6f}")
@@ -98,15 +98,21 @@ def test_sentence_transformers_of_one_class_with_different_settings(data_dir, tm
     assert len(spearman) == 2 and len(set(spearman.values())) == 2, spearman
 
 
+def _reusable(model):
+    """As ``run(..., reuse_objects=True)`` marks an object identified by its output (issue 39)."""
+    model.cross_run_reuse = True
+    return model
+
+
 def test_cache_is_keyed_by_the_fingerprint(tmp_path):
     cache = EmbeddingCache(tmp_path / "c")
-    a, b = cache.wrap(as_model(SeededEncoder(1))), cache.wrap(as_model(SeededEncoder(2)))
+    a, b = cache.wrap(_reusable(as_model(SeededEncoder(1)))), cache.wrap(_reusable(as_model(SeededEncoder(2))))
     va, vb = a.encode(["a cat sat"]), b.encode(["a cat sat"])
     assert not np.allclose(va, vb)
     assert len(list((tmp_path / "c" / "embeddings").glob("*.sqlite"))) == 2
     cache.close()
     again = EmbeddingCache(tmp_path / "c")
-    b2 = again.wrap(as_model(SeededEncoder(2)))
+    b2 = again.wrap(_reusable(as_model(SeededEncoder(2))))
     np.testing.assert_array_equal(b2.encode(["a cat sat"]), vb)
     assert b2.stats.from_disk == 1 and b2.stats.encoded == 0
     again.close()
@@ -193,3 +199,14 @@ def test_an_object_whose_encode_fails_on_the_probe_is_refused_in_one_line():
 
     with pytest.raises(ModelCapabilityError, match=f"for {len(PROBE_TEXTS)} probe texts"):
         ForeignEncoder(WrongShape())
+
+
+def test_an_object_identified_by_its_output_leaves_nothing_on_disk(tmp_path):
+    """Without ``reuse_objects`` or a ``compeval_digest``, its vectors live for the run only (issue 39)."""
+    cache = EmbeddingCache(tmp_path / "c")
+    model = cache.wrap(as_model(SeededEncoder(1)))
+    model.encode(["a cat sat", "a dog ran"])
+    model.encode(["a cat sat"])
+    assert model.stats.encoded == 2 and model.stats.from_memory == 1  # shared within the run
+    cache.close()
+    assert not list((tmp_path / "c").rglob("*.sqlite"))

@@ -114,7 +114,7 @@ def test_real_mteb_random_baseline_scores_a_task(data_dir, tmp_path):
     assert model.config.params["mteb"] == __import__("importlib.metadata").metadata.version("mteb")
     v = model.encode(["a cat", "a dog", "a cat"])
     np.testing.assert_array_equal(v[0], v[2]) and not np.allclose(v[0], v[1])
-    summary = run([spec], ["ks2013,bootstrap=20"], tmp_path, data_dir=data_dir, cache_dir=tmp_path / "c")
+    summary = run([spec], ["ks2013,bootstrap=40"], tmp_path, data_dir=data_dir, cache_dir=tmp_path / "c")
     assert [o.status for o in summary.outcomes] == ["done"]
     assert (results_frame(tmp_path)["n"] == 108).all()
 

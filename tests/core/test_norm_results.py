@@ -13,7 +13,7 @@ from compeval.models.protocol import ModelConfig
 from compeval.results.store import ResultStore, content_checksum, model_folder, results_frame
 from compeval.runner import run
 
-TASK = "sts3k-pilot,bootstrap=20"
+TASK = "sts3k-pilot,bootstrap=40"
 
 
 def _old_style(new: dict, norm: str, slug: str | None = None) -> dict:
@@ -41,11 +41,11 @@ def folder(tmp_path, data_dir):
     (done,) = summary.outcomes
     assert done.status == "done"
     new = json.loads(done.path.read_text())
-    old = _old_style(new, "center", "sts3k-pilot__bootstrap-20")
+    old = _old_style(new, "center", "sts3k-pilot__bootstrap-40")
     assert old["model"]["display"] == "glove-6b-50d,norm=center" and "norm" not in old["task"]["params"]
     old_dir = out / model_folder(old["model"])
     old_dir.mkdir()
-    old_path = old_dir / "sts3k-pilot__bootstrap-20.json"
+    old_path = old_dir / "sts3k-pilot__bootstrap-40.json"
     shutil.copy(done.path.with_name(new["predictions_file"]), old_dir / old["predictions_file"])
     old_path.write_text(json.dumps(old, indent=2))
     return out, done.path, old_path
@@ -64,7 +64,7 @@ def test_an_old_norm_result_is_refused_in_one_line_with_the_command_that_compute
     assert store.problem(old_path) == message  # a reuse check recomputes rather than reading it
     unreadable: list = []
     frame = results_frame(out, unreadable)
-    assert set(frame["model"]) == {"glove-6b-50d"} and set(frame["params"]) == {"bootstrap=20; missing=zero; norm=center"}
+    assert set(frame["model"]) == {"glove-6b-50d"} and set(frame["params"]) == {"bootstrap=40; missing=zero; norm=center"}
     assert [p for p, _ in unreadable] == [old_path]
 
 

@@ -31,7 +31,7 @@ def test_mean_glove_shows_the_papers_structure_blindness(data_dir):
 def test_minilm_stsb_matches_sentence_transformers_evaluator(data_dir):
     from sentence_transformers.evaluation import EmbeddingSimilarityEvaluator
 
-    t, out = _evaluate("all-MiniLM-L6-v2", "stsb,bootstrap=10", data_dir)
+    t, out = _evaluate("all-MiniLM-L6-v2", "stsb,bootstrap=40", data_dir)
     model = load_model("all-MiniLM-L6-v2").model
     evaluator = EmbeddingSimilarityEvaluator(t.pairs["sentence_1"].tolist(), t.pairs["sentence_2"].tolist(),
                                              (t.pairs["gold"] / 5).tolist(), main_similarity="cosine",

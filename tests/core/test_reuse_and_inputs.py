@@ -108,7 +108,7 @@ def qa_file(path: Path, n: int = 6, tags: bool = True) -> Path:
 
 def test_an_edited_input_file_named_by_an_option_is_recomputed(tmp_path):
     f = qa_file(tmp_path / "qa.jsonl", 6)
-    spec = f"invariance-qa,path={f},subset_model=,bootstrap=20"
+    spec = f"invariance-qa,path={f},subset_model=,bootstrap=40"
     out = tmp_path / "out"
     assert run(["hashbag"], [spec], out, cache_dir=None).outcomes[0].status == "done"
     qa_file(f, 8)  # edited in place
@@ -263,8 +263,8 @@ def test_check_model_refuses_zero_dimensions_and_complex_values():
     (["run", "-m", "hashbag", "-t", "invariance-qa,subset_model=nosuchmodel"], "unknown model 'nosuchmodel'"),
     (["run", "-m", "random,dim=8,dim=16", "-t", "gs2011"], "option 'dim' is given twice"),
     (["run", "-m", "hashbag", "-t", "gs2011", "--no-cache", "--cache-dir", "X"], "contradict"),
-    (["report", "R", "--resamples", "0"], "--resamples 0: must be from 1"),
-    (["report", "R", "--resamples", "99999999999999"], "must be from 1 to 100,000"),
+    (["report", "R", "--resamples", "0"], "--resamples 0: must be from 40"),
+    (["report", "R", "--resamples", "99999999999999"], "must be from 40 to 100,000"),
     (["report", "R", "--seed", "-1"], "--seed -1: must be from 0"),
 ])
 def test_out_of_range_values_are_one_line_before_any_work(args, message, tmp_path):
@@ -293,8 +293,8 @@ def test_a_failing_report_section_fails_the_report_command(tmp_path, monkeypatch
 
     f = qa_file(tmp_path / "qa.jsonl", 6, tags=False)  # a user's file without tags: the section must draw
     out = tmp_path / "out"
-    run(["hashbag", "random,dim=8"], [f"invariance-qa,path={f},subset_model=,bootstrap=20"], out, cache_dir=None)
-    info = report_build.build_report(out, tmp_path / "r.html", n_resamples=20, n_permutations=20)
+    run(["hashbag", "random,dim=8"], [f"invariance-qa,path={f},subset_model=,bootstrap=40"], out, cache_dir=None)
+    info = report_build.build_report(out, tmp_path / "r.html", n_resamples=40, n_permutations=20)
     assert info.errors == []
 
     class Broken:
@@ -304,7 +304,7 @@ def test_a_failing_report_section_fails_the_report_command(tmp_path, monkeypatch
             raise RuntimeError("boom")
 
     monkeypatch.setattr(report_build, "registered_sections", lambda: [Broken()])
-    info = report_build.build_report(out, tmp_path / "r.html", n_resamples=20, n_permutations=20)
+    info = report_build.build_report(out, tmp_path / "r.html", n_resamples=40, n_permutations=20)
     assert info.errors == ["section broken could not be drawn: RuntimeError: boom"]
 
 

@@ -189,6 +189,7 @@ def test_the_session_loads_only_what_is_missing_and_releases_the_model(tmp_path)
 
     class Lazy:
         config = ModelConfig(family="python.v1", name="lazy")
+        compeval_digest = "lazy-v1"  # its own identity: its vectors may be reused by a later run (issue 39)
 
         def __init__(self):
             self.loads = self.closes = self.encoded = 0
@@ -210,10 +211,17 @@ def test_the_session_loads_only_what_is_missing_and_releases_the_model(tmp_path)
     assert (model.loads, model.closes) == (1, 1) and model.encoded > 0
     first = model.encoded
     run([model], GENERATED, tmp_path / "b", cache_dir=cache)  # every vector on disk: no weights needed
-    # ... only the fixed probe texts that identify a Python object by its output (issue 18) and those of the
-    # conformance checks every Python object passes before use (issue 31), once per run
+    # ... only the fixed probe texts that identify a Python object by its output (issue 18), a sample of the
+    # run's own texts (issue 39) and those of the conformance checks every Python object passes before use
+    # (issue 31), once per run
     from compeval.models.conformance import check_encoder
+    from compeval.runner.runner import make_context, run_texts_sample
+    from compeval.tasks.registry import get_tasks
 
     probe = Lazy()
     check_encoder(probe)
-    assert (model.loads, model.closes, model.encoded) == (1, 2, first + len(PROBE_TEXTS) + probe.encoded)
+    tasks = [t for name in GENERATED for t in get_tasks(name)]
+    sample = run_texts_sample(tasks, make_context(tmp_path / "x", cache_dir=None))
+    assert sample
+    assert (model.loads, model.closes, model.encoded) == (1, 2, first + len(PROBE_TEXTS) + len(sample)
+                                                          + probe.encoded)

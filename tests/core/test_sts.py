@@ -59,8 +59,8 @@ def test_missing_score_policies_are_explicit_and_counted(data_dir, tmp_path):
     f.write_text("\n".join(map(str, scores)))
     model = load_model(f"precomputed:{f}", cache=EmbeddingCache(None))
     gold = _task("gs2011", data_dir).pairs["gold"].to_numpy()
-    zero = _task("gs2011", data_dir, bootstrap=10).evaluate(model, seed=0)
-    drop = _task("gs2011", data_dir, bootstrap=10, missing="drop").evaluate(model, seed=0)
+    zero = _task("gs2011", data_dir, bootstrap=40).evaluate(model, seed=0)
+    drop = _task("gs2011", data_dir, bootstrap=40, missing="drop").evaluate(model, seed=0)
     assert zero.counts["missing_scores"] == drop.counts["missing_scores"] == 2
     z, d = zero.scores[0], drop.scores[0]
     assert (z.n, d.n) == (199, 197)
@@ -71,7 +71,7 @@ def test_missing_score_policies_are_explicit_and_counted(data_dir, tmp_path):
 
 def test_zscore_normalisation_matches_the_definition(data_dir):
     """norm is the task's: the plain model's vectors, z-scored per side over the pairs, then the cosine."""
-    t = _task("ks2013", data_dir, bootstrap=10, norm="zscore")
+    t = _task("ks2013", data_dir, bootstrap=40, norm="zscore")
     plain = load_model("glove-6b-50d", cache=EmbeddingCache(None))
     a = plain.encode(t.pairs["sentence_1"].tolist()).astype(np.float64)
     b = plain.encode(t.pairs["sentence_2"].tolist()).astype(np.float64)
@@ -80,9 +80,9 @@ def test_zscore_normalisation_matches_the_definition(data_dir):
     expected = (za * zb).sum(1) / np.linalg.norm(za, axis=1) / np.linalg.norm(zb, axis=1)
     got = t.evaluate(plain, seed=0).predictions["score"].to_numpy()
     assert np.allclose(got, expected)
-    raw = _task("ks2013", data_dir, bootstrap=10).evaluate(plain, seed=0).predictions["score"].to_numpy()
+    raw = _task("ks2013", data_dir, bootstrap=40).evaluate(plain, seed=0).predictions["score"].to_numpy()
     assert not np.allclose(raw, expected)
-    assert t.slug == "ks2013__bootstrap-10__norm-zscore" and t.params["norm"] == "zscore"
+    assert t.slug == "ks2013__bootstrap-40__norm-zscore" and t.params["norm"] == "zscore"
 
 
 def test_center_normalisation_subtracts_each_sides_mean_over_the_pairs_as_listed():
@@ -116,7 +116,7 @@ def test_norm_on_a_model_spec_is_refused_with_the_task_hint(spec):
 def test_norm_with_a_pair_only_model_is_one_line(data_dir):
     from compeval.errors import ModelCapabilityError
 
-    t = _task("gs2011", data_dir, bootstrap=10, norm="center")
+    t = _task("gs2011", data_dir, bootstrap=40, norm="center")
     with pytest.raises(ModelCapabilityError, match="only scores pairs, and norm=center") as err:
         t.evaluate(load_model("overlap", cache=EmbeddingCache(None)), seed=0)
     assert "\n" not in str(err.value)

@@ -87,7 +87,7 @@ def test_check_task_catches_a_nondeterministic_task(data_dir, monkeypatch):
         return original(self, model, seed=seed + len(calls))
 
     monkeypatch.setattr(MinimalPairsTask, "evaluate", drifting)
-    (task,) = get_tasks("minimal-pairs,n_bases=4,bootstrap=20")
+    (task,) = get_tasks("minimal-pairs,n_bases=4,bootstrap=40")
     with pytest.raises(TaskConformanceError, match="deterministic"):
         check_task(task, DataContext(data_dir, download=False))
 

@@ -58,8 +58,8 @@ def test_eq3_word_pairs_against_a_hand_computation():
 
 
 def test_option_words_changes_only_aan_phrases():
-    splits = ModifierIntersectivity(n_resamples=1, permutations=0)
-    pairs = ModifierIntersectivity(n_resamples=1, permutations=0, parts="words")
+    splits = ModifierIntersectivity(n_resamples=40, permutations=0)
+    pairs = ModifierIntersectivity(n_resamples=40, permutations=0, parts="words")
     a, b = (t.load(None) or t.evaluate(MeanOfWords(), seed=0) for t in (splits, pairs))
     an = a.predictions["subset"].str.contains("|", regex=False) == False  # noqa: E712
     assert (a.predictions["holds"][an] == b.predictions["holds"][an]).all()
@@ -74,7 +74,7 @@ def test_option_words_changes_only_aan_phrases():
 
 
 def test_type_test_equals_scipy_on_the_same_scores():
-    task = ModifierNonSubsectivity(n_resamples=1, permutations=200)
+    task = ModifierNonSubsectivity(n_resamples=40, permutations=200)
     task.load(None)
     out = task.evaluate(MeanOfWords(), seed=3)
     got = {(s.subset, s.metric): s for s in out.scores}
@@ -112,7 +112,7 @@ def test_permutation_statistic_is_scipys_h_and_the_p_value_reacts():
 
 
 def test_no_variation_gives_no_test():
-    out = ModifierIntersectivity(n_resamples=1, permutations=10)
+    out = ModifierIntersectivity(n_resamples=40, permutations=10)
     out.load(None)
     got = {(s.subset, s.metric): s for s in out.evaluate(MeanOfWords(), seed=0).scores}
     # mean pooling passes every AN phrase: nothing to compare, so no statistic rather than a made-up one

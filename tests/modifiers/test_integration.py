@@ -20,7 +20,7 @@ def _glove(spec: str = "glove-6b-50d"):
 @pytest.mark.parametrize("spec", ["glove-6b-50d", "glove-6b-50d,tok=montague"])
 def test_glove_mean_scores_exactly_one_on_every_an_type(spec):
     """The paper's published 1.0 for GloVe on every AN type, under compeval's and the authors' tokenisation."""
-    task = ModifierIntersectivity(n_resamples=1)
+    task = ModifierIntersectivity(n_resamples=40)
     task.load(None)
     out = task.evaluate(_glove(spec), seed=0)
     an = [s for s in out.scores if s.metric == "test1_macro" and "|" not in s.subset and s.subset != "AAN"]
@@ -32,7 +32,7 @@ def test_runner_writes_listable_results(tmp_path):
     from compeval.runner.runner import run
 
     _glove()
-    summary = run(["glove-6b-50d"], [ModifierNonSubsectivity(n_resamples=10)], tmp_path, cache_dir=None)
+    summary = run(["glove-6b-50d"], [ModifierNonSubsectivity(n_resamples=40)], tmp_path, cache_dir=None)
     assert not summary.failed, summary.failed
     (outcome,) = summary.outcomes
     assert outcome.n_items == 732 and 0.0 <= outcome.main_score <= 1.0
@@ -49,7 +49,7 @@ def test_default_tokenisation_reproduces_the_authors_code():
     default equals tok=montague exactly, and word_tokenisation=model keeps compeval's clean tokens
     (which split hyphens and differ, e.g. on NS-Pl)."""
     def scores(spec, **options):
-        task = ModifierNonSubsectivity(n_resamples=1, **options)
+        task = ModifierNonSubsectivity(n_resamples=40, **options)
         task.load(None)
         return {(s.subset, s.metric): s.value for s in task.evaluate(_glove(spec), seed=0).scores}
 

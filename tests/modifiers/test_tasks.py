@@ -43,7 +43,7 @@ def test_mean_composition_scores_exactly_one_on_every_an_type():
 
 
 def test_unrelated_phrase_vectors_fail_test1():
-    got = by_key(run(ModifierIntersectivity(n_resamples=1), RandomPerText(dim=8)))
+    got = by_key(run(ModifierIntersectivity(n_resamples=40), RandomPerText(dim=8)))
     assert got["AN", "test1_micro"].value < 0.9
 
 
@@ -65,7 +65,7 @@ def test_test3_and_controls_on_mean_composition():
     got = by_key(run(ModifierNonSubsectivity(n_resamples=50), MeanOfWords()))
     assert {k[0] for k in got} == {"AN", *TYPES}
     assert got["AN", "test3_micro"].n == 732
-    out = run(ModifierControls(n_resamples=20), MeanOfWords())
+    out = run(ModifierControls(n_resamples=40), MeanOfWords())
     ctl = by_key(out)
     # A weight is a share of the phrase's distances to its words, so strictly between 0 and 1 here.
     assert 0 < ctl["S-I", "adj_weight_micro"].value < 1
@@ -78,7 +78,7 @@ def test_test3_and_controls_on_mean_composition():
 
 def test_texts_list_everything_evaluate_asks_for_and_each_string_once():
     for task_cls in (ModifierIntersectivity, ModifierPairIntersectivity, ModifierNonSubsectivity, ModifierControls):
-        task = task_cls(n_resamples=1)
+        task = task_cls(n_resamples=40)
         task.load(None)
         model = MeanOfWords()
         task.evaluate(model, seed=0)
@@ -89,7 +89,7 @@ def test_texts_list_everything_evaluate_asks_for_and_each_string_once():
 def test_cache_encodes_each_unique_string_once_across_the_suite():
     cache = EmbeddingCache(None)
     model = cache.wrap(MeanOfWords())
-    tasks = get_tasks("modifiers,n_resamples=1")
+    tasks = get_tasks("modifiers,n_resamples=40")
     for t in tasks:
         t.load(None)
     union = list(dict.fromkeys(x for t in tasks for x in t.texts()))
@@ -118,7 +118,7 @@ def test_zero_vectors_are_counted():
             out[[t == "ex-" for t in texts]] = 0
             return out
 
-    out = run(ModifierNonSubsectivity(n_resamples=1), ZeroForEx())
+    out = run(ModifierNonSubsectivity(n_resamples=40), ZeroForEx())
     assert out.counts["zero_vector_strings"] == 1 and out.counts["zero_vector_examples"] == ["ex-"]
     ex = out.predictions[out.predictions["phrase"].str.startswith("ex- ")]
     assert (ex["d_phrase_adj"] == 1.0).all()
@@ -137,7 +137,7 @@ def test_word_vectors_follow_the_authors_tokenisation_by_default(tmp_path):
     path = tmp_path / "vec.txt"
     path.write_text("".join(f"{w} " + " ".join(f"{x:.4f}" for x in rng.normal(size=4)) + "\n" for w in words))
     model = StaticModel(str(path), tok="clean")
-    task = ModifierNonSubsectivity(n_resamples=1)
+    task = ModifierNonSubsectivity(n_resamples=40)
     task.load(None)
     authors = task._encoder(model)
     assert authors.tok == "montague" and model.tok == "clean" and task.tokenisation == "montague"
@@ -145,7 +145,7 @@ def test_word_vectors_follow_the_authors_tokenisation_by_default(tmp_path):
     assert not np.allclose(authors.encode([hyphen]), model.encode([hyphen]))  # the hyphenated word is unknown
     cached = EmbeddingCache(None).wrap(model)  # found behind the cache too
     assert task._encoder(cached).tok == "montague"
-    own = ModifierNonSubsectivity(n_resamples=1, word_tokenisation="model")
+    own = ModifierNonSubsectivity(n_resamples=40, word_tokenisation="model")
     assert own._encoder(model) is model and own.params["word_tokenisation"] == "model"
     assert task._encoder(MeanOfWords()).__class__ is MeanOfWords  # not word vectors: unchanged
     out = run(task, model)
@@ -166,7 +166,7 @@ def test_authors_tokenisation_comes_from_the_runs_builder_and_cache(tmp_path):
                             for w in ("red", "big", "car", "ex", "fake")))
     cache = EmbeddingCache(tmp_path / "cache")
     build = ModelBuilder(cache=cache)
-    task = ModifierNonSubsectivity(n_resamples=1)
+    task = ModifierNonSubsectivity(n_resamples=40)
     task.context = RunContext(cache_dir=tmp_path / "cache").with_builder(build)
     for spec in (f"static:{path}", f"static:{path},op=sum,name=vec"):
         model = build(spec)
@@ -187,5 +187,5 @@ def test_word_vectors_given_as_an_object_cannot_be_respecified():
 
     model = StaticModel(WordVectors(["red"], np.ones((1, 2), np.float32), "toy", "x"))
     with pytest.raises(ModelCapabilityError, match="given as an object") as err:
-        ModifierNonSubsectivity(n_resamples=1)._encoder(model)
+        ModifierNonSubsectivity(n_resamples=40)._encoder(model)
     assert "\n" not in str(err.value)

@@ -27,7 +27,7 @@ def _specs(tmp):
         "triplets": f"triplets:{roles},anchor=sentence,closer=paraphrase,farther=swap,category=verb,bootstrap=50",
         "triplets-file": str(tmp / "roles.toml"),
         "probe": f"probe:{probe},classifiers=logreg+mlp,mlp_max_iter=20",
-        "modifiers": f"modifiers:{mods},n_resamples=30",
+        "modifiers": f"modifiers:{mods},n_resamples=40",
     }
 
 

@@ -95,11 +95,11 @@ def builtin_phrases(tmp_path_factory):
 
 def test_modifiers_file_gives_the_built_in_tests_numbers(builtin_phrases):
     model = as_model(HashBagEncoder(dim=16))
-    user = loaded(f"modifiers:{builtin_phrases},adjective2=adjective2,category=type,n_resamples=30")
+    user = loaded(f"modifiers:{builtin_phrases},adjective2=adjective2,category=type,n_resamples=40")
     mine = {(s.subset, s.metric): s for s in user.evaluate(model, seed=5).scores}
     compared = 0
     for name, test in (("modifiers-test1", "test1"), ("modifiers-test2", "test2"), ("modifiers-test3", "test3")):
-        builtin = loaded(f"{name},n_resamples=30")
+        builtin = loaded(f"{name},n_resamples=40")
         for s in builtin.evaluate(model, seed=5).scores:
             if s.metric.startswith("types_kw"):  # the built-in tests' adjective-type test; user lists lack it
                 continue

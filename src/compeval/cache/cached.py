@@ -148,6 +148,11 @@ class CachedModel:
     def stats(self) -> CacheStats:
         return self.cache.stats_for(self.config.id)
 
+    def _disk(self) -> EmbeddingStore | None:
+        """The disk store, or None for a model whose vectors must not outlive the run: a Python object
+        identified only by its output (``cross_run_reuse`` False; models/fingerprint.py)."""
+        return self.cache.store(self.config.id) if getattr(self.model, "cross_run_reuse", True) else None
+
     @property
     def cacheable(self) -> bool:
         """False for models whose outputs depend on the whole batch (they declare ``cacheable = False``)."""
@@ -184,7 +189,7 @@ class CachedModel:
 
         missing = [t for t in unique if t not in self._memory]
         stats.from_memory += len(unique) - len(missing)  # includes what warm() brought from disk
-        store = self.cache.store(self.config.id)
+        store = self._disk()
         if store is not None and missing:
             found = store.get_vectors(missing)
             self._memory.update(found)
@@ -218,7 +223,7 @@ class CachedModel:
     def warm(self, texts: Sequence[str]) -> list[str]:
         """Pull whatever the disk holds for ``texts`` into memory; return the texts still to encode."""
         unique = [t for t in dict.fromkeys(texts) if t not in self._memory]
-        store = self.cache.store(self.config.id) if self.cacheable else None
+        store = self._disk() if self.cacheable else None
         if store is not None and unique:
             found = store.get_vectors(unique)
             self._memory.update(found)
@@ -251,7 +256,7 @@ class CachedModel:
         pairs = list(zip(a, b))
         unique = list(dict.fromkeys(pairs))
         missing = [p for p in unique if p not in self._pair_memory]
-        store = self.cache.store(self.config.id)
+        store = self._disk()
         if store is not None and missing:
             found = store.get_pairs(missing)
             self._pair_memory.update(found)

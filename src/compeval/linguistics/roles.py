@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from .. import textfile
 from ..data.registry import DataContext, sha256_file
 from ..errors import DataError, MalformedDataError, SpecError
 
@@ -103,7 +104,7 @@ def read_sentence_pairs(path: Path) -> list[tuple[str, str]]:
         data = _load_json(path)
         return [(str(v[0]), str(v[1])) for _, v in sorted(data.items(), key=lambda kv: int(kv[0]))]
     pairs = []
-    with open(path, encoding="utf-8-sig") as f:
+    with textfile.open_text(path) as f:
         for line_no, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -116,7 +117,7 @@ def read_sentence_pairs(path: Path) -> list[tuple[str, str]]:
 
 def _load_json(path: Path) -> dict:
     try:
-        with open(path, encoding="utf-8") as f:
+        with textfile.open_text(path) as f:
             return json.load(f)
     except json.JSONDecodeError as exc:
         raise MalformedDataError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
@@ -150,7 +151,7 @@ def add_text_keyed_json(table: ParseTable, path: Path) -> None:
 def add_fixed_csv(table: ParseTable, path: Path) -> None:
     """The authors' correction spreadsheets as CSV: ``Sentence 1, Sentence 2, Indx``, then the roles of
     sentence 1 (``Agent`` …) and of sentence 2 (``Agent.1`` …)."""
-    with open(path, encoding="utf-8-sig", newline="") as f:
+    with textfile.open_text(path, newline="") as f:
         rows = list(csv.DictReader(f))
     if not rows or "Sentence 1" not in rows[0] or "Agent.1" not in rows[0]:
         raise MalformedDataError(path, 1, "expected columns 'Sentence 1', 'Sentence 2', 'Agent' … 'Agent.1' …")

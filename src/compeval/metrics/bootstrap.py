@@ -14,6 +14,11 @@ DEFAULT_RESAMPLES = 1000
 #: Most resamples any option asks for (task options, ``compeval report --resamples``): at 100,000 an interval
 #: over 10,000 items still takes seconds, and the third digit no longer moves.
 MAX_RESAMPLES = 100_000
+#: Fewest resamples behind a 95% percentile interval (task options ``bootstrap``/``n_resamples``, the report's
+#: ``--resamples``). The smallest and largest of B resamples enclose on average (B − 1)/(B + 1) of the
+#: bootstrap distribution, which first reaches 95% at B = 39: below that the "95% interval" cannot reach
+#: its own tails (at B = 1 it is one resample and may exclude its estimate). 40 is that bound, rounded.
+MIN_RESAMPLES = 40
 
 
 def resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:

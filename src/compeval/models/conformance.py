@@ -40,6 +40,14 @@ def check_config(model: Any, rebuild: Callable[[], Any] | None = None) -> None:
         _fail("config", "building the same spec twice gave different configuration ids")
 
 
+def _same_size(first: np.ndarray, later: np.ndarray, what: str) -> None:
+    """One vector size on every call: a size that changes makes cached and fresh vectors incomparable
+    (today's vectors beside yesterday's in one cosine), so it is a broken rule, not a numpy error."""
+    if later.ndim != 2 or later.shape[1:] != first.shape[1:]:
+        _fail("vector-size", f"the vector size changed between calls: {first.shape[1]} at first, "
+                             f"{later.shape[1] if later.ndim == 2 else later.shape} for {what}")
+
+
 def check_encoder(model: Any, texts=CHECK_TEXTS, atol: float = 1e-4) -> None:
     texts = list(texts)
     full = np.asarray(model.encode(texts))
@@ -54,12 +62,17 @@ def check_encoder(model: Any, texts=CHECK_TEXTS, atol: float = 1e-4) -> None:
     if not np.allclose(full[0], full[5], atol=atol):
         _fail("deterministic", "the same text in one batch got different vectors")
     again = np.asarray(model.encode(texts))
+    _same_size(full, again, "encoding the same batch twice")
     if not np.allclose(full, again, atol=atol):
         _fail("deterministic", "encoding the same batch twice gave different vectors")
     rev = np.asarray(model.encode(texts[::-1]))[::-1]
+    _same_size(full, rev, "the reversed batch")
     if not np.allclose(full, rev, atol=atol):
         _fail("order", "rows do not follow the order of the input texts (reversed batch differs)")
-    singles = np.concatenate([np.asarray(model.encode([t])) for t in texts[:3]])
+    parts = [np.asarray(model.encode([t])) for t in texts[:3]]
+    for part in parts:
+        _same_size(full[:1], part, "a one-text batch")
+    singles = np.concatenate(parts)
     if not np.allclose(full[:3], singles, atol=atol):
         _fail("batch-invariance", "a text's vector depends on the other texts in its batch")
     empty = np.asarray(model.encode([]))

@@ -45,6 +45,7 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
+from .. import textfile
 from ..errors import SpecError
 from pydantic import Field
 
@@ -148,7 +149,7 @@ def file_sha256(path: Path) -> str:
 
 def _read_options(path: Path, where: str) -> dict:
     try:
-        return check_options(json.loads(path.read_text(encoding="utf-8")), where, path.name)
+        return check_options(json.loads(textfile.read_text(path)), where, path.name)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SpecError(f"{where}: cannot read ELMo options {path} ({type(exc).__name__}: {exc}); give the "
                         "options.json published with the weights") from None

@@ -12,6 +12,15 @@ a new identity, which costs a recomputation but never serves wrong vectors.
 The probe set mixes single words, phrases, sentences of every length (up to a passage longer than
 512 word pieces, so that a truncated ``max_seq_length`` shows), punctuation, digits and non-ASCII text.
 Changing it changes every fingerprint: it is versioned (``PROBE_VERSION``).
+
+Probe texts cannot see everything: an object whose weights or vector file change only for words the probe
+set lacks keeps its probe fingerprint. So (issue 39) the fingerprint also covers a sample of the run's own
+texts (``sample_texts``: up to ``SAMPLE_SIZE`` of the texts the run's tasks declare, chosen by their hash,
+so the same tasks give the same sample), and an object may declare an identity of its own: a string
+attribute ``compeval_digest`` (``DIGEST_ATTRIBUTE``: a hash of its weights, a version; change it whenever
+what it computes changes). Vectors and results of an object identified only by its output are never
+reused across runs unless the run opts in (``run(..., reuse_objects=True)``) or the object declares
+``compeval_digest``: within a run they are shared as usual.
 """
 from __future__ import annotations
 
@@ -74,6 +83,32 @@ PROBE_TEXTS: tuple[str, ...] = (
     "   leading and trailing spaces   ",
     _PASSAGE * 5,  # about 800 word pieces: longer than any usual max_seq_length
 )
+
+
+#: Texts of the run's own tasks added to the probe set (``sample_texts``).
+SAMPLE_SIZE = 64
+#: The attribute by which a Python object declares its own identity (a non-empty string).
+DIGEST_ATTRIBUTE = "compeval_digest"
+
+
+def sample_texts(texts: Sequence[str], size: int = SAMPLE_SIZE) -> list[str]:
+    """Up to ``size`` distinct non-blank texts of ``texts``, the ones with the smallest SHA-256: the same
+    texts give the same sample whatever their order, and a sample spreads over every task of the run."""
+    unique = {t for t in texts if isinstance(t, str) and t.strip()}
+    return sorted(unique, key=lambda t: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest())[:size]
+
+
+def declared_digest(obj: Any) -> str | None:
+    """The object's own ``compeval_digest``, or None; anything but a non-empty string is an error."""
+    value = getattr(obj, DIGEST_ATTRIBUTE, None)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        from ..errors import ModelCapabilityError
+
+        raise ModelCapabilityError(f"{type(obj).__name__}.{DIGEST_ATTRIBUTE} is {value!r}: give a non-empty "
+                                   "string that changes whenever what the object computes changes")
+    return value
 
 
 class FingerprintError(ValueError):

@@ -20,7 +20,8 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from ..errors import SpecError
+from .. import textfile
+from ..errors import MalformedDataError, SpecError
 from .batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
@@ -159,7 +160,10 @@ class HFModel(TorchModel):
         check_remote_code(weights, setup, where)
         if isinstance(prompt, PromptChoice):  # prompt_name= reads the folder's config_sentence_transformers.json
             prompt = prompt.text(directory, where, weights.name)
-        self.hf_config = json.loads(config_file.read_text())
+        try:
+            self.hf_config = json.loads(textfile.read_text(config_file))
+        except json.JSONDecodeError as exc:  # a damaged or hand-edited config: one line naming it
+            raise MalformedDataError(config_file, exc.lineno, f"not valid JSON ({exc.msg})") from None
         n_layers = _n_layers(self.hf_config)
         resolved = layer if layer >= 0 or n_layers is None else n_layers + 1 + layer
         if n_layers is not None and not 0 <= resolved <= n_layers:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+from .. import textfile
 from ..errors import CompevalError, SpecError
 
 PINNED = {"sweep": Path(__file__).with_name("sweep.txt")}
@@ -37,7 +38,7 @@ def read_models_file(path: Path | str) -> list[str]:
     """One spec per line; blank lines and ``#`` comments (whole-line or trailing) are skipped."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = textfile.read_text(p)
     except FileNotFoundError:
         raise CompevalError(f"--models-file {p}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -311,20 +311,30 @@ class ForeignEncoder:
     in the display name, so two objects of one class get separate cache entries *and* result folders.
     """
 
-    def __init__(self, obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None):
+    def __init__(self, obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None,
+                 sample: Sequence[str] = ()):
         from ..errors import ModelCapabilityError
-        from .fingerprint import FingerprintError, class_identity, combined, tokens_fingerprint, vectors_fingerprint
+        from .fingerprint import (FingerprintError, class_identity, combined, declared_digest, tokens_fingerprint,
+                                  vectors_fingerprint)
 
         if not callable(getattr(obj, "encode", None)):
             raise ModelCapabilityError(f"{type(obj).__name__} has no encode(texts) method")
         self._obj = obj
+        digest = declared_digest(obj)
+        #: Whether its vectors and results may be reused by a later run: only on an identity the object
+        #: declares (``compeval_digest``) or when the run opts in (``reuse_objects``); see fingerprint.py.
+        self.cross_run_reuse = digest is not None
         try:
             identity = {**class_identity(type(obj)), "vectors": vectors_fingerprint(self.encode)[:16]}
+            if sample:  # the run's own texts: what the probe texts miss
+                identity["sample"] = vectors_fingerprint(self.encode, list(sample))[:16]
             if isinstance(self, TokenEncoder):  # token vectors are cached by this id too
                 identity["tokens"] = tokens_fingerprint(self.encode_tokens)[:16]
         except FingerprintError as exc:
             raise ModelCapabilityError(f"cannot identify the {type(obj).__name__} object by its output: {exc}; "
                                        "fix it or give it a ModelConfig `config` (the protocol)") from None
+        if digest is not None:
+            identity["compeval_digest"] = digest
         identity.update(params or {})
         identity["fp"] = combined({"name": name, **identity})
         self._config = ModelConfig(family="python.v2", name=name or type(obj).__name__, params=identity,
@@ -358,20 +368,28 @@ class IdentifiedModel:
     """A user's own protocol object (it declares a ``config``) with its content fingerprint added to that
     config, so two instances declaring the same config but computing different things stay apart."""
 
-    def __init__(self, model: Any):
+    def __init__(self, model: Any, sample: Sequence[str] = ()):
         import warnings
 
-        from .fingerprint import (FingerprintError, class_identity, combined, pairs_fingerprint,
+        from .fingerprint import (FingerprintError, class_identity, combined, declared_digest, pairs_fingerprint,
                                   tokens_fingerprint, vectors_fingerprint)
 
         self.model = model
         declared: ModelConfig = model.config
+        digest = declared_digest(model)
+        self.cross_run_reuse = digest is not None  # as ForeignEncoder's
         extra: dict[str, ParamValue] = dict(class_identity(type(model)))
+        if digest is not None:
+            extra["compeval_digest"] = digest
         try:
             if can_encode(model):
                 extra["vectors"] = vectors_fingerprint(model.encode)[:16]
+                if sample:  # the run's own texts: what the probe texts miss
+                    extra["sample"] = vectors_fingerprint(model.encode, list(sample))[:16]
             else:
                 extra["pairs"] = pairs_fingerprint(model.score_pairs)[:16]
+                if sample:
+                    extra["sample"] = pairs_fingerprint(model.score_pairs, list(sample))[:16]
             if _has_tokens(model):  # token vectors are cached by this id too
                 extra["tokens"] = tokens_fingerprint(model.encode_tokens)[:16]
         except FingerprintError as exc:  # e.g. a graph scorer without graphs for the probe texts
@@ -404,7 +422,7 @@ class IdentifiedModel:
         return self.model.score_pairs(texts_a, texts_b)
 
     def __getattr__(self, name: str):  # load(), cacheable, … of the wrapped model
-        if name == "model":
+        if name in ("model", "cross_run_reuse"):
             raise AttributeError(name)
         return getattr(self.model, name)
 
@@ -437,16 +455,20 @@ def register_object_adapter(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return fn
 
 
-def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None) -> Any:
+def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None,
+             sample: Sequence[str] = ()) -> Any:
     """A compeval model as is; a user's protocol object with its fingerprint added to its config; an object
     a registered adapter knows (an MTEB encoder) through it; any other object with ``encode`` wrapped and
     identified by its output (``ForeignEncoder``). Each wrapper keeps ``encode_tokens`` where the object has
-    it, so word-level tasks (lexcomp) run on it."""
+    it, so word-level tasks (lexcomp) run on it. ``sample``: texts of the run's own tasks the fingerprint
+    covers besides the probe set (``fingerprint.sample_texts``)."""
     if isinstance(getattr(obj, "config", None), ModelConfig) and (can_encode(obj) or can_score_pairs(obj)):
-        return obj if _built_by_compeval(obj) else (IdentifiedTokenModel if _has_tokens(obj) else IdentifiedModel)(obj)
+        if _built_by_compeval(obj):
+            return obj
+        return (IdentifiedTokenModel if _has_tokens(obj) else IdentifiedModel)(obj, sample)
     plugins.discover("compeval.models")  # the model modules register their adapters on import
     for adapt in OBJECT_ADAPTERS:
         adapted = adapt(obj)
         if adapted is not None:
-            return (IdentifiedTokenModel if _has_tokens(adapted) else IdentifiedModel)(adapted)
-    return (ForeignTokenEncoder if _has_tokens(obj) else ForeignEncoder)(obj, name=name, params=params)
+            return (IdentifiedTokenModel if _has_tokens(adapted) else IdentifiedModel)(adapted, sample)
+    return (ForeignTokenEncoder if _has_tokens(obj) else ForeignEncoder)(obj, name=name, params=params, sample=sample)

@@ -243,6 +243,29 @@ def _ends(tokenizer: Any) -> tuple[bool, bool]:
             eos is not None and len(ids) > 0 and ids[-1] == eos)
 
 
+#: Files a tokenizer's vocabulary comes in (any one of them, or a name holding "vocab").
+VOCABULARY_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "tokenizer.model", "spiece.model",
+                    "sentencepiece.bpe.model", "sentencepiece.model", "bpe.codes", "qwen.tiktoken")
+
+
+def check_vocabulary(tokenizer: Any, directory: Path, where: str) -> None:
+    """A model folder whose tokenizer has no vocabulary file is an error: transformers then builds a
+    tokenizer of the special tokens in ``tokenizer_config.json`` alone, every word is unknown and every text
+    gets one and the same vector (found by scripts/hostile.py). Only a folder that lacks every vocabulary
+    file and whose tokenizer knows nothing but special tokens is refused."""
+    folder = Path(directory)
+    if not folder.is_dir() or any((folder / f).is_file() for f in VOCABULARY_FILES) \
+            or any("vocab" in p.name.lower() or p.suffix == ".model" for p in folder.iterdir()):
+        return
+    try:
+        known = set(tokenizer.get_vocab()) - set(tokenizer.all_special_tokens)
+    except Exception:  # noqa: BLE001 - a tokenizer without these: nothing to check here
+        return
+    if not known:
+        raise SpecError(f"{where}: {folder} has no vocabulary file (tokenizer.json, vocab.txt, …) and its tokenizer "
+                        "knows only special tokens; every word would be unknown. Restore the tokenizer files")
+
+
 def special_tokens(tokenizer: Any, directory: Path, where: str) -> dict[str, bool]:
     """Make ``tokenizer`` add BOS/EOS as ``tokenizer_config.json`` asks, under transformers 4 and 5 alike,
     and return what it now adds (for the model's params; empty when the config sets neither flag).
@@ -250,7 +273,9 @@ def special_tokens(tokenizer: Any, directory: Path, where: str) -> dict[str, boo
     transformers 5 builds the tokenizer from ``tokenizer.json``'s post-processor, which for e5-mistral
     adds only ``<s>`` although the config says ``add_eos_token: true``; setting ``add_eos_token`` alone
     then drops ``<s>``, so both flags are set. A tokenizer that still disagrees is an error, never a
-    silent change of the text the model sees."""
+    silent change of the text the model sees. A tokenizer without a vocabulary is refused first
+    (``check_vocabulary``)."""
+    check_vocabulary(tokenizer, directory, where)
     asked = asked_special_tokens(directory)
     if not asked:
         return {}

@@ -47,10 +47,11 @@ class WordVectors:
         return np.asarray(self.matrix[self.index[word]], dtype=np.float32)
 
 
-@lru_cache(maxsize=4)
 def load_vectors(source: str) -> WordVectors:
     """Packaged name (``glove-6b-50d``) or a path to a word2vec/GloVe text (optionally with a
-    ``count dim`` header line) or word2vec binary file. Loaded once per process."""
+    ``count dim`` header line) or word2vec binary file. Loaded once per process and file content: a
+    relative name is resolved against the current folder on every call (the same name in another folder
+    is another file), and a file rewritten since (size or modification time) is read and hashed again."""
     if source in PACKAGED:
         return _load_packaged(source)
     path = Path(source).expanduser()
@@ -60,6 +61,15 @@ def load_vectors(source: str) -> WordVectors:
         raise SpecError(
             f"word vectors {source!r}: no such file, and not a packaged name ({', '.join(PACKAGED)})"
         )
+    path = path.resolve()
+    stat = path.stat()
+    return _load_file(str(path), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+@lru_cache(maxsize=4)
+def _load_file(resolved: str, size: int, mtime_ns: int, inode: int) -> WordVectors:
+    """One vectors file, keyed by where it is and its stat (``load_vectors``); its digest is its identity."""
+    path = Path(resolved)
     digest = sha256_file(path)
     compressed = path.suffix == ".gz"  # compressed text (Numberbatch is released as .txt.gz)
     head = b""
@@ -73,6 +83,9 @@ def load_vectors(source: str) -> WordVectors:
     else:
         words, matrix = _read_text(path)
     return WordVectors(words, matrix, path.name, digest)
+
+
+load_vectors.cache_clear = _load_file.cache_clear  # type: ignore[attr-defined]
 
 
 def _load_packaged(name: str) -> WordVectors:
@@ -107,7 +120,8 @@ CONCEPTNET_EN = "/c/en/"
 
 def _read_text(path: Path) -> tuple[list[str], np.ndarray]:
     """word2vec/GloVe text, read through ``compeval.textfile`` (UTF-8, a byte-order mark stripped, ``.gz``
-    read compressed); a first line ``count dim`` is a header. ConceptNet Numberbatch's multilingual files
+    read compressed); its lines are space- or tab-separated (a spreadsheet's export), one or the other (a
+    file mixing both is an error naming the line); a first line ``count dim`` is a header. ConceptNet Numberbatch's multilingual files
     name terms ``/c/<lang>/<term>``: English terms are kept under their bare term (``/c/en/black_cat`` →
     ``black_cat``), other languages skipped; the English-only release (bare terms) reads as it is. A word
     listed twice is an error naming both lines (which vector would be meant is unknown)."""
@@ -115,10 +129,21 @@ def _read_text(path: Path) -> tuple[list[str], np.ndarray]:
 
     words, rows, dim = [], [], None
     seen: dict[str, int] = {}
+    sep: tuple[str, int] | None = None  # the file's separator and the line that set it
     for line_no, line in textfile.lines(path):
-        parts = line.rstrip().split(" ")
-        if line_no == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+        line = line.rstrip(" \t")
+        if line_no == 1 and len(line.split()) == 2 and all(p.isdigit() for p in line.split()):
             continue  # the word2vec header: count dim
+        if not line.strip():
+            continue
+        this = "\t" if "\t" in line else " "
+        if sep is None:
+            sep = (this, line_no)
+        elif this != sep[0]:
+            said = {"\t": "tab", " ": "space"}
+            raise MalformedDataError(path, line_no, f"{said[this]}-separated, but line {sep[1]} is "
+                                                    f"{said[sep[0]]}-separated; use one separator in the file")
+        parts = line.split(this)
         if len(parts) < 2:
             continue
         if parts[0].startswith("/c/"):

@@ -70,9 +70,13 @@ def check_report_settings(*, n_resamples: int, seed: int, figure_format: str = "
     """One line before any work when a setting is out of range (also called by ``build_report``)."""
     from ..context import MAX_SEED
 
-    for name, value in (("--resamples", n_resamples), ("permutations", n_permutations)):
-        if value is not None and not 1 <= value <= MAX_RESAMPLES:
-            raise CompevalError(f"{name} {value}: must be from 1 to {MAX_RESAMPLES:,}")
+    from ..metrics import MIN_RESAMPLES
+
+    if not MIN_RESAMPLES <= n_resamples <= MAX_RESAMPLES:  # behind every 95% interval of the report
+        raise CompevalError(f"--resamples {n_resamples}: must be from {MIN_RESAMPLES} to {MAX_RESAMPLES:,} (at "
+                            f"least {MIN_RESAMPLES}: fewer resamples cannot span a 95% interval)")
+    if n_permutations is not None and not 1 <= n_permutations <= MAX_RESAMPLES:
+        raise CompevalError(f"permutations {n_permutations}: must be from 1 to {MAX_RESAMPLES:,}")
     if not 0 <= seed <= MAX_SEED:
         raise CompevalError(f"--seed {seed}: must be from 0 to {MAX_SEED}")
     if figure_format not in FORMATS:

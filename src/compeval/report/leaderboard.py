@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import textfile
 from .. import __version__
 from ..errors import CompevalError
 from ..results.store import atomic_write_bytes
@@ -103,7 +104,7 @@ def read_mteb_sts(root: Path | str, models: dict[str, str | None]) -> tuple[dict
                 if f.stem not in sts:
                     continue
                 try:
-                    value = _english_main(json.loads(f.read_text(encoding="utf-8")))
+                    value = _english_main(json.loads(textfile.read_text(f)))
                 except (OSError, ValueError, AttributeError) as exc:
                     notes.append(f"{f}: unreadable ({exc})")
                     continue

@@ -15,6 +15,7 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+from .. import textfile
 
 #: Absolute and relative tolerance for floats. float32 vectors carry about 7 significant digits; thread
 #: counts move cosines by ~1e-8 and correlations over thousands of pairs by less.
@@ -54,7 +55,7 @@ def result_files(root: Path | str) -> list[Path]:
 
 
 def _rows(path: Path) -> list[Any]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in textfile.read_text(path).splitlines() if line.strip()]
 
 
 def differences(a: Path | str, b: Path | str, tol: float = FLOAT_TOLERANCE) -> list[str]:
@@ -67,7 +68,7 @@ def differences(a: Path | str, b: Path | str, tol: float = FLOAT_TOLERANCE) -> l
     out = []
     for rel in fa:
         if rel.suffix == ".json":
-            ja, jb = json.loads((a / rel).read_text()), json.loads((b / rel).read_text())
+            ja, jb = json.loads(textfile.read_text(a / rel)), json.loads(textfile.read_text(b / rel))
             if not same(ja.get("main_score"), jb.get("main_score"), tol) or \
                     not same(ja.get("scores"), jb.get("scores"), tol):
                 out.append(f"{rel}: main_score or scores differ")

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Iterable
 
 from .store import atomic_write_bytes
+from .. import textfile
+from ..errors import CompevalError
 
 NOT_RUN_FILE = "not-run.json"
 
@@ -43,9 +45,9 @@ def read_not_run(output_dir: Path | str, present: Iterable[str] = ()) -> list[No
     unreadable or missing record is no record."""
     path = Path(output_dir) / NOT_RUN_FILE
     try:
-        items = json.loads(path.read_text(encoding="utf-8"))["not_run"]
+        items = json.loads(textfile.read_text(path))["not_run"]
         entries = [NotRun(str(i["task"]), str(i["reason"]), str(i.get("detail", ""))) for i in items]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, CompevalError):  # textfile: a missing file is a DataError
         return []
     have = set(present)
     return [e for e in entries if e.task not in have]

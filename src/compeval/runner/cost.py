@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import CompevalError
+from ..redact import redact
 
 #: Sustained dense forward FLOP/s assumed per device kind, in the precision a sweep runs (bf16 on GPUs,
 #: float32 on CPUs): about 35-40% of the datasheet's dense tensor peak, what batched encoder inference
@@ -427,7 +428,8 @@ def format_plan(plan: CostPlan) -> str:
     for r in plan.rows:
         src = ", ".join(x for x in (f"params: {r.params_from}" if r.params_from else "",
                                      f"tokens: {r.tokenizer}" if r.tokenizer else "", r.note) if x)
-        name = r.spec if len(r.spec) <= 40 else r.spec[:39] + "…"
+        spec = redact(r.spec)  # redacted before it is cut: a cut secret would slip past the redaction
+        name = spec if len(spec) <= 40 else spec[:39] + "…"
         lines.append(f"{name:<40} {r.texts:>6} {r.tokens if r.tokens is not None else '–':>9} {_si(r.params):>7} "
                      f"{_si(r.flops):>8} {r.width or '–':>5} {_minutes(r.minutes(plan.device)):>7} "
                      f"{_minutes(r.eval_minutes):>8}  {src}")

@@ -30,6 +30,13 @@ class JobOutcome:
     main_score: float | None = None
     error: str | None = None
 
+    def __post_init__(self):
+        from ..redact import redact
+
+        # a spec as typed may carry URL credentials: model, task and error are shown on every route
+        self.model, self.task = redact(self.model), redact(self.task)
+        self.error = redact(self.error) if self.error is not None else None
+
 
 @dataclass
 class RunSummary:
@@ -186,7 +193,20 @@ class Plan:
 
 
 def model_record(config: ModelConfig) -> dict[str, Any]:
-    return {**config.model_dump(mode="json"), "display": config.display}
+    """The model as a result records it; string values redacted (``compeval.redact``), so a secret in a
+    spec never reaches a result file (the id is a hash and is kept as it is)."""
+    from ..redact import redact
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact(value)
+        if isinstance(value, dict):
+            return {k: scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        return value
+
+    return scrub({**config.model_dump(mode="json"), "display": config.display})
 
 
 def task_spec(task: Any) -> str | None:

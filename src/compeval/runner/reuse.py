@@ -51,6 +51,13 @@ def data_changes(result: TaskResult, data: DataContext | None) -> list[str]:
             if now != user_digest:
                 changes.append(f"input file {path} has SHA-256 {now[:12]}…, the result was computed from "
                                f"{user_digest[:12]}…")
+    texts, abstracts = result.counts.get("texts"), result.counts.get("abstracts_sha256")
+    if isinstance(texts, str) and isinstance(abstracts, dict):  # invariance-qa,format=usp: the abstracts read
+        for aid, digest in sorted(abstracts.items()):
+            path = Path(texts) / f"{aid}.txt" if (Path(texts) / f"{aid}.txt").is_file() else Path(texts) / aid
+            if not path.is_file() or sha256_file(path) != digest:
+                changes.append(f"abstract {path} changed or is gone since the result was computed")
+                break
     return changes
 
 

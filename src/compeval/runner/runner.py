@@ -43,7 +43,8 @@ def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
                  overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
                  bnc_dir: Path | str | None = None, progress: bool = True,
                  allow_modified_data: bool = False, reuse_stale: bool = False,
-                 max_batch_tokens: int | None = None, resolve: bool = True) -> RunContext:
+                 max_batch_tokens: int | None = None, resolve: bool = True,
+                 reuse_objects: bool = False) -> RunContext:
     """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need; the BNC folder
     from ``bnc_dir``, else ``$COMPEVAL_BNC_DIR`` (tasks read it from the context only); the device resolved
     here, once for the run (``resolve=False``: jobs run on a remote cluster, whose workers resolve it)."""
@@ -52,7 +53,8 @@ def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
     ctx = RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
                      seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
                      bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
-                     reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens, env=forwarded_env())
+                     reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens, env=forwarded_env(),
+                     reuse_objects=reuse_objects)
     return ctx.resolve() if resolve else ctx
 
 
@@ -66,6 +68,31 @@ def check_writable(output_dir: Path) -> None:
             pass
     except OSError as exc:
         raise ResultWriteError(f"cannot write results to {output_dir}: {exc.strerror or exc}") from None
+
+
+def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
+    """A sample of the texts the run's tasks declare (``fingerprint.sample_texts``), for the identity of
+    Python objects. Read from copies of the tasks, so the jobs load them as always (a run with Python
+    objects loads each task twice: the price of an identity that sees the run's own texts); a task that
+    cannot be loaded here adds nothing (its jobs fail with their own error)."""
+    import copy
+
+    from ..models.fingerprint import sample_texts
+
+    try:
+        data = DataContext(ctx.data_dir, download=False, allow_modified=ctx.allow_modified_data)
+    except CompevalError:
+        return []
+    texts: list[str] = []
+    for task in tasks:
+        try:
+            twin = copy.deepcopy(task)
+            twin.context = ctx
+            twin.load(data.for_task())
+            texts += twin.texts()
+        except Exception:  # noqa: BLE001 - reported by the task's own jobs
+            continue
+    return sample_texts(texts)
 
 
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
@@ -95,15 +122,20 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     except CompevalError:
         data = None  # a data folder that does not exist: every stored data-backed result is stale
     out = Plan(jobs=[], skipped=[], models={}, tasks=task_list, cache=cache, builder=builder)
+    sample: list[str] | None = None  # the run's own texts, for Python objects' identity
     for m, spec in zip(models, parsed):
         t0 = time.perf_counter()
         try:
             if spec is not None:
                 model = builder(spec)
             else:
-                model = as_model(m)
+                if sample is None:
+                    sample = run_texts_sample(task_list, ctx)
+                model = as_model(m, sample=sample)
                 if model is not m:  # a user's object (compeval's own models pass their own tests)
                     check_before_use(model, type(m).__name__)
+                if ctx.reuse_objects and hasattr(model, "cross_run_reuse"):
+                    model.cross_run_reuse = True
                 model = cache.wrap(model)
         except CompevalError as exc:
             # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
@@ -120,8 +152,15 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             continue
         out.models[config.id] = model
         folder = model_folder(config)
+        # A Python object identified by its output only: its stored results are from another run (issue 39)
+        reusable = getattr(getattr(model, "inner", model), "cross_run_reuse", True)
         for task, tspec in zip(task_list, specs):
             found = None if ctx.overwrite else stored_result(store, folder, config, task, out.warnings, ctx=ctx, data=data)
+            if found is not None and not reusable:
+                out.warnings.append(f"{config.display} × {task.slug}: recomputed, not reused: a Python object "
+                                    "identified by its output only (pass reuse_objects=True, or give it a "
+                                    "compeval_digest)")
+                found = None
             if found is not None:
                 out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
@@ -190,6 +229,7 @@ def run(
     isolate: bool | None = None,
     model_timeout: float | None = None,
     report: bool = True,
+    reuse_objects: bool = False,
 ) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
@@ -212,6 +252,10 @@ def run(
     ``report`` writes ``OUTPUT/report.html`` when the run leaves any result, as ``compeval run`` does
     (``summary.report`` is its path; a report that cannot be built is a warning, the results stand);
     ``report=False`` leaves it to ``compeval.report.build_report``.
+    ``reuse_objects`` lets a later run reuse the cached vectors and stored results of models given as
+    Python objects that are identified only by their output (probe texts and a sample of the run's texts,
+    ``models/fingerprint.py``); by default they are recomputed in every run, since their weights may have
+    changed where no probe looks. An object with a ``compeval_digest`` attribute is reused on that digest.
     """
     from ..outputs import check_cache, check_output
 
@@ -228,7 +272,7 @@ def run(
                            overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
                            progress=progress, allow_modified_data=allow_modified_data,
                            reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens,
-                           resolve=getattr(executor, "address", None) is None)  # a Ray cluster's address: remote
+                           resolve=getattr(executor, "address", None) is None, reuse_objects=reuse_objects)  # a Ray cluster's address: remote
         the_plan = plan(models, tasks, ctx)  # every spec and option is checked before anything is written
         try:
             check_writable(ctx.output_dir)

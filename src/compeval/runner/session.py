@@ -24,6 +24,7 @@ from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.protocol import CachedEncoder, Closeable, Loadable, can_encode
 from ..paths import safe_component
+from ..redact import redact
 from ..results.schema import TaskResult
 from ..results.store import ResultStore, model_folder
 from ..seeds import SEED_RULE
@@ -40,6 +41,8 @@ def write_log(output_dir: Path | str | None, text: str, task_slug: str, model_sl
     or why it could not be written (never raises: a read-only output is said so in the job's line)."""
     if output_dir is None:
         return "no output folder"
+    text, task_slug = redact(text), redact(task_slug)  # a spec's credentials never reach a log or its name
+    model_slug = redact(model_slug) if model_slug else model_slug
     name = safe_component(f"{model_slug}__{task_slug}" if model_slug else task_slug) + ".log"
     path = Path(output_dir) / LOG_FOLDER / name
     try:
@@ -63,8 +66,8 @@ def record_failure(ctx: RunContext, exc: BaseException, task_slug: str, model_sl
     trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     where = write_log(ctx.output_dir, trace, task_slug, model_slug, stage)
     if isinstance(exc, CompevalError):
-        return str(exc)
-    line = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+        return redact(str(exc))
+    line = redact(f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__)
     if ctx.output_dir is None:
         return f"{line} (while {stage})"
     if not isinstance(where, Path):

@@ -8,11 +8,13 @@ A task's ``Options`` class gives each option its type, default, range (``Field(g
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Mapping
 
 from pydantic.fields import FieldInfo
 
-from ..metrics import DEFAULT_RESAMPLES, MAX_RESAMPLES
+from ..errors import SpecError
+from ..metrics import DEFAULT_RESAMPLES, MAX_RESAMPLES, MIN_RESAMPLES
 from ..options import OptionsBase, domain_check
 
 __all__ = ["BOOTSTRAP", "TaskOptions", "domain_check", "path_text"]
@@ -24,6 +26,8 @@ BOOTSTRAP = DEFAULT_RESAMPLES
 #: largest task) when they declare no bound; other integers as ``compeval.options.OptionsBase.implicit_cap``.
 MAX_RESAMPLE_OPTION = MAX_RESAMPLES
 RESAMPLE_OPTIONS = ("bootstrap", "n_resamples", "splits", "repeats", "permutations")
+#: The resample counts behind a 95% interval: at least ``MIN_RESAMPLES`` (``compeval.metrics.bootstrap``).
+INTERVAL_OPTIONS = ("bootstrap", "n_resamples")
 
 
 class TaskOptions(OptionsBase):
@@ -36,11 +40,29 @@ class TaskOptions(OptionsBase):
         return MAX_RESAMPLE_OPTION if cap is not None and name in RESAMPLE_OPTIONS else cap
 
     @classmethod
+    def parse(cls, values: Mapping[str, Any], where: str) -> "OptionsBase":
+        options = super().parse(values, where)
+        for name in INTERVAL_OPTIONS:
+            value = getattr(options, name, None)
+            if isinstance(value, int) and not isinstance(value, bool) and 0 < value < MIN_RESAMPLES:
+                raise SpecError(f"{where}: option {name}={value!r} must be at least {MIN_RESAMPLES} (fewer "
+                                "resamples cannot span a 95% interval; see compeval.metrics.bootstrap)")
+        return options
+
+    @classmethod
     def build(cls, task: str, values: Mapping[str, Any]) -> "TaskOptions":
         """Validate keyword values; a SpecError names the task, the option, the value and what is allowed."""
         return cls.parse(values, f"task {task!r}")  # type: ignore[return-value]
 
 
 def path_text(value: Any) -> Any:
-    """Let the Python API pass a ``pathlib.Path`` where an option holds a file name."""
-    return os.fspath(value) if isinstance(value, os.PathLike) else value
+    """A file-name option as the absolute path it names now (a ``pathlib.Path`` from the Python API too).
+
+    Resolved when the option is read, so the result records (and its file name holds) the file itself: the
+    same relative name typed in another folder is another input, never the first folder's result (the
+    content digest the task records is compared on reuse as well). A URL-like value is kept as typed (it
+    names no local file, and its error message must show it as given, redacted)."""
+    value = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if isinstance(value, str) and value.strip() and "://" not in value:
+        return str(Path(value).expanduser().resolve())
+    return value

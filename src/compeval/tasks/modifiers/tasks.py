@@ -89,7 +89,7 @@ class Test1Options(FilterOptions, TypeTestOptions):
 
 class _ModifierTask(Task):
     """Shared plumbing: generated stimuli, one encode call, the embedding matrix, common counts."""
-    conformance_options = "n_resamples=20"
+    conformance_options = "n_resamples=40"
     not_recomputed = "not recomputed yet: its per-phrase distances are only checked (hashes, data, versions)"
 
     Options = ModifierOptions
@@ -168,7 +168,7 @@ class _ModifierTask(Task):
 class ModifierIntersectivity(_ModifierTask):
     """Test 1: a phrase is at least as close to each of its words as any two parts are to each other."""
 
-    conformance_options = "ignore_distance_ge1=true,n_resamples=20"
+    conformance_options = "ignore_distance_ge1=true,n_resamples=40"
     metadata = TaskMetadata(
         name="modifiers-test1", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 1 (single-phrase intersectivity) on 732 AN + 43,920 AAN phrases",

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ... import textfile
 from ...data.registry import DataContext
 from ...errors import MalformedDataError
 from ...results.schema import Score
@@ -35,7 +36,7 @@ class EttingerItem:
 
 
 def read_vocab(path: Path) -> list[str]:
-    words = [w.strip() for w in Path(path).read_text(encoding="utf-8").splitlines() if w.strip()]
+    words = [w.strip() for w in textfile.read_text(path).splitlines() if w.strip()]
     if not words:
         raise MalformedDataError(path, 1, "the probe vocabulary is empty")
     if len(set(words)) != len(words):
@@ -47,7 +48,7 @@ def read_items(path: Path, n_probes: int, vocab: list[str]) -> list[EttingerItem
     """Parse one train/test file; any line that does not fit the format is an error naming the line."""
     known = set(vocab)
     items = []
-    with open(path, encoding="utf-8") as f:
+    with textfile.open_text(path) as f:
         for line_no, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
             if not line.strip():

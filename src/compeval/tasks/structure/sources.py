@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+from ... import textfile
 from ...data.registry import DataFile, DataSource, Derivation
 from ...errors import DataError
 
@@ -69,7 +70,7 @@ def ratings_long(paths: Sequence[Path]) -> bytes:
 def modifier_type_indices(paths: Sequence[Path]) -> bytes:
     """The eight index lists of the notebook's resampling cell as JSON. The notebook is read as JSON and
     the cell's code parsed (``ast``); each list is a literal read with ``ast.literal_eval``: nothing runs."""
-    notebook = json.loads(Path(paths[0]).read_text(encoding="utf-8"))
+    notebook = json.loads(textfile.read_text(paths[0]))
     cell = notebook["cells"][TYPES_CELL]
     source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
     found: dict[str, list[int]] = {}

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from ... import textfile
 from ...data.registry import DataContext
 from ...errors import DataError, MalformedDataError, SpecError
 from ...metrics import mean_ci, percentile_interval, resample_indices
@@ -46,7 +47,7 @@ def _load_sts3k(data: DataContext) -> STS3k:
 
 
 def _stop(data: DataContext) -> frozenset[str]:
-    with open(data.path("sts3k", "stopwords.txt"), encoding="utf-8") as f:
+    with textfile.open_text(data.path("sts3k", "stopwords.txt")) as f:
         return frozenset(w.strip().lower() for w in f if w.strip())
 
 
@@ -79,7 +80,7 @@ def _synonym_similarity(build: Callable[[str], Any], words: list[str]) -> tuple[
 
 @register_task
 class STS3kTypes(Task):
-    conformance_options = "bootstrap=20"
+    conformance_options = "bootstrap=40"
     not_recomputed = "not recomputed yet: its per-type profile is only checked (hashes, data, versions)"
     metadata = TaskMetadata(
         name="sts3k-types", suite="structure", data_sources=("sts3k", "sts3k-parses", "sts3k-ratings"),
@@ -133,7 +134,7 @@ class STS3kTypes(Task):
         self.categories = categories(self.types, self.n_modifiers)
         path = data.path("sts3k-ratings", "STS3k_only_mod_modifier_type_indices.json")
         try:
-            listed = json.loads(path.read_text(encoding="utf-8"))["indices"]
+            listed = json.loads(textfile.read_text(path))["indices"]
         except (json.JSONDecodeError, KeyError) as exc:
             raise MalformedDataError(path, 1, f"expected {{'indices': {{TYPE: [rows]}}}} ({exc})") from None
         self.listed_mod = np.full(n, None, dtype=object)
@@ -429,7 +430,7 @@ class STS3kReliability(Task):
 
 @register_task
 class MinimalPairsTask(Task):
-    conformance_options = "n_bases=4,bootstrap=20"
+    conformance_options = "n_bases=4,bootstrap=40"
     not_recomputed = "not recomputed yet: its variant orderings are only checked (hashes, data, versions)"
     metadata = TaskMetadata(
         name="minimal-pairs", suite="structure", main_metric="order_agreement", main_subset="all",

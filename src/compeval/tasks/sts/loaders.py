@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ... import textfile
 from ...errors import MalformedDataError
 
 
@@ -31,7 +32,7 @@ def _check(path: Path, line_no: int, s1: str, s2: str, score: str) -> tuple[str,
 def read_semicolon(path: Path) -> pd.DataFrame:
     """``s1;s2;score`` without header (STS3k, its pilot, GS2011, KS2013, STSS-131 processed copies)."""
     rows = []
-    with open(path, encoding="utf-8") as f:
+    with textfile.open_text(path) as f:
         for line_no, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
             if not line.strip():
@@ -51,7 +52,7 @@ def read_semicolon(path: Path) -> pd.DataFrame:
 def read_stsb(path: Path) -> pd.DataFrame:
     """Original STS-B release: tab-separated, no quoting; fields 4–6 are score, s1, s2."""
     rows = []
-    with open(path, encoding="utf-8") as f:
+    with textfile.open_text(path) as f:
         for line_no, line in enumerate(f, 1):
             fields = line.rstrip("\r\n").split("\t")
             if len(fields) < 7:
@@ -63,7 +64,7 @@ def read_stsb(path: Path) -> pd.DataFrame:
 def read_sick(path: Path, split: str = "all") -> pd.DataFrame:
     """SICK.txt: tab-separated with header; relatedness_score 1–5; SemEval_set TRAIN/TRIAL/TEST."""
     rows = []
-    with open(path, encoding="utf-8", newline="") as f:
+    with textfile.open_text(path, newline="") as f:
         header = f.readline().rstrip("\r\n").split("\t")
         try:
             ia, ib, isc, iset = (header.index(c) for c in ("sentence_A", "sentence_B", "relatedness_score", "SemEval_set"))
@@ -84,7 +85,7 @@ def read_sick(path: Path, split: str = "all") -> pd.DataFrame:
 
 def read_indices(path: Path, n_rows: int) -> list[int]:
     out = []
-    with open(path, encoding="utf-8") as f:
+    with textfile.open_text(path) as f:
         for line_no, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -105,7 +106,7 @@ def read_str2022(path: Path) -> pd.DataFrame:
     import csv
 
     rows = []
-    with open(path, encoding="utf-8", newline="") as f:
+    with textfile.open_text(path, newline="") as f:
         reader = csv.reader(f)
         header = next(reader, None)
         if header is None or "Text" not in header or "Score" not in header:

@@ -1,0 +1,1014 @@
+"""A hostile run: hundreds of invocations of the CLI and the Python API, as a careful and a careless user
+would make them, each classified automatically (issue 39, "Must show" 3).
+
+    python scripts/hostile.py [--workdir DIR] [--workers 2] [--keep]
+
+Categories (a case can fall in several):
+  wrong-number   a score shown (``compeval results DIR -f csv``, or what ``run()`` returns) differs from a
+                 clean run's of the same model × task, or a damaged/edited result is shown as if valid
+  traceback      "Traceback" in stdout or stderr
+  exit-0         a case that must fail (a malformed spec, a damaged file, an edited result to ``verify``)
+                 exits 0 (or, from Python, returns without a failed job or an error)
+  bad-write      a file appears, changes or vanishes inside the data folder, or a result, predictions or
+                 cache file changes under a command that must only read it (results, verify, report, export)
+  secret         a planted secret (password or key, or 8 characters of either) appears in stdout, stderr
+                 or any file the case's folder holds
+  unexpected     (listed, not one of the five) a valid invocation that failed
+
+Everything runs on tiny inputs: a copy of two small STS data sets (GS2011, KS2013), hashbag / random /
+static: word vectors made up here, and a tiny random-weight local sentence-transformers folder (built
+from the test suite's replica helpers). CLI invocations run in a long-lived worker process through
+``compeval.cli.main`` (importing compeval once keeps ~300 invocations within minutes); those that need a
+process of their own (kill -9 and resume, another working folder, environment variables) run as
+subprocesses. Scenarios are independent and spread over ``--workers`` processes.
+The harness is hand-written: no test tool drives a CLI through hundreds of hostile cases and classifies
+their outcomes this way.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import gzip
+import hashlib
+import io
+import json
+import multiprocessing as mp
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+PASSWORD = "hunter2-Zq9xK7pLw"
+KEY = "sk-hostile-4f8a2c9e1b7d55"
+SECRETS = (PASSWORD, KEY, PASSWORD[:8], KEY[:8] + KEY[8:12])
+SECRET_URL = f"https://alice:{PASSWORD}@127.0.0.1:9/v1?key={KEY}"
+GS, KS = "GS2011_processed.csv", "KS2013_processed.csv"
+T_GS, T_KS = "gs2011,bootstrap=50", "ks2013,bootstrap=50"
+TOLERANCE = 1e-6  # a shown score further than this from the clean run's is a wrong number
+CATEGORIES = ("wrong-number", "traceback", "exit-0", "bad-write", "secret", "unexpected")
+
+
+# --- cases ------------------------------------------------------------------------------------------------
+
+@dataclass
+class Step:
+    """One invocation. ``cli``: argv after ``compeval``; ``py``: Python source run in the worker (it sets
+    ``rc``; a CompevalError is rc 2; another exception a traceback); ``sub``: argv run as a subprocess."""
+
+    label: str
+    cli: list[str] | None = None
+    py: str | None = None
+    sub: list[str] | None = None
+    expect: str = "ok"  # ok | fail | any
+    compare: str | None = None  # a results folder whose shown scores must equal the clean run's
+    compare_spec: str | None = None  # …those of this clean model (hashbag, random, vec, other, model)
+    readonly: str | None = None  # a folder whose results/predictions/cache files must not change
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    kill_after: float | None = None  # sub: SIGKILL after this many seconds
+    prepare: Callable[[Path], None] | None = None  # run before the step (edits, damage)
+
+
+@dataclass
+class Scenario:
+    name: str
+    steps: list[Step]
+    setup: Callable[[Path, dict], None] | None = None  # builds the scenario's folder
+    own_data: bool = False  # {data} is a copy of its own (steps that may write into it)
+
+
+@dataclass
+class Outcome:
+    scenario: str
+    label: str
+    rc: int
+    seconds: float
+    problems: list[str]
+    excerpt: str = ""
+
+
+# --- fixtures (built once, before the scenarios) ----------------------------------------------------------
+
+def build_fixtures(work: Path) -> dict:
+    """The tiny data copy, vectors files, a tiny local model folder and the clean scores."""
+    src_data = Path(os.environ.get("COMPEVAL_DATA_DIR", "/work/shared/data"))
+    data = work / "data"
+    for name, file in (("gs2011", GS), ("ks2013", KS)):
+        (data / name).mkdir(parents=True, exist_ok=True)
+        shutil.copy(src_data / name / file, data / name / file)
+        for extra in ("SOURCE.md",):
+            if (src_data / name / extra).is_file():
+                shutil.copy(src_data / name / extra, data / name / extra)
+    words = sorted({w for f, n in ((GS, "gs2011"), (KS, "ks2013"))
+                    for line in (data / n / f).read_text(encoding="utf-8").splitlines()
+                    for s in line.split(";")[:2] for w in s.split()})
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    rows = {w: rng.standard_normal(6) for w in words}
+    inputs = work / "inputs"
+    inputs.mkdir(parents=True, exist_ok=True)
+    vec = inputs / "vectors.txt"
+    vec.write_text("".join(f"{w} {' '.join(f'{x:.5f}' for x in v)}\n" for w, v in rows.items()), encoding="utf-8")
+    other = inputs / "other" / "vectors.txt"  # the same name in another folder, other vectors
+    other.parent.mkdir(parents=True, exist_ok=True)
+    other.write_text("".join(f"{w} {' '.join(f'{-x + 0.3:.5f}' for x in v[::-1])}\n" for w, v in rows.items()),
+                     encoding="utf-8")
+    qa = {}
+    for n, folder in ((6, inputs / "qa_a"), (9, inputs / "qa_b")):
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = []
+        for i in range(n):
+            doc = [f"person{i} hired worker{i}", f"worker{i} hired person{i}", f"person{i} sold a car"]
+            lines.append(json.dumps({"id": f"q{i}", "question": f"who hired worker{i}", "document": doc,
+                                     "answer": 0}))
+        (folder / "qa.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        qa[n] = folder / "qa.jsonl"
+    model = inputs / "tiny-st"
+    sys.path.insert(0, str(ROOT / "tests" / "models"))
+    import replicas  # the test suite's tiny random-weight replicas
+
+    replicas.minilm(model)
+    fx = {"work": str(work), "data": str(data), "vec": str(vec), "other_vec": str(other), "model": str(model),
+          "qa_a": str(qa[6]), "qa_b": str(qa[9])}
+    models = {"hashbag": "hashbag", "random": "random,dim=8", "vec": f"static:{vec}", "other": f"static:{other}",
+              "model": f"hf:{model}"}
+    by_spec, shown = {}, {}
+    for key, spec in models.items():
+        clean = work / "clean" / key
+        rc, out, err = invoke_cli(["run", "--no-report", "--no-cache", "--data-dir", str(data), "-o", str(clean),
+                                   "-m", spec, "-t", T_GS, "-t", T_KS])
+        if rc != 0:
+            raise SystemExit(f"the clean run of {spec} failed ({rc}):\n{out}\n{err}")
+        rows = shown_scores(clean)
+        by_spec[key] = {k[1:]: v for k, v in rows.items()}
+        for k, v in rows.items():  # a display two specs share (two files named vectors.txt) is ambiguous
+            shown[k] = v if k not in shown or shown[k] == v else None
+    for n, name in ((6, "qa_a"), (9, "qa_b")):
+        rc, out, err = invoke_cli(["run", "--no-report", "--no-cache", "-m", "hashbag", "-t",
+                                   f"invariance-qa,path={fx[name]},subset_model=,bootstrap=50",
+                                   "-o", str(work / f"clean-{name}")])
+        if rc != 0:
+            raise SystemExit(f"the clean qa run failed:\n{out}\n{err}")
+    shutil.copytree(data, work / "pristine-data")
+    fx["pristine"] = str(work / "pristine-data")
+    fx["data_snapshot"] = snapshot(data)
+    fx["clean"] = {k: v for k, v in shown.items() if v is not None}
+    fx["clean_by_spec"] = by_spec
+    for name in ("qa_a", "qa_b"):
+        fx[f"clean-{name}"] = shown_scores(work / f"clean-{name}")
+    return fx
+
+
+# --- running one step -------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _environment(cwd: str | None, env: dict[str, str]):
+    old_cwd, old_env = os.getcwd(), dict(os.environ)
+    try:
+        if cwd:
+            os.chdir(cwd)
+        os.environ.update(env)
+        yield
+    finally:
+        os.chdir(old_cwd)
+        os.environ.clear()
+        os.environ.update(old_env)
+
+
+def invoke_cli(argv: list[str], cwd: str | None = None, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """``compeval ARGV`` in this process: (exit status, stdout, stderr); an exception escaping ``main`` is
+    printed to stderr with its traceback, as Python would."""
+    from compeval.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    old_argv = sys.argv
+    rc = 0
+    with _environment(cwd, env or {}), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        sys.argv = ["compeval", *argv]
+        try:
+            main()
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:  # noqa: BLE001 - what a user would see as a traceback
+            traceback.print_exc(file=err)
+            rc = 99
+        finally:
+            sys.argv = old_argv
+    return rc, out.getvalue(), err.getvalue()
+
+
+def invoke_py(code: str, fx: dict, here: Path, cwd: str | None, env: dict[str, str]) -> tuple[int, str, str]:
+    from compeval.errors import CompevalError
+
+    out, err = io.StringIO(), io.StringIO()
+    ns: dict[str, Any] = {"fx": fx, "here": here, "rc": 0, "Path": Path}
+    with _environment(cwd, env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            import warnings
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                exec(code, ns)  # noqa: S102 - the script's own cases
+            for w in caught:
+                print(f"warning: {w.message}", file=sys.stderr)
+        except CompevalError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            ns["rc"] = 2
+        except BaseException:  # noqa: BLE001
+            traceback.print_exc()
+            ns["rc"] = 99
+    return int(ns["rc"]), out.getvalue(), err.getvalue()
+
+
+def invoke_sub(argv: list[str], cwd: str | None, env: dict[str, str], kill_after: float | None) -> tuple[int, str, str]:
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]), **env}
+    proc = subprocess.Popen([sys.executable, "-m", "compeval.cli", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=cwd, env=full, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=kill_after if kill_after is not None else 600)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # kill -9: the run's process group, as an OOM kill would
+        out, err = proc.communicate()
+        return -9, out, err
+    return proc.returncode, out, err
+
+
+# --- what the checks read ---------------------------------------------------------------------------------
+
+def shown_scores(folder: Path) -> dict[tuple[str, str, str, str], float]:
+    """What ``compeval results DIR -f csv`` shows: (model, task, subset, metric) → value."""
+    rc, out, _ = invoke_cli(["results", str(folder), "-f", "csv"])
+    rows = {}
+    for row in csv.DictReader(io.StringIO(out)):
+        try:
+            value = float(row["value"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        rows[(row["model"], row["task"].split("__")[0], row["subset"], row["metric"])] = value
+    return rows
+
+
+def snapshot(folder: Path, suffixes: tuple[str, ...] | None = None) -> dict[str, str]:
+    out = {}
+    if not folder.exists():
+        return out
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and (suffixes is None or p.name.endswith(suffixes)):
+            try:
+                out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+            except OSError:
+                out[str(p)] = "unreadable"
+    return out
+
+
+PROTECTED = (".json", ".predictions.jsonl", ".sqlite", ".csv", ".txt")
+
+
+def leaked(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def scan_secrets(folder: Path, before: dict[str, str] | None = None) -> list[str]:
+    """Files (names or contents) holding a planted secret; with ``before`` (a snapshot), only those the
+    step created or changed, so one leak is counted once, by the step that wrote it."""
+    found = []
+    now = snapshot(folder) if before is not None else None
+    for p in folder.rglob("*"):
+        if now is not None and p.is_file() and before.get(str(p)) == now.get(str(p)):
+            continue
+        if leaked(str(p.relative_to(folder))) and (now is None or str(p) not in before):
+            found.append(f"{p.name} (file name)")
+        if p.is_file() and p.stat().st_size < 20_000_000:
+            if leaked(p.read_bytes().decode("utf-8", "replace")):
+                found.append(str(p.relative_to(folder)))
+    return found
+
+
+def run_step(step: Step, scenario: str, here: Path, fx: dict) -> Outcome:
+    data = Path(fx["data"])
+    before_data = snapshot(data)
+    ro = Path(step.readonly.format(**fx, here=here)) if step.readonly else None
+    before_ro = snapshot(ro, PROTECTED) if ro is not None else {}
+    before_here = snapshot(here)
+    if step.prepare is not None:
+        step.prepare(here)
+    fmt = lambda s: s.format(**fx, here=here)  # noqa: E731
+    cwd = fmt(step.cwd) if step.cwd else None
+    env = {k: fmt(v) for k, v in step.env.items()}
+    t0 = time.perf_counter()
+    if step.cli is not None:
+        rc, out, err = invoke_cli([fmt(a) for a in step.cli], cwd, env)
+    elif step.sub is not None:
+        rc, out, err = invoke_sub([fmt(a) for a in step.sub], cwd, env, step.kill_after)
+    else:
+        rc, out, err = invoke_py(step.py, fx, here, cwd, env)
+    seconds = time.perf_counter() - t0
+    problems = []
+    shown = out + err
+    if "Traceback" in shown:
+        problems.append("traceback")
+    if step.expect == "fail" and rc == 0:
+        problems.append("exit-0")
+    if step.expect == "ok" and rc not in (0, -9):
+        problems.append("unexpected")
+    after_data = snapshot(data)
+    if after_data != before_data:
+        changed = sorted(set(after_data.items()) ^ set(before_data.items()))
+        problems.append("bad-write")
+        shown += f"\n[data folder changed: {[c[0] for c in changed][:3]}]"
+    if ro is not None and snapshot(ro, PROTECTED) != before_ro:
+        after = snapshot(ro, PROTECTED)
+        diff = sorted(k for k in set(after) | set(before_ro) if after.get(k) != before_ro.get(k))
+        problems.append("bad-write")
+        shown += f"\n[changed under a read-only command: {diff[:3]}]"
+    written = scan_secrets(here, before_here)
+    if leaked(shown) or written:
+        problems.append("secret")
+        shown += f"\n[secret in: {written[:3] or 'stdout/stderr'}]"
+    if step.py is not None and rc == 3:  # a Python case's own check of a number (it says which)
+        problems = [p for p in problems if p != "unexpected"] + ["wrong-number"]
+    if step.compare:
+        folder = Path(fmt(step.compare))
+        now = shown_scores(folder)
+        if step.compare_spec:  # every model the folder shows against one clean model
+            clean = fx["clean_by_spec"][step.compare_spec]
+            now = {k[1:]: v for k, v in now.items()}
+        else:
+            clean = fx["clean"]
+        # 1e-6: a transformer's float rounding follows its batches (a task run alone batches other texts
+        # than two tasks together); a wrong number differs by more
+        wrong = [(k, v, clean[k]) for k, v in now.items() if k in clean and abs(v - clean[k]) > TOLERANCE]
+        if step.compare_spec and not any(k in clean for k in now):
+            wrong.append(("nothing shown to compare", None, None))
+        if wrong:
+            problems.append("wrong-number")
+            shown += f"\n[shown ≠ clean: {wrong[:2]}]"
+    return Outcome(scenario, step.label, rc, seconds, problems, _excerpt(shown))
+
+
+def _excerpt(text: str) -> str:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    keep = [ln for ln in lines if "Traceback" in ln or "Error" in ln or "error" in ln or ln.startswith("[")]
+    return " | ".join((keep or lines)[-3:])[:400]
+
+
+def run_scenario(sc: Scenario, fx: dict) -> list[Outcome]:
+    here = Path(fx["work"]) / "cases" / sc.name
+    here.mkdir(parents=True, exist_ok=True)
+    if sc.own_data:
+        shutil.copytree(fx["data"], here / "data")
+        fx = {**fx, "data": str(here / "data")}
+    env_cache = {"COMPEVAL_CACHE_DIR": str(here / "cache")}
+    outcomes = []
+    with _environment(None, env_cache):
+        if sc.setup is not None:
+            try:
+                sc.setup(here, fx)
+            except Exception as exc:  # noqa: BLE001
+                return [Outcome(sc.name, "setup", 99, 0.0, ["unexpected"], f"setup failed: {exc!r}")]
+        if (here / "vars.json").is_file():  # names the setup found (a result file's path)
+            fx = {**fx, **json.loads((here / "vars.json").read_text())}
+        for step in sc.steps:
+            outcomes.append(run_step(step, sc.name, here, fx))
+            if not sc.own_data and snapshot(Path(fx["data"])) != fx["data_snapshot"]:
+                restore_data(fx)  # a bad write into the shared data: undone, so later cases stay meaningful
+    return outcomes
+
+
+def restore_data(fx: dict) -> None:
+    shutil.rmtree(fx["data"], ignore_errors=True)
+    shutil.copytree(fx["pristine"], fx["data"])
+
+
+# --- the scenarios ---------------------------------------------------------------------------------------
+
+RUN = ["run", "--no-report", "--data-dir", "{data}"]
+
+
+def _fail_run(label: str, models: list[str], tasks: list[str], extra: list[str] = ()) -> Step:
+    argv = RUN + ["-o", "{here}/out"] + list(extra)
+    for m in models:
+        argv += ["-m", m]
+    for t in tasks:
+        argv += ["-t", t]
+    return Step(label, cli=argv, expect="fail")
+
+
+def malformed() -> list[Scenario]:
+    bad_models = ["", ",", "hashbag,", "hashbag,,dim=8", "hashbag,dim=", "hashbag,dim=-1", "hashbag,dim=abc",
+                  "hashbag,dim=1e999", "hashbag,dim=8,dim=9", "hashbag,dim=０", "HASHBAG", "hashbag;dim=8",
+                  "random,dim=0", "random,dim=99999999999", "random,dim=8,unknown=1", "random,seed=-1",
+                  "random,seed=abc", "static:", "static:/nonexistent/v.txt", "static:{work}",
+                  "static:{data}/gs2011/" + GS, "static:{vec},op=bogus", "static:{vec},tok=bogus",
+                  "hf:", "hf:/nonexistent/model", "hf:{data}", "nosuchfamily:x", "sbert:", "mixed:",
+                  "mixed:hashbag+", "mixed:+hashbag", "api:", "api:m,base_url=notaurl", "api:m,dims=-4",
+                  "hashbag\x00", "glove-6b-50d,op=tensor,tok=nope",
+                  "precomputed:/nonexistent.jsonl", "static:{vec},op=mean,op=sum"]
+    bad_tasks = ["", ",", "nosuchtask", "gs2011,", "gs2011,,bootstrap=50", "gs2011,bootstrap=0",
+                 "gs2011,bootstrap=1", "gs2011,bootstrap=39", "gs2011,bootstrap=-5", "gs2011,bootstrap=abc",
+                 "gs2011,bootstrap=1e3", "gs2011,bootstrap=99999999999", "gs2011,norm=bogus",
+                 "gs2011,missing=bogus", "gs2011,unknown=1", "gs2011,bootstrap=50,bootstrap=60",
+                 "invariance-qa,path=/nonexistent.jsonl,subset_model=", "invariance-qa,path={work},subset_model=",
+                 "invariance-qa,path={data}/gs2011/" + GS + ",subset_model=", "invariance-qa,format=usp",
+                 "invariance-qa,texts={work}", "invariance-qa,subset_model=nosuchmodel",
+                 "modifiers-test2,n_resamples=5", "modifiers-test2,n_resamples=0", "sts3k,split=bogus",
+                 "GS2011", "gs2011,norm=", "ks2013,missing=", "gs2011,bootstrap=50;norm=none"]
+    bad_options = [["--seed", "-1"], ["--seed", "99999999999"], ["--seed", "abc"], ["--batch-size", "0"],
+                   ["--batch-size", "-3"], ["--device", "cuda:7"], ["--device", "tpu"], ["--max-batch-tokens", "0"],
+                   ["--model-timeout", "-3"], ["--model-timeout", "5", "--no-isolate"], ["--executor", "bogus"],
+                   ["--cpus-per-job", "0"], ["--plan-device", "abacus", "--plan"], ["--models-file", "/nonexistent"],
+                   ["--models", "mteb:bogus=1"], ["--data-mirror", "not a url"],
+                   ["--ray-retries", "-1"], ["--api-slots", "0"], ["--output-dir", ""], ["--unknown-flag"],
+                   ["--seed"], ["-m"], ["--overwrite=yes"]]
+    steps = [_fail_run(f"model {m!r}", [m], [T_GS]) for m in bad_models]
+    steps += [_fail_run(f"task {t!r}", ["hashbag"], [t]) for t in bad_tasks]
+    steps += [_fail_run(f"options {o}", ["hashbag"], [T_GS], o) for o in bad_options]
+    other = [["report"], ["report", "/nonexistent"], ["report", "{here}", "--resamples", "1"],
+             ["report", "{here}", "--resamples", "0"], ["report", "{here}", "--seed", "-2"],
+             ["report", "{here}", "--format", "gif", "--figures", "{here}/f"], ["results"],
+             ["results", "/nonexistent"], ["results", "{here}", "-f", "yaml"], ["verify", "/nonexistent"],
+             ["export", "/nonexistent", "{here}/x"], ["export", "{here}", "{here}/x", "-f", "bogus"],
+             ["models", "nosuchfamily"], ["tasks", "-f", "yaml"], ["download", "-t", "nosuchtask"],
+             ["data", "bogus-subcommand"], ["nosuchcommand"], ["run", "--help-me"]]
+    steps += [Step(f"argv {a}", cli=a, expect="fail") for a in other]
+    chunks = [steps[i:i + 20] for i in range(0, len(steps), 20)]
+    return [Scenario(f"malformed-{k:02d}", chunk) for k, chunk in enumerate(chunks)]
+
+
+def _clean_run(here: Path, fx: dict, models=("hashbag",), tasks=(T_GS,), out="out") -> None:
+    argv = ["run", "--no-report", "--data-dir", fx["data"], "-o", str(here / out)]
+    for m in models:
+        argv += ["-m", m]
+    for t in tasks:
+        argv += ["-t", t]
+    rc, o, e = invoke_cli(argv)
+    if rc != 0:
+        raise RuntimeError(f"clean run failed: {o} {e}")
+
+
+def _result(here: Path, model: str = "hashbag", task: str = "gs2011", out: str = "out") -> Path:
+    return next(p for p in (here / out).glob(f"{model}*/{task}*.json"))
+
+
+def _edit_json(path: Path, change: Callable[[dict], None]) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+
+
+def _bump_score(doc: dict) -> None:
+    doc["main_score"] = 0.987654
+    for s in doc.get("scores", []):
+        if s.get("subset") == "all":
+            s["value"] = 0.987654
+
+
+def _readers(label: str, expect_verify: str = "fail", expect_results: str = "any") -> list[Step]:
+    """results, verify, report, export, leaderboard on a folder: none may change its files; results must
+    never show a number that differs from the clean run's; a damaged result makes ``results`` (and its
+    leaderboard) exit non-zero (``expect_results="fail"``)."""
+    return [
+        Step(f"{label}: results", cli=["results", "{here}/out", "-f", "csv"], expect=expect_results,
+             compare="{here}/out", readonly="{here}/out"),
+        Step(f"{label}: results --leaderboard", cli=["results", "{here}/out", "--leaderboard", "-f", "csv"],
+             expect=expect_results, readonly="{here}/out"),
+        Step(f"{label}: verify", cli=["verify", "{here}/out", "--data-dir", "{data}"], expect=expect_verify,
+             readonly="{here}/out"),
+        Step(f"{label}: report", cli=["report", "{here}/out", "-o", "{here}/r.html", "--resamples", "50"],
+             expect="any", readonly="{here}/out"),
+    ]
+
+
+def edited_results() -> list[Scenario]:
+    out = []
+
+    def edit(name: str, change: Callable[[Path], None], expect_verify="fail", rerun_compare=True,
+             expect_results="any"):
+        def setup(here: Path, fx: dict):
+            _clean_run(here, fx, models=("hashbag", "random,dim=8"), tasks=(T_GS, T_KS))
+            change(here)
+        steps = _readers(name, expect_verify, expect_results)
+        if rerun_compare:
+            steps.append(Step(f"{name}: rerun", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-m", "random,dim=8",
+                                                           "-t", T_GS, "-t", T_KS], expect="any",
+                              compare="{here}/out"))
+            steps.append(Step(f"{name}: verify after rerun", cli=["verify", "{here}/out", "--data-dir", "{data}"],
+                              expect="ok", readonly="{here}/out"))
+        out.append(Scenario(f"edit-{name}", steps, setup))
+
+    edit("score", lambda h: _edit_json(_result(h), _bump_score))
+    edit("score-no-checksum", lambda h: _edit_json(_result(h), lambda d: (_bump_score(d), d.pop("checksum", None))))
+    edit("score-null-checksum", lambda h: _edit_json(_result(h), lambda d: (_bump_score(d), d.update(checksum=None))))
+    edit("no-predictions-hash", lambda h: _edit_json(_result(h), lambda d: d.pop("predictions_sha256", None)))
+
+    def copy_as_other_task(h: Path):
+        src = _result(h, task="gs2011")
+        dst = _result(h, task="ks2013")
+        shutil.copy(src, dst)
+        sp, dp = src.with_suffix("").with_suffix(".predictions.jsonl"), dst.with_suffix("").with_suffix(".predictions.jsonl")
+        sp, dp = Path(str(src)[:-5] + ".predictions.jsonl"), Path(str(dst)[:-5] + ".predictions.jsonl")
+        if sp.exists():
+            shutil.copy(sp, dp)
+    edit("copied-under-other-task", copy_as_other_task)
+
+    def copy_as_other_model(h: Path):
+        src, dst = _result(h, "hashbag"), _result(h, "random")
+        shutil.copy(src, dst)
+        sp, dp = Path(str(src)[:-5] + ".predictions.jsonl"), Path(str(dst)[:-5] + ".predictions.jsonl")
+        if sp.exists():
+            shutil.copy(sp, dp)
+    edit("copied-under-other-model", copy_as_other_model)
+
+    def edit_predictions(h: Path):
+        p = Path(str(_result(h))[:-5] + ".predictions.jsonl")
+        rows = [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines()]
+        for r in rows:
+            for k, v in list(r.items()):
+                if k in ("score", "similarity", "pred", "prediction") and isinstance(v, (int, float)):
+                    r[k] = -v
+        p.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    edit("edited-predictions", edit_predictions)
+
+    def delete_predictions(h: Path):
+        Path(str(_result(h))[:-5] + ".predictions.jsonl").unlink()
+    edit("deleted-predictions", delete_predictions)
+    edit("truncated-json", lambda h: _result(h).write_bytes(_result(h).read_bytes()[:200]), expect_results="fail")
+    edit("binary-json", lambda h: _result(h).write_bytes(os.urandom(300)), expect_results="fail")
+    edit("empty-json", lambda h: _result(h).write_bytes(b""), expect_results="fail")
+    edit("seed-edited", lambda h: _edit_json(_result(h), lambda d: d.update(seed=5)))
+    edit("n-items-edited", lambda h: _edit_json(_result(h), lambda d: d.update(n_items=3)))
+
+    def deleted_json_kept_predictions(h: Path):
+        _result(h).unlink()
+    edit("deleted-json", deleted_json_kept_predictions, expect_verify="any")
+
+    def stray_file(h: Path):
+        (h / "out" / "hashbag" ).mkdir(exist_ok=True)
+        (_result(h).parent / "notes.json").write_text('{"hello": 1}')
+    edit("stray-json", stray_file, expect_verify="any", rerun_compare=False)
+    return out
+
+
+def damaged_data() -> list[Scenario]:
+    out = []
+
+    def data_case(name: str, damage: Callable[[Path], None], allow: bool, compare: bool, expect: str):
+        def setup(here: Path, fx: dict):
+            shutil.copytree(fx["data"], here / "data")
+            damage(here / "data" / "gs2011" / GS)
+        argv = ["run", "--no-report", "--data-dir", "{here}/data", "-o", "{here}/out", "-m", "hashbag", "-t", T_GS]
+        if allow:
+            argv.append("--allow-modified-data")
+        steps = [Step(f"{name}: run", cli=argv, expect=expect, compare="{here}/out" if compare else None),
+                 Step(f"{name}: verify", cli=["verify", "{here}/out", "--data-dir", "{here}/data"], expect="any",
+                      readonly="{here}/out")]
+        out.append(Scenario(f"data-{name}", steps, setup))
+
+    flip = lambda p: p.write_bytes(p.read_bytes()[:100] + bytes([p.read_bytes()[100] ^ 1]) + p.read_bytes()[101:])  # noqa: E731
+    data_case("one-byte", flip, False, False, "fail")
+    data_case("one-byte-allowed", flip, True, False, "any")
+    data_case("deleted", lambda p: p.unlink(), False, False, "fail")
+    data_case("truncated", lambda p: p.write_bytes(p.read_bytes()[:777]), False, False, "fail")
+    data_case("truncated-allowed", lambda p: p.write_bytes(p.read_bytes()[:777]), True, False, "any")
+    data_case("bom-allowed", lambda p: p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes()), True, True, "ok")
+    data_case("crlf-allowed", lambda p: p.write_bytes(p.read_bytes().replace(b"\n", b"\r\n")), True, True, "ok")
+    data_case("latin1-allowed", lambda p: p.write_bytes(p.read_bytes().replace(b"the", b"th\xe9", 1)), True, False, "fail")
+    data_case("nan-score-allowed", lambda p: p.write_text(p.read_text().replace("0.8461", "nan", 1)), True, False, "fail")
+    data_case("folder-instead", lambda p: (p.unlink(), p.mkdir()), True, False, "fail")
+    data_case("empty-allowed", lambda p: p.write_bytes(b""), True, False, "fail")
+    return out
+
+
+def damaged_vectors() -> list[Scenario]:
+    steps = []
+
+    def vec_case(name: str, make: Callable[[Path, Path], None], expect: str, compare: bool):
+        def prepare(here: Path, make=make, name=name):
+            make(Path(FX["vec"]), here / f"{name}.txt")
+        model = f"static:{{here}}/{name}.txt"
+        steps.append(Step(f"vectors {name}", cli=RUN + ["-o", f"{{here}}/out-{name}", "-m", model, "-t", T_GS],
+                          expect=expect, compare=f"{{here}}/out-{name}" if compare else None,
+                          compare_spec="vec" if compare else None, prepare=prepare))
+
+    text = lambda src: src.read_text(encoding="utf-8")  # noqa: E731
+    vec_case("tabs", lambda s, d: d.write_text(text(s).replace(" ", "\t")), "ok", True)
+    vec_case("bom", lambda s, d: d.write_bytes(b"\xef\xbb\xbf" + s.read_bytes()), "ok", True)
+    vec_case("crlf", lambda s, d: d.write_bytes(s.read_bytes().replace(b"\n", b"\r\n")), "ok", True)
+    vec_case("header", lambda s, d: d.write_text(f"{len(text(s).splitlines())} 6\n" + text(s)), "ok", True)
+    vec_case("gz", lambda s, d: d.write_bytes(gzip.compress(s.read_bytes())), "any", False)
+    vec_case("mixed-separators", lambda s, d: d.write_text(text(s).replace(" ", "\t", 14)), "fail", False)
+    vec_case("truncated-line", lambda s, d: d.write_text(text(s)[: len(text(s)) // 2]), "fail", False)
+    vec_case("non-utf8", lambda s, d: d.write_bytes(s.read_bytes().replace(b"the ", b"th\xe9 ", 1)), "fail", False)
+    vec_case("nan", lambda s, d: d.write_text(text(s).replace(text(s).split()[1], "nan", 1)), "fail", False)
+    vec_case("duplicate-word", lambda s, d: d.write_text(text(s) + text(s).splitlines()[0] + "\n"), "fail", False)
+    vec_case("empty", lambda s, d: d.write_text(""), "fail", False)
+    vec_case("binary-garbage", lambda s, d: d.write_bytes(os.urandom(5000)), "fail", False)
+    vec_case("letters", lambda s, d: d.write_text(text(s).replace(text(s).split()[2], "abc", 1)), "fail", False)
+
+    def edit_in_place(here: Path):
+        p = here / "inplace.txt"
+        lines = Path(FX["vec"]).read_text().splitlines()
+        p.write_text("\n".join(lines) + "\n")
+    steps.append(Step("vectors in place: first", cli=RUN + ["-o", "{here}/inplace", "-m", "static:{here}/inplace.txt",
+                                                           "-t", T_GS], prepare=edit_in_place, compare="{here}/inplace",
+                      compare_spec="vec"))
+
+    def swap_to_other(here: Path):
+        shutil.copy(FX["other_vec"], here / "inplace.txt")
+    steps.append(Step("vectors in place: replaced, rerun into a fresh folder", cli=RUN + [
+        "-o", "{here}/inplace2", "-m", "static:{here}/inplace.txt", "-t", T_GS], prepare=swap_to_other,
+        compare="{here}/inplace2", compare_spec="other"))
+    return [Scenario("vectors", steps)]
+
+
+FX: dict = {}
+
+
+def model_folder() -> list[Scenario]:
+    def copy_model(here: Path, fx: dict):
+        shutil.copytree(fx["model"], here / "m")
+
+    def garbage_weights(here: Path):
+        (here / "m" / "model.safetensors").write_bytes(os.urandom(4096))
+
+    def huge_header(here: Path):
+        (here / "m" / "model.safetensors").write_bytes((2**62).to_bytes(8, "little") + b"{}")
+
+    def bad_config(here: Path):
+        (here / "m" / "config.json").write_text("{not json")
+
+    def no_tokenizer(here: Path):
+        for f in ("tokenizer.json", "vocab.txt"):
+            if (here / "m" / f).exists():
+                (here / "m" / f).unlink()
+
+    def fine_tune_in_place(here: Path):
+        import torch
+        from safetensors.torch import load_file, save_file
+
+        w = load_file(str(here / "m" / "model.safetensors"))
+        for k in w:
+            if "embeddings.word_embeddings" in k:
+                w[k] = w[k] * -1.0 + 0.05
+        save_file(w, str(here / "m" / "model.safetensors"))
+
+    run_m = lambda label, **kw: Step(label, cli=RUN + ["-o", "{here}/out", "-m", "hf:{here}/m", "-t", T_GS], **kw)  # noqa: E731
+    plan = lambda label: Step(label, cli=RUN + ["-o", "{here}/plan", "-m", "hf:{here}/m", "-m", "hashbag", "-t", T_GS,  # noqa: E731
+                                                "--plan"], expect="ok")
+    return [
+        Scenario("model-clean-and-tuned", [
+            run_m("tiny model: clean", compare="{here}/out"),
+            run_m("tiny model: fine-tuned in place, rerun", prepare=fine_tune_in_place),
+            Step("tiny model: fine-tuned folder vs a fresh run", py=(
+                "from compeval.results import results_frame\n"
+                "from compeval.runner import run\n"
+                "s = run([f'hf:{here}/m'], ['gs2011,bootstrap=50'], here / 'fresh', data_dir=fx['data'], cache_dir=None)\n"
+                "a = results_frame(here / 'out'); b = results_frame(here / 'fresh')\n"
+                "x = a[(a.subset == 'all') & (a.metric == 'spearman')].value.tolist()\n"
+                "y = b[(b.subset == 'all') & (b.metric == 'spearman')].value.tolist()\n"
+                "print('stored', x, 'fresh', y)\n"
+                "rc = 0 if y and y[0] in x else 3\n"
+                "if rc: print('wrong number: the rerun after fine-tuning in place reused the old score', file=__import__('sys').stderr)\n"),
+                expect="ok"),
+        ], copy_model),
+        Scenario("model-garbage-weights", [run_m("garbage weights: run", prepare=garbage_weights, expect="fail"),
+                                           plan("garbage weights: --plan")], copy_model),
+        Scenario("model-huge-header", [run_m("header length 2**62: run", prepare=huge_header, expect="fail"),
+                                       plan("header length 2**62: --plan")], copy_model),
+        Scenario("model-bad-config", [run_m("config.json not JSON: run", prepare=bad_config, expect="fail"),
+                                      plan("config.json not JSON: --plan")], copy_model),
+        Scenario("model-no-tokenizer", [run_m("no tokenizer: run", prepare=no_tokenizer, expect="fail")], copy_model),
+    ]
+
+
+def outputs() -> list[Scenario]:
+    def setup(here: Path, fx: dict):
+        _clean_run(here, fx)
+        (here / "afile").write_text("x")
+        (here / "vars.json").write_text(json.dumps({"res": str(_result(here))}))
+
+    res = "{res}"
+    steps = [
+        _fail_run("output = data folder", ["hashbag"], [T_GS], ["-o", "{data}"]),
+        _fail_run("output inside data", ["hashbag"], [T_GS], ["-o", "{data}/gs2011/out"]),
+        _fail_run("output = a file", ["hashbag"], [T_GS], ["-o", "{here}/afile"]),
+        _fail_run("output = a result file", ["hashbag"], [T_GS], ["-o", res]),
+        _fail_run("cache inside data", ["hashbag"], [T_GS], ["--cache-dir", "{data}/cache"]),
+        Step("COMPEVAL_CACHE_DIR inside data", cli=RUN + ["-o", "{here}/o2", "-m", "hashbag", "-t", T_GS],
+             env={"COMPEVAL_CACHE_DIR": "{data}/cache"}, expect="fail"),
+        Step("report into a result file", cli=["report", "{here}/out", "-o", res], expect="fail", readonly="{here}/out"),
+        Step("report into the data folder", cli=["report", "{here}/out", "-o", "{data}/r.html"], expect="fail"),
+        Step("report --leaderboard into a result file", cli=["report", "{here}/out", "--leaderboard", "-o", res],
+             expect="fail", readonly="{here}/out"),
+        Step("report --leaderboard into data", cli=["report", "{here}/out", "--leaderboard", "-o", "{data}/gs2011/" + GS],
+             expect="fail"),
+        Step("report --mteb-results data -o data", cli=["report", "{here}/out", "--leaderboard", "--mteb-results",
+                                                       "{data}", "-o", "{data}/x.html"], expect="fail"),
+        Step("report --figures into data", cli=["report", "{here}/out", "-o", "{here}/r.html", "--figures",
+                                               "{data}/figs", "--resamples", "50"], expect="fail"),
+        Step("export into data", cli=["export", "{here}/out", "{data}/exp"], expect="fail"),
+        Step("export into the results folder itself", cli=["export", "{here}/out", "{here}/out"], expect="any",
+             readonly="{here}/out"),
+        Step("empty output path", cli=RUN + ["-o", "", "-m", "hashbag", "-t", T_GS], expect="fail"),
+        Step("API run() into data", py="from compeval.runner import run\n"
+                                       "s = run(['hashbag'], ['gs2011,bootstrap=50'], fx['data'], data_dir=fx['data'], cache_dir=None)\n"
+                                       "rc = 0", expect="fail"),
+        Step("API run() output ''", py="from compeval.runner import run\n"
+                                       "s = run(['hashbag'], ['gs2011,bootstrap=50'], '', data_dir=fx['data'], cache_dir=None)\n"
+                                       "rc = 0", expect="fail"),
+        Step("API run() cache in data", py="from compeval.runner import run\n"
+                                           "s = run(['hashbag'], ['gs2011,bootstrap=50'], here / 'o3', data_dir=fx['data'], cache_dir=fx['data'] + '/c')\n"
+                                           "rc = 0", expect="fail"),
+        Step("API build_report into a result file", py="from compeval.report import build_report\n"
+                                                       "build_report(here / 'out', Path(fx['res']))\n"
+                                                       "rc = 0", expect="fail", readonly="{here}/out"),
+        Step("API build_report into data", py="from compeval.report import build_report\n"
+                                              "build_report(here / 'out', Path(fx['data']) / 'r.html')\n"
+                                              "rc = 0", expect="fail"),
+    ]
+    return [Scenario("outputs", steps, setup, own_data=True)]
+
+
+def secrets() -> list[Scenario]:
+    api = f"api:m,base_url={SECRET_URL},max_retries=0"
+    steps = [
+        _fail_run("api spec with credentials", [api], [T_GS]),
+        _fail_run("api spec with credentials, --isolate", [api], [T_GS], ["--isolate"]),
+        Step("api spec with credentials, --plan", cli=RUN + ["-o", "{here}/plan", "-m", api, "-t", T_GS, "--plan"],
+             expect="any"),
+        _fail_run("api spec with credentials and a bad option", [api + ",frobnicate=1"], [T_GS]),
+        _fail_run("api spec with credentials and a bad value", [api + ",dims=-1"], [T_GS]),
+        _fail_run("hashbag with a base_url", [f"hashbag,base_url={SECRET_URL}"], [T_GS]),
+        _fail_run("static: URL with credentials", [f"static:{SECRET_URL}"], [T_GS]),
+        _fail_run("hf: URL with credentials", [f"hf:{SECRET_URL}"], [T_GS]),
+        _fail_run("a URL as the model", [SECRET_URL], [T_GS]),
+        _fail_run("path= URL with credentials", ["hashbag"], [f"invariance-qa,path={SECRET_URL},subset_model="]),
+        _fail_run("a URL as the task", ["hashbag"], [SECRET_URL]),
+        Step("api key in the environment, failing server", cli=RUN + ["-o", "{here}/envkey", "-m",
+                                                                   "api:m,base_url=http://127.0.0.1:9/v1,max_retries=0",
+                                                                   "-t", T_GS],
+             env={"OPENAI_API_KEY": KEY, "COMPEVAL_API_KEY": KEY}, expect="fail"),
+        Step("API run() with credentials", py="from compeval.runner import run\n"
+                                              f"s = run([{api!r}], ['gs2011,bootstrap=50'], here / 'py', data_dir=fx['data'], cache_dir=None)\n"
+                                              "print([o.error for o in s.outcomes])\n"
+                                              "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0", expect="fail"),
+        Step("API check_spec with credentials", py="from compeval.models.registry import check_spec\n"
+                                                   f"check_spec({(api + ',frobnicate=1')!r})\nrc = 0", expect="fail"),
+        Step("API get_tasks with credentials", py="from compeval.tasks.registry import get_tasks\n"
+                                                  f"t = get_tasks('invariance-qa,path={SECRET_URL},subset_model=')\n"
+                                                  "t[0].load(None)\nrc = 0", expect="fail"),
+        Step("models file with credentials", cli=RUN + ["-o", "{here}/mf", "--models-file", "{here}/../models.txt",
+                                                        "-t", T_GS], expect="fail",
+             prepare=lambda h: (h.parent / "models.txt").write_text(f"{api}\n")),  # outside the scanned folder
+        Step("results of a folder after all that", cli=["results", "{here}/out"], expect="any"),
+        Step("report of a folder after all that", cli=["report", "{here}/out", "-o", "{here}/r.html"], expect="any"),
+    ]
+    return [Scenario("secrets", steps, own_data=True)]
+
+
+def kill_and_resume() -> list[Scenario]:
+    out = []
+    for k, after in enumerate((2.0, 5.0, 9.0, 14.0)):
+        argv = ["run", "--no-report", "--data-dir", "{data}", "-o", "{here}/out", "-m", "hashbag", "-m", "random,dim=8",
+                "-m", "static:{vec}", "-t", T_GS, "-t", T_KS]
+        out.append(Scenario(f"kill-{k}", [
+            Step(f"kill -9 after {after:.0f}s", sub=argv, kill_after=after, expect="any"),
+            Step(f"resume after kill at {after:.0f}s", cli=argv, compare="{here}/out"),
+            Step(f"verify after kill at {after:.0f}s", cli=["verify", "{here}/out", "--data-dir", "{data}"],
+                 readonly="{here}/out"),
+        ]))
+    return out
+
+
+def relative_paths() -> list[Scenario]:
+    qa = "invariance-qa,path=qa.jsonl,subset_model=,bootstrap=50"
+    base = [sys.executable, "-m", "compeval.cli"]
+    steps = [
+        Step("path=qa.jsonl from folder a", sub=["run", "--no-report", "-o", "{here}/out", "-m", "hashbag", "-t", qa],
+             cwd=str(Path("{work}") / "inputs" / "qa_a")),
+        Step("path=qa.jsonl from folder b (another file)", sub=["run", "--no-report", "-o", "{here}/out", "-m",
+                                                               "hashbag", "-t", qa],
+             cwd=str(Path("{work}") / "inputs" / "qa_b")),
+        Step("the folder shows b's score", py=(
+            "from compeval.results import results_frame\n"
+            "df = results_frame(here / 'out')\n"
+            "clean = fx['clean-qa_b']\n"
+            "ok = any(abs(r.value - clean.get((r.model, 'invariance-qa', r.subset, r.metric), 1e9)) < 1e-9 for r in df.itertuples())\n"
+            "rc = 0 if ok else 3\n"
+            "if not ok: print('wrong number: folder b reused folder a\\'s result', file=__import__('sys').stderr)\n")),
+        Step("static:vectors.txt from inputs", sub=["run", "--no-report", "--data-dir", "{data}", "-o", "{here}/vs",
+                                                    "-m", "static:vectors.txt", "-t", T_GS],
+             cwd="{work}/inputs"),
+        Step("static:vectors.txt from inputs/other", sub=["run", "--no-report", "--data-dir", "{data}", "-o",
+                                                          "{here}/vs", "-m", "static:vectors.txt", "-t", T_GS],
+             cwd="{work}/inputs/other"),
+        Step("the two static runs are two results", py=(
+            "from compeval.results import results_frame\n"
+            "df = results_frame(here / 'vs')\n"
+            "n = df.model.nunique()\n"
+            "rc = 0 if n == 2 else 3\n"
+            "if rc: print(f'wrong number: {n} model(s) for two different vectors files', file=__import__('sys').stderr)\n")),
+    ]
+    del base
+    return [Scenario("relative-paths", steps)]
+
+
+def python_objects() -> list[Scenario]:
+    prelude = (
+        "import numpy as np\n"
+        "from compeval.runner import run\n"
+        "from compeval.results import results_frame\n"
+        "from compeval.models.fingerprint import PROBE_TEXTS\n"
+        "class Salted:\n"
+        "    def __init__(self, salt): self.salt = salt\n"
+        "    def encode(self, texts):\n"
+        "        return np.asarray([np.random.default_rng(sum(map(ord, t)) + (0 if t in PROBE_TEXTS else 7919 * self.salt)).standard_normal(8) for t in texts], dtype=np.float32)\n"
+        "class Growing:\n"
+        "    n = 0\n"
+        "    def encode(self, texts):\n"
+        "        Growing.n += 1\n"
+        "        return np.ones((len(texts), 3 + Growing.n), dtype=np.float32)\n"
+        "class Nan:\n"
+        "    def encode(self, texts): return np.full((len(texts), 4), np.nan)\n"
+        "class Wrong:\n"
+        "    def encode(self, texts): return np.ones((len(texts) + 1, 4))\n"
+        "class Raises:\n"
+        "    def encode(self, texts): raise RuntimeError('boom')\n"
+        "class Strings:\n"
+        "    def encode(self, texts): return [['a'] * 3 for _ in texts]\n"
+        "def spearman(folder):\n"
+        "    df = results_frame(folder)\n"
+        "    return sorted(df[(df.subset == 'all') & (df.metric == 'spearman')].value.tolist())\n"
+        "T = 'gs2011,bootstrap=50'\n"
+    )
+    steps = [
+        Step("object: Salted(1) into a cache", py=prelude + "s = run([Salted(1)], [T], here / 'o1', data_dir=fx['data'], cache_dir=here / 'c')\nrc = 0"),
+        Step("object: Salted(2) fresh (reference)", py=prelude + "s = run([Salted(2)], [T], here / 'fresh', data_dir=fx['data'], cache_dir=None)\nrc = 0"),
+        Step("object: Salted(2) with the same cache", py=prelude + (
+            "s = run([Salted(2)], [T], here / 'o2', data_dir=fx['data'], cache_dir=here / 'c')\n"
+            "rc = 0 if spearman(here / 'o2') == spearman(here / 'fresh') else 3\n"
+            "if rc: print('wrong number: stale cached vectors', file=__import__('sys').stderr)\n")),
+        Step("object: Salted(2) into Salted(1)'s folder", py=prelude + (
+            "s = run([Salted(2)], [T], here / 'o1', data_dir=fx['data'], cache_dir=here / 'c')\n"
+            "rc = 0 if spearman(here / 'fresh')[0] in spearman(here / 'o1') else 3\n"
+            "if rc: print('wrong number: the stored result of another object', file=__import__('sys').stderr)\n")),
+        Step("object: vector size changes", py=prelude + (
+            "s = run([Growing()], [T], here / 'g', data_dir=fx['data'], cache_dir=None)\n"
+            "print([o.error for o in s.outcomes])\n"
+            "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0\n"
+            "import pathlib\n"
+            "if list(pathlib.Path(here / 'g').glob('Growing*/*.json')): rc = 0\n"), expect="fail"),
+        Step("object: NaN vectors", py=prelude + "s = run([Nan()], [T], here / 'n', data_dir=fx['data'], cache_dir=None)\n"
+                                                 "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0", expect="fail"),
+        Step("object: one row too many", py=prelude + "s = run([Wrong()], [T], here / 'w', data_dir=fx['data'], cache_dir=None)\n"
+                                                      "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0", expect="fail"),
+        Step("object: encode raises", py=prelude + "s = run([Raises()], [T], here / 'r', data_dir=fx['data'], cache_dir=None)\n"
+                                                   "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0", expect="fail"),
+        Step("object: strings", py=prelude + "s = run([Strings()], [T], here / 's', data_dir=fx['data'], cache_dir=None)\n"
+                                             "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0", expect="fail"),
+        Step("object: empty compeval_digest", py=prelude + (
+            "o = Salted(1); o.compeval_digest = ''\n"
+            "s = run([o], [T], here / 'd', data_dir=fx['data'], cache_dir=None)\n"
+            "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0"), expect="fail"),
+        Step("object: bootstrap=1", py=prelude + "s = run([Salted(1)], ['gs2011,bootstrap=1'], here / 'b', data_dir=fx['data'], cache_dir=None)\nrc = 0",
+             expect="fail"),
+        Step("object: reuse_objects", py=prelude + (
+            "s = run([Salted(3)], [T], here / 'ro1', data_dir=fx['data'], cache_dir=here / 'c2', reuse_objects=True)\n"
+            "s2 = run([Salted(3)], [T], here / 'ro2', data_dir=fx['data'], cache_dir=here / 'c2', reuse_objects=True)\n"
+            "rc = 0 if spearman(here / 'ro1') == spearman(here / 'ro2') else 3")),
+        Step("API: a model spec list with a bad one", py=prelude + (
+            "s = run(['hashbag', 'random,dim=0'], [T], here / 'm', data_dir=fx['data'], cache_dir=None)\nrc = 0"),
+             expect="fail"),
+        Step("API: unknown task", py=prelude + "s = run(['hashbag'], ['nosuchtask'], here / 'm2', data_dir=fx['data'])\nrc = 0",
+             expect="fail"),
+        Step("API: seed -1", py=prelude + "s = run(['hashbag'], [T], here / 'm3', data_dir=fx['data'], seed=-1)\nrc = 0",
+             expect="fail"),
+        Step("API: data_dir missing", py=prelude + (
+            "s = run(['hashbag'], [T], here / 'm4', data_dir=here / 'nodata', download=False, cache_dir=None)\n"
+            "rc = 1 if any(o.status == 'failed' for o in s.outcomes) else 0"), expect="fail"),
+        Step("API: results_frame of nothing", py="from compeval.results import results_frame\n"
+                                                 "results_frame(here / 'nothing-here')\nrc = 0", expect="any"),
+        Step("API: check_model on Growing", py=prelude + (
+            "from compeval.models.conformance import check_model, ConformanceError\n"
+            "from compeval.models.protocol import ModelConfig\n"
+            "g = Growing(); g.config = ModelConfig(family='x', name='g', params={})\n"
+            "try:\n    check_model(g); rc = 0\nexcept ConformanceError as e:\n    print(e); rc = 2\n"), expect="fail"),
+    ]
+    return [Scenario("python-objects", steps)]
+
+
+def clean_repeats() -> list[Scenario]:
+    """Careful users: the same valid commands, repeated; every shown number must equal the clean run's."""
+    steps = []
+    for key, m in (("hashbag", "hashbag"), ("random", "random,dim=8"), ("vec", "static:{vec}"), ("model", "hf:{model}")):
+        for t in (T_GS, T_KS):
+            steps.append(Step(f"clean {m} × {t}", cli=RUN + ["-o", f"{{here}}/{key}", "-m", m, "-t", t],
+                              compare=f"{{here}}/{key}", compare_spec=key))
+    steps.append(Step("clean run into out", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-t", T_GS],
+                      compare="{here}/out"))
+    steps.append(Step("clean rerun (all skipped)", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-t", T_GS],
+                      compare="{here}/out", readonly="{here}/out"))
+    steps.append(Step("clean --overwrite", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-t", T_GS, "--overwrite"],
+                      compare="{here}/out"))
+    steps.append(Step("clean --seed 3 (recomputed)", cli=RUN + ["-o", "{here}/seed", "-m", "hashbag", "-t", T_GS,
+                                                               "--seed", "3"]))
+    steps.append(Step("clean --reuse-stale", cli=RUN + ["-o", "{here}/seed", "-m", "hashbag", "-t", T_GS,
+                                                       "--reuse-stale"]))
+    steps += _readers("clean", expect_verify="ok", expect_results="ok")
+    steps.append(Step("clean export", cli=["export", "{here}/out", "{here}/exp"], readonly="{here}/out"))
+    steps.append(Step("clean results table", cli=["results", "{here}/out"], readonly="{here}/out"))
+    steps.append(Step("clean --plan", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-m", "hf:{model}", "-t", T_GS,
+                                               "--plan"], readonly="{here}/out"))
+    steps.append(Step("clean models", cli=["models"]))
+    steps.append(Step("clean tasks", cli=["tasks"]))
+    return [Scenario("clean", steps)]
+
+
+def all_scenarios() -> list[Scenario]:
+    return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
+            + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats())
+
+
+# --- driver -----------------------------------------------------------------------------------------------
+
+def _worker(names: list[str], fx: dict, queue) -> None:
+    FX.update(fx)
+    by_name = {sc.name: sc for sc in all_scenarios()}
+    for name in names:
+        try:
+            for outcome in run_scenario(by_name[name], fx):
+                queue.put(outcome)
+        except Exception as exc:  # noqa: BLE001 - the harness itself
+            queue.put(Outcome(name, "harness", 99, 0.0, ["unexpected"], f"harness error: {exc!r}"))
+    queue.put(None)
+
+
+def main() -> None:
+    global SRC
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--only", default="", help="run only scenarios whose name starts with this")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--src", type=Path, default=SRC, help="the compeval source tree to attack (default: "
+                        "this checkout's src/; another branch's for a before/after count)")
+    args = parser.parse_args()
+    SRC = args.src.resolve()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    sys.path.insert(0, str(SRC))
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="compeval-hostile-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ["COMPEVAL_CACHE_DIR"] = str(work / "cache")
+    t0 = time.perf_counter()
+    fx = build_fixtures(work)
+    FX.update(fx)
+    print(f"fixtures ready in {time.perf_counter() - t0:.0f}s ({work})", flush=True)
+    names = [sc.name for sc in all_scenarios() if sc.name.startswith(args.only)]
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    shares = [names[i::args.workers] for i in range(args.workers)]
+    procs = [ctx.Process(target=_worker, args=(share, fx, queue)) for share in shares if share]
+    for p in procs:
+        p.start()
+    outcomes: list[Outcome] = []
+    running = len(procs)
+    while running:
+        item = queue.get()
+        if item is None:
+            running -= 1
+            continue
+        outcomes.append(item)
+        mark = "ok " if not item.problems else "BAD"
+        print(f"  {mark} [{item.scenario}] {item.label} (rc {item.rc}, {item.seconds:.1f}s)"
+              + (f" {','.join(item.problems)}" if item.problems else ""), flush=True)
+    for p in procs:
+        p.join()
+    counts = {c: sum(c in o.problems for o in outcomes) for c in CATEGORIES}
+    print(f"\n{len(outcomes)} invocations in {time.perf_counter() - t0:.0f}s; "
+          f"{sum(not o.problems for o in outcomes)} clean")
+    for c in CATEGORIES:
+        print(f"  {c:13} {counts[c]}")
+    bad = [o for o in outcomes if o.problems]
+    if bad:
+        print("\nnon-clean cases:")
+        for o in sorted(bad, key=lambda o: (o.scenario, o.label)):
+            print(f"  [{','.join(o.problems)}] {o.scenario}: {o.label} (rc {o.rc}) — {o.excerpt}")
+    if not args.keep and args.workdir is None:
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -190,10 +190,12 @@ def test_no_stream_is_an_offset_seed():
 # --- every task, two extreme seeds ------------------------------------------------------------------------
 
 def _cheap():
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_task_conformance import CHEAP, TRAINS_THE_MODEL  # the cheapest options each task accepts
+    """The cheapest options each task declares (``Task.conformance_options``) and the tasks that train the
+    model itself (``Task.trains_model``), from the registry."""
+    from compeval.tasks.registry import TASKS
 
-    return CHEAP, TRAINS_THE_MODEL
+    return ({n: cls.conformance_options for n, cls in TASKS.items()},
+            {n for n, cls in TASKS.items() if cls.trains_model})
 
 
 def _task_names():

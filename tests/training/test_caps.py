@@ -62,3 +62,13 @@ def test_the_probes_mlps_stop_at_the_default_cap(data_dir):
         n_iter[extra] = task.evaluate(model, seed=0).counts["fitted"]["mlp"]["dog"]["n_iter"]
     assert get_tasks("probe-has-x")[0].params["mlp"]["max_iter"] == 100
     assert n_iter[""] == 100 < n_iter[",mlp_max_iter=700"]
+
+
+def test_the_sklearn_trainer_counts_its_capped_fits_too():
+    from compeval.tasks.probing.classifiers import fit_predict
+    from compeval.training.settings import AdamSettings
+
+    x, y, xt = _problem(1)
+    for max_iter, expected in ((2, 35), (1000, 0)):  # 5 folds × 7 Cs fold fits
+        _, info = fit_predict("logreg", x, y, xt, seed=0, mlp=AdamSettings(), logreg=LBFGSSettings(max_iter=max_iter))
+        assert info["unconverged"] == expected

@@ -104,7 +104,9 @@ def fit_predict(name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(x_train, y_train)
-        return model.predict(x_test).astype(bool), {"C": float(model[-1].C_)}
+        # fits stopped by max_iter (scikit-learn counts the fold fits, not the refit)
+        unconverged = int((np.asarray(model[-1].n_iter_) >= logreg.max_iter).sum())
+        return model.predict(x_test).astype(bool), {"C": float(model[-1].C_), "unconverged": unconverged}
     if name == "mlp":
         model = MLPClassifier(hidden_layer_sizes=(x_train.shape[1],), activation="relu", solver="adam",
                               max_iter=mlp.max_iter, early_stopping=mlp.early_stopping, tol=mlp.tol,

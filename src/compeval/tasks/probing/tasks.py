@@ -141,7 +141,7 @@ class _WordProbeTask(GeneratedProbeTask):
 @register_task
 class ProbeHasX(_WordProbeTask):
     metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X", HAS_X_PUBLISHED)
-    eval_cost = EvalCost(at_50=0.539, at_384=6.88)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.539, at_384=5.7)  # CPU s, benchmarks/eval_vs_encode.py --costs
     build = staticmethod(builders.has_x)
 
 
@@ -149,7 +149,7 @@ class ProbeHasX(_WordProbeTask):
 class ProbeHasHuman(GeneratedProbeTask):
     metadata = _metadata("probe-has-human", "category probe: does the sentence contain a noun of a category "
                          "(human by default), with the test set's category nouns unseen in training", HAS_HUMAN_PUBLISHED)
-    eval_cost = EvalCost(at_50=0.42, at_384=2.77)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.42, at_384=2.2)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(GeneratedProbeOptions):
         category: Literal[CATEGORIES] = "human"
@@ -178,7 +178,7 @@ class ProbeHasHuman(GeneratedProbeTask):
 class ProbeXAsAgent(_WordProbeTask):
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
                          "only a patient, same words)", X_AS_AGENT_PUBLISHED)
-    eval_cost = EvalCost(at_50=0.193, at_384=7.22)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.193, at_384=5.5)  # CPU s, benchmarks/eval_vs_encode.py --costs
     build = staticmethod(builders.x_as_agent)
     quick = "n_train=200,n_test=100"  # the suite's quick task: 900 texts, heads on 200 items per noun
 
@@ -223,7 +223,7 @@ class PairOptions(GeneratedProbeOptions):
 class ProbeAgentOfVerb(GeneratedProbeTask):
     metadata = _metadata("probe-agent-of-verb", "semantic-role probe: is noun N the agent of verb V (negatives "
                          "hold N and V in other relations, same words)")
-    eval_cost = EvalCost(at_50=0.214, at_384=7.21)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.214, at_384=5.5)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     Options = PairOptions
 
@@ -239,7 +239,7 @@ class ProbeAgentOfVerb(GeneratedProbeTask):
 class ProbeNegationScope(GeneratedProbeTask):
     metadata = _metadata("probe-negation-scope", "negation-scope probe: does N perform V (agent of V, V not "
                          "negated); every sentence has N as V's agent and one negation, placed on V or elsewhere")
-    eval_cost = EvalCost(at_50=0.193, at_384=7.26)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.193, at_384=5.3)  # CPU s, benchmarks/eval_vs_encode.py --costs
 
     class Options(PairOptions):
         role_negatives: float = Field(0.0, ge=0, le=1)  # share of negatives that keep the negation but break the role

@@ -196,7 +196,8 @@ def logreg_solver_record(trainer: str, device) -> dict:
                 "stop": "Euclidean norm of the gradient ≤ logreg_tol, or logreg_max_iter iterations "
                         "(counted as unconverged)"}
     return {"solver": "scikit-learn lbfgs", "dtype": "float64",
-            "stop": "largest gradient entry ≤ logreg_tol"}
+            "stop": "largest gradient entry ≤ logreg_tol, or logreg_max_iter iterations (fold fits counted as "
+                    "unconverged)"}
 
 
 def logreg_cv_many(problems: list[LogRegProblem], *, Cs, settings: LBFGSSettings = LBFGSSettings(),

@@ -16,14 +16,14 @@ SMALL = "n_train=40,n_test=20,words=dog,generator_seed=3"
 
 
 def test_flat_option_names_map_onto_the_trainers_settings():
-    (task,) = get_tasks("probe-has-x,mlp_max_iter=100")
-    assert task.options.mlp == AdamSettings(max_iter=100) and task.options.logreg == LBFGSSettings()
-    assert task.params["mlp"] == {**AdamSettings().model_dump(), "max_iter": 100}
+    (task,) = get_tasks("probe-has-x,mlp_max_iter=300")
+    assert task.options.mlp == AdamSettings(max_iter=300) and task.options.logreg == LBFGSSettings()
+    assert task.params["mlp"] == {**AdamSettings().model_dump(), "max_iter": 300}
     assert not any(k.startswith(("mlp_", "logreg_")) for k in task.params)  # each setting recorded once
-    assert task.slug == "probe-has-x__mlp_max_iter-100"  # the slug users know is unchanged
-    assert task.options.spec_suffix() == ",mlp_max_iter=100"
+    assert task.slug == "probe-has-x__mlp_max_iter-300"  # the slug users know is unchanged
+    assert task.options.spec_suffix() == ",mlp_max_iter=300"
     # the Python API: a whole group, its recorded dict, or flat names all build the same options
-    assert type(task)(mlp=AdamSettings(max_iter=100)).params == task.params
+    assert type(task)(mlp=AdamSettings(max_iter=300)).params == task.params
     assert type(task)(**task.params).params == task.params
     (lex,) = get_tasks("lexcomp-nc-literality,max_epochs=60,patience=10,batch_size=8")
     assert lex.options.training == EarlyStopping(max_epochs=60, patience=10, batch_size=8)
@@ -56,7 +56,7 @@ def test_each_trainer_default_and_range_is_the_trainers_own():
         assert flat[f"mlp_{name}"][1] is field  # the same declaration, not a copy
     for name, field in LBFGSSettings.model_fields.items():
         assert flat[f"logreg_{name}"][1] is field and flat[f"logreg_{name}"][2] == field.default
-    assert flat["mlp_max_iter"][2] == 700 and AdamSettings().max_iter == 200  # the paper's, the library's
+    assert flat["mlp_max_iter"][2] == 100 and AdamSettings().max_iter == 200  # the probes' cap, the library's
     lex = LexcompOptions.flat_fields()
     assert all(lex[name][1] is field for name, field in EarlyStopping.model_fields.items())
     assert "'lexcomp-vpc': option patience='0' must be a whole number, at least 1" in _error("lexcomp-vpc,patience=0")

@@ -46,6 +46,7 @@ class LogRegCVFit:
     C: float
     cv_accuracy: np.ndarray  # (folds, Cs)
     n_iter: np.ndarray  # (folds + 1, Cs)
+    unconverged: int = 0  # models (folds × Cs and refits) stopped by ``max_iter`` before the tolerance
 
 
 def standardise(x_train: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
@@ -192,9 +193,11 @@ def logreg_solver_record(trainer: str, device) -> dict:
     """How the probing logistic regressions were solved (their stopping rule differs between trainers)."""
     if trainer == "torch":
         return {"solver": "L-BFGS, preconditioned", "dtype": str(solver_dtype(torch_device(device))).split(".")[-1],
-                "stop": "Euclidean norm of the gradient ≤ logreg_tol"}
+                "stop": "Euclidean norm of the gradient ≤ logreg_tol, or logreg_max_iter iterations "
+                        "(counted as unconverged)"}
     return {"solver": "scikit-learn lbfgs", "dtype": "float64",
-            "stop": "largest gradient entry ≤ logreg_tol"}
+            "stop": "largest gradient entry ≤ logreg_tol, or logreg_max_iter iterations (fold fits counted as "
+                    "unconverged)"}
 
 
 def logreg_cv_many(problems: list[LogRegProblem], *, Cs, settings: LBFGSSettings = LBFGSSettings(),
@@ -388,8 +391,9 @@ PHASE_ITERATIONS = 15
 
 
 def _solve(designs: list[_Design], tol: float, max_iter: int, precondition: bool, name: str):
-    """(weights in the rotated basis, iterations) of every solver row: a first phase in the diagonal
-    coordinates, then phases re-fitted to the current curvature until every row converges or stalls."""
+    """(weights in the rotated basis, iterations, stopped by the cap) of every solver row: a first phase in
+    the diagonal coordinates, then phases re-fitted to the current curvature until every row converges or
+    stalls, or ``max_iter`` iterations."""
     first = designs[0]
     m, p1 = designs[-1].stop, first.x.shape[1]
     u = torch.zeros(m, p1, dtype=first.x.dtype, device=first.x.device)
@@ -411,7 +415,9 @@ def _solve(designs: list[_Design], tol: float, max_iter: int, precondition: bool
         n_iter[rows] += it
         rows = rows[~converged & (it == steps)]  # a row that stalled has reached machine precision
         phase = PHASE_ITERATIONS
-    return u, n_iter
+    capped = np.zeros(m, dtype=bool)
+    capped[rows] = True  # still running at the cap (every running row has done the same iterations)
+    return u, n_iter, capped
 
 
 def _solve_group(problems: list[LogRegProblem], Cs: np.ndarray, tol: float, max_iter: int,
@@ -426,7 +432,7 @@ def _solve_group(problems: list[LogRegProblem], Cs: np.ndarray, tol: float, max_
         for prob in problems:
             designs.append(_design(prob, Cs, start, dev, dtype, precondition))
             start = designs[-1].stop
-        weights, n_iter = _solve(designs, tol, max_iter, precondition, names)
+        weights, n_iter, capped = _solve(designs, tol, max_iter, precondition, names)
         fits = []
         for prob, d in zip(problems, designs):
             n_folds = len(prob.folds)
@@ -440,5 +446,6 @@ def _solve_group(problems: list[LogRegProblem], Cs: np.ndarray, tol: float, max_
             best = int(np.argmax(acc.sum(0)))  # first maximum: scikit-learn's tie rule
             pred = (d.test @ u[n_folds * n_cs + best] > 0).cpu().numpy() if len(d.test) else np.zeros(0, dtype=bool)
             fits.append(LogRegCVFit(predictions=pred, C=float(Cs[best]), cv_accuracy=acc,
-                                    n_iter=n_iter[d.start:d.stop].reshape(n_folds + 1, n_cs)))
+                                    n_iter=n_iter[d.start:d.stop].reshape(n_folds + 1, n_cs),
+                                    unconverged=int(capped[d.start:d.stop].sum())))
         return fits

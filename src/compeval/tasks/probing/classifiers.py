@@ -3,10 +3,11 @@
 - ``logreg``: L2 logistic regression, C chosen by 5-fold stratified CV over a log grid (the 2016
   setup). Features are standardised first so one C grid suits models whose vectors differ in scale.
   Each fit is solved to its minimum (``LBFGSSettings``: gradient norm ≤ ``logreg_tol``), because at
-  scikit-learn's default tolerance the chosen C depends on where its solver stopped.
+  scikit-learn's default tolerance the chosen C depends on where its solver stopped; a fit the iteration
+  cap (``logreg_max_iter``) stops first is counted in ``fitted[…]["unconverged"]``.
 - ``mlp``: the 2018 classifier, scikit-learn's ``MLPClassifier`` setting: one ReLU hidden layer as wide
   as the input, Adam with scikit-learn's defaults and stopping rule (``AdamSettings``), seeded (the
-  original is not), for the paper's 700 iterations. Validation-based early stopping
+  original is not), for at most 100 epochs (the paper: 700; ``mlp_max_iter``). Validation-based early stopping
   (``mlp_early_stopping=true``) is not the default: validation accuracy often stays flat for the first
   epochs while the loss still falls, and the network then stops untrained.
 ``trainer=torch`` (default) fits them with ``compeval.training``: a probe and its controls as one
@@ -81,7 +82,7 @@ def fit_many(requests: list[FitRequest], *, mlp: AdamSettings, logreg: LBFGSSett
         folds = list(StratifiedKFold(LOGREG_FOLDS, shuffle=True, random_state=r.seed).split(r.x_train, y))
         problems.append(LogRegProblem(r.x_train, y, r.x_test, folds, f"logistic regression {r.name!r} (seed {r.seed})"))
     for k, fit in zip(logregs, logreg_cv_many(problems, Cs=LOGREG_CS, settings=logreg, device=device)):
-        out[k] = (fit.predictions.astype(bool), {"C": fit.C})
+        out[k] = (fit.predictions.astype(bool), {"C": fit.C, "unconverged": fit.unconverged})
     return out  # type: ignore[return-value]
 
 
@@ -103,7 +104,9 @@ def fit_predict(name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(x_train, y_train)
-        return model.predict(x_test).astype(bool), {"C": float(model[-1].C_)}
+        # fits stopped by max_iter (scikit-learn counts the fold fits, not the refit)
+        unconverged = int((np.asarray(model[-1].n_iter_) >= logreg.max_iter).sum())
+        return model.predict(x_test).astype(bool), {"C": float(model[-1].C_), "unconverged": unconverged}
     if name == "mlp":
         model = MLPClassifier(hidden_layer_sizes=(x_train.shape[1],), activation="relu", solver="adam",
                               max_iter=mlp.max_iter, early_stopping=mlp.early_stopping, tol=mlp.tol,

@@ -23,7 +23,7 @@ def test_models_file_skips_comments_and_blank_lines(tmp_path):
     (tmp_path / "empty.txt").write_text("# nothing\n")
     with pytest.raises(CompevalError, match="no model specs"):
         read_models_file(tmp_path / "empty.txt")
-    with pytest.raises(CompevalError, match="no such file"):
+    with pytest.raises(CompevalError, match="(?i)no such file"):
         read_models_file(tmp_path / "missing.txt")
 
 

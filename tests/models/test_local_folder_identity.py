@@ -4,6 +4,7 @@ vectors and results are computed afresh, never read from the cache or the result
 folder is digested once per run, when the spec is resolved."""
 from __future__ import annotations
 
+import json
 import pickle
 import shutil
 
@@ -76,6 +77,10 @@ def test_a_model_fine_tuned_in_place_is_recomputed_not_reused(model_folder, tmp_
     second = run([str(model_folder)], ["sts3k-pilot"], out, cache_dir=cache, device="cpu", progress=False,
                  report=False)
     assert [o.status for o in second.outcomes] == ["done"] and len(calls) == 2
+    old_id = json.loads(first.outcomes[0].path.read_text())["model"]["id"]
+    [line] = [w for w in second.warnings if "under another identity" in w]  # said once, naming the old id
+    assert old_id in line
+    assert not [w for w in first.warnings if "under another identity" in w]
     again = run([str(model_folder)], ["sts3k-pilot"], out, cache_dir=cache, device="cpu", progress=False,
                 report=False)
     assert [o.status for o in again.outcomes] == ["skipped"]  # unchanged content: the stored result is reused

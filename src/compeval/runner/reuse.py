@@ -128,3 +128,31 @@ def stored_result(store: Any, folder: str, config: Any, task: Any, warnings: lis
         return path
     warnings.append(f"{path}: recomputing it: {'; '.join(changes)}")
     return None
+
+
+def stored_identities(output_dir: Path) -> dict[tuple[str, str], set[str]]:
+    """(family, model folder or shown name) → the model ids the results folder holds results of, from one
+    result file per model folder: what ``superseded`` compares a model about to be computed with."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for folder in sorted(p for p in Path(output_dir).iterdir() if p.is_dir()) if Path(output_dir).is_dir() else []:
+        for path in sorted(folder.glob("*.json")):
+            try:
+                model = json.loads(path.read_text(encoding="utf-8-sig"))["model"]
+                key = (str(model["family"]), str(model.get("location") or model["display"]))
+                found.setdefault(key, set()).add(str(model["id"]))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # not a result (a damaged one is verify's and the store's to report)
+            break
+    return found
+
+
+def superseded(config: Any, stored: dict[tuple[str, str], set[str]]) -> str | None:
+    """One warning line when the results folder holds results of this model (same family, and same folder or
+    shown name) under another id: its content, its options' identity or compeval's identity rule changed, so
+    those results are not reused (they stay where they are) and this run computes under the new id."""
+    others = stored.get((str(config.family), str(config.location or config.display)), set()) - {str(config.id)}
+    if not others:
+        return None
+    return (f"{config.display}: the results folder holds results of this model under another identity "
+            f"({', '.join(sorted(others))}): its files' content, its options or compeval's identity rule "
+            f"changed since; they are not reused, and this run computes its results under {config.id}")

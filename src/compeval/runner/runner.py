@@ -27,7 +27,7 @@ from .executors import LocalExecutor, make_executor
 from .jobs import (ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env,
                    model_record, task_spec)
 from .progress import RichReporter, interactive
-from .reuse import stored_result
+from .reuse import stored_identities, stored_result, superseded
 from .session import evaluate_job, record_failure
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
@@ -123,6 +123,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
         data = None  # a data folder that does not exist: every stored data-backed result is stale
     out = Plan(jobs=[], skipped=[], models={}, tasks=task_list, cache=cache, builder=builder)
     sample: list[str] | None = None  # the run's own texts, for Python objects' identity
+    stored: dict | None = None  # the ids the results folder holds, per model (read when first needed)
     for m, spec in zip(models, parsed):
         t0 = time.perf_counter()
         try:
@@ -165,6 +166,11 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
                 out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
                 out.jobs.append(Job(model=config, task=task, model_spec=spec, task_spec=tspec))
+        if out.jobs and out.jobs[-1].model is config:  # something to compute: say if an old identity is left
+            stored = stored if stored is not None else stored_identities(ctx.output_dir)
+            line = superseded(config, stored)
+            if line:
+                out.warnings.append(line)
     return out
 
 

@@ -14,7 +14,7 @@ The probe set mixes single words, phrases, sentences of every length (up to a pa
 Changing it changes every fingerprint: it is versioned (``PROBE_VERSION``).
 
 Probe texts cannot see everything: an object whose weights or vector file change only for words the probe
-set lacks keeps its probe fingerprint. So (issue 39) the fingerprint also covers a sample of the run's own
+set lacks keeps its probe fingerprint. So the fingerprint also covers a sample of the run's own
 texts (``sample_texts``: up to ``SAMPLE_SIZE`` of the texts the run's tasks declare, chosen by their hash,
 so the same tasks give the same sample), and an object may declare an identity of its own: a string
 attribute ``compeval_digest`` (``DIGEST_ATTRIBUTE``: a hash of its weights, a version; change it whenever

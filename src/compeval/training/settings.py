@@ -46,11 +46,11 @@ class LBFGSSettings(TrainerSettings):
     """The logistic regressions' solver: each fit runs until the Euclidean norm of its gradient is ≤ ``tol``
     (scikit-learn's ``lbfgs``: its largest entry), or ``max_iter`` iterations.
 
-    ``max_iter`` is 1,000 (it was 10,000): the preconditioned solver brings a well-posed fit to 1e-8 in
-    ≤ 150 iterations, so a fit still running at 1,000 sits on a flat, near-separable objective (folds of
-    sentences whose features cannot tell the labels apart: stop-word-free GloVe on active/passive pairs,
-    where one such task spent 58 s in the solver at 10,000 and 5 s at 1,000, same C and predictions). A
-    result counts its fits that stopped at the cap (``counts.fitted…unconverged``)."""
+    ``max_iter`` is 1,000: the preconditioned solver brings a well-posed fit to 1e-8 in ≤ 150 iterations, so
+    a fit still running at 1,000 sits on a flat, near-separable objective (folds of sentences whose features
+    cannot tell the labels apart, as stop-word-free GloVe on active/passive pairs, where a cap of 10,000
+    cost one task 58 s in the solver against 5 s at 1,000, same C and predictions). A result counts its fits
+    that stopped at the cap (``counts.fitted…unconverged``)."""
 
     # stop once the gradient's norm is at most this
     tol: float = Field(1e-8, gt=0)

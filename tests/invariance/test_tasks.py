@@ -145,3 +145,53 @@ def test_lemma_overlap_cannot_tell_reversed_roles(context):
     out = task.evaluate(load_model("overlap", cache=EmbeddingCache(None)), seed=0)
     assert abs(score(out, "negative=reversed", "auc").value - 0.5) < 0.1
     assert score(out, "negative=other_relation", "auc").value > 0.7
+
+
+def _reread(predictions):
+    import io
+
+    import pandas as pd
+
+    from compeval.results.store import predictions_jsonl
+
+    return pd.read_json(io.StringIO(predictions_jsonl(predictions)), lines=True, dtype=False)
+
+
+def test_relation_recomputes_from_its_pair_scores_and_sees_an_edit(context):
+    from compeval.errors import DataError
+
+    task = InvarianceRelation(pairs_per_relation=1, bootstrap=50)
+    task.load(context)
+    out = task.evaluate(HashBagEncoder(), seed=3)
+    preds = _reread(out.predictions)
+    assert task.score_predictions(preds, seed=3) == out.scores
+    # one negative pair raised above every positive of its entity pair: that pair's AUC, and the mean, drop
+    group = out.predictions["group"].iloc[0]
+    rows = out.predictions.index[(out.predictions["group"] == group) & (out.predictions["kind"] == "L")]
+    edited = preds.copy()
+    edited.loc[rows[0], "score"] = 2.0
+    again = {(s.subset, s.metric): s.value for s in task.score_predictions(edited, seed=3)}
+    assert again[("group=" + group, "auc")] < score(out, "group=" + group, "auc").value
+    assert again[("all", "auc")] < score(out, "all", "auc").value
+    with pytest.raises(DataError, match="text_a"):
+        task.score_predictions(preds.assign(text_a=preds["text_a"][::-1].to_numpy()), seed=3)
+
+
+def test_qa_reranks_its_candidate_scores(context):
+    from compeval.errors import DataError
+
+    task = InvarianceQA(pairs_per_relation=1, subset_model="hashbag", bootstrap=50)
+    task.load(context)
+    out = task.evaluate(HashBagEncoder(), seed=2)
+    preds = _reread(out.predictions)
+    assert task.score_predictions(preds, seed=2) == out.scores
+    # the first question's answer made the document's lowest score: its rank, not the stored one, is used
+    item = task.items[0]
+    edited = preds.copy()
+    edited.at[0, "candidate_scores"] = [0.0 if i == item.answer else 5.0 for i in range(len(item.document))]
+    ranks = task._ranks(np.array([v for c in edited["candidate_scores"] for v in c], dtype=float))
+    assert ranks[0] == 0.0 and out.predictions["normalised_rank"].iloc[0] > 0.0
+    again = {(s.subset, s.metric): s.value for s in task.score_predictions(edited, seed=2)}
+    assert again[("all", "normalised_rank")] == pytest.approx(np.nanmean(ranks))
+    with pytest.raises(DataError, match="candidate_scores"):
+        task.score_predictions(preds.drop(columns="candidate_scores"), seed=2)

@@ -15,11 +15,12 @@ import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from ...data.registry import DataContext, sha256_file
-from ...errors import CompevalError, SpecError
+from ...errors import CompevalError, DataError, SpecError
 from ...metrics.bootstrap import mean_ci
 from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
 from ...models.registry import ModelBuilder, check_spec
 from ...results.schema import Score
+from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, path_text
 from ..registry import register_task
@@ -47,6 +48,19 @@ def _mean_score(subset: str, metric: str, values: np.ndarray, n_resamples: int, 
                  ci_high=_finite(high), n=int(values.size), details=details or {})
 
 
+def _checked_scores(slug: str, predictions: pd.DataFrame, data: pd.DataFrame, keys: tuple[str, ...],
+                    column: str) -> np.ndarray:
+    """The predictions' float ``column`` as written (``as_written``: the file's digits, whatever parser read
+    them), after checking that they hold one row per row of ``data`` with its ``keys``, in its order."""
+    if len(predictions) != len(data) or column not in predictions:
+        raise DataError(f"{slug}: the predictions hold {len(predictions)} rows"
+                        f"{'' if column in predictions else f' without a {column} column'}; the data has {len(data)}")
+    for key in keys:
+        if key not in predictions or predictions[key].astype(str).tolist() != data[key].astype(str).tolist():
+            raise DataError(f"{slug}: the predictions' {key} differ from the data's")
+    return as_written(pd.to_numeric(predictions[column], errors="coerce").to_numpy(dtype=np.float64))
+
+
 def _user_file(path: str) -> tuple[Path, dict[str, str]]:
     """A user's own file is not in the data registry, so its hash is recorded with the counts."""
     p = Path(path).expanduser()
@@ -69,7 +83,6 @@ class _GeneratedOptions(ComparisonOptions):
 @register_task
 class InvarianceRelation(Task):
     """Task 1: per (relation, entity pair), ROC AUC of E × E∖{(e, e)} pair scores against E × NE."""
-    not_recomputed = "not recomputed yet: its AUC over same-relation pairs is only checked (hashes, data, versions)"
 
     conformance_options = "pairs_per_relation=1,bootstrap=40"
     metadata = TaskMetadata(
@@ -109,8 +122,19 @@ class InvarianceRelation(Task):
         return [s.text for g in self.groups for s in g.sentences]
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        raw = compare(model, self.pairs["text_a"].tolist(), self.pairs["text_b"].tolist(), self.options.norm)
+        return self._output(as_written(raw), seed)  # the scores as stored: verify recomputes exactly
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-pair ``score`` through ``_output``, as ``evaluate`` computes
+        them; the predictions' pairs (group, kind, texts) must be the loaded data's, in its order."""
+        raw = _checked_scores(self.slug, predictions, self.pairs, ("group", "kind", "text_a", "text_b"), "score")
+        return self._output(raw, seed).scores
+
+    def _output(self, raw: np.ndarray, seed: int) -> TaskOutput:
+        """Scores (bootstrap intervals seeded by ``seed``) and predictions of the per-pair similarities."""
         pairs = self.pairs.copy()
-        pairs["score"] = compare(model, pairs["text_a"].tolist(), pairs["text_b"].tolist(), self.options.norm)
+        pairs["score"] = raw
         n_boot = self.options.bootstrap
         positive = (pairs["kind"] == "H").to_numpy()
         by_group = [np.flatnonzero(pairs["group"].to_numpy() == g.key) for g in self.groups]
@@ -167,7 +191,6 @@ def build_relation_pairs(groups: list[generator.RelationGroup]) -> pd.DataFrame:
 @register_task
 class InvarianceQA(Task):
     """Task 2: normalised rank of the one answering sentence among its document (ties at the median)."""
-    not_recomputed = "not recomputed yet: its answer ranks are only checked (hashes, data, versions)"
 
     conformance_options = "pairs_per_relation=1,distractors_per_type=1,bootstrap=40"
     metadata = TaskMetadata(
@@ -274,6 +297,27 @@ class InvarianceQA(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         rows = self.rows
         score = compare(model, rows["question"].tolist(), rows["sentence"].tolist(), self.options.norm)
+        return self._output(as_written(score), seed)  # the scores as stored: verify recomputes exactly
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' ``candidate_scores`` (each question's document, in its order)
+        through ``_output``, as ``evaluate`` computes them: the ranks are ranked again, not read back. The
+        predictions' questions and answers must be the loaded data's, in its order."""
+        answers = pd.DataFrame({"qid": [it.qid for it in self.items], "question": [it.question for it in self.items],
+                                "answer": [it.document[it.answer] for it in self.items]})
+        _checked_scores(self.slug, predictions, answers, ("qid", "question", "answer"), "normalised_rank")
+        if "candidate_scores" not in predictions:
+            raise DataError(f"{self.slug}: the predictions have no candidate_scores column")
+        lists = predictions["candidate_scores"].tolist()
+        if any(not isinstance(c, list) or len(c) != len(it.document) for c, it in zip(lists, self.items)):
+            raise DataError(f"{self.slug}: the predictions' candidate_scores are not one per document sentence")
+        flat = [np.nan if v is None else v for c in lists for v in c]
+        return self._output(as_written(pd.to_numeric(pd.Series(flat, dtype=object), errors="coerce")
+                                       .to_numpy(dtype=np.float64)), seed).scores
+
+    def _output(self, score: np.ndarray, seed: int) -> TaskOutput:
+        """Scores (bootstrap intervals seeded by ``seed``) and predictions of the question-sentence scores."""
+        rows = self.rows
         n_boot = self.options.bootstrap
         ranks = self._ranks(score)
         scores = [_mean_score("all", "normalised_rank", ranks, n_boot, seed)]
@@ -296,6 +340,8 @@ class InvarianceQA(Task):
             "document_size": [len(it.document) for it in self.items], "normalised_rank": ranks,
             **({"in_subset": self.in_subset} if self.in_subset is not None else {}),
             **{f"rank_vs_{t}": r for t, r in per_type.items()},
+            # what the ranks are ranked from (``score_predictions``), one per document sentence
+            "candidate_scores": [c.tolist() for c in np.split(score, np.cumsum([len(it.document) for it in self.items])[:-1])],
         })
         counts = {
             **self.source_counts,

@@ -307,7 +307,8 @@ class InvarianceQA(Task):
                                 "answer": [it.document[it.answer] for it in self.items]})
         _checked_scores(self.slug, predictions, answers, ("qid", "question", "answer"), "normalised_rank")
         if "candidate_scores" not in predictions:
-            raise DataError(f"{self.slug}: the predictions have no candidate_scores column")
+            raise DataError(f"{self.slug}: the predictions have no candidate_scores column (written before "
+                            "compeval recomputed this task's ranks: re-run the job to write them)")
         lists = predictions["candidate_scores"].tolist()
         if any(not isinstance(c, list) or len(c) != len(it.document) for c, it in zip(lists, self.items)):
             raise DataError(f"{self.slug}: the predictions' candidate_scores are not one per document sentence")

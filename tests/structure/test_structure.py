@@ -267,3 +267,51 @@ def test_synonym_vectors_come_from_the_runs_builder_in_one_call(data_dir, tmp_pa
     plain = STS3kTypes()
     plain.load(DataContext(data_dir))
     assert (plain.types == task.types).all() and plain.synonyms == task.synonyms
+
+
+def _reread(predictions):
+    import io
+
+    import pandas as pd
+
+    from compeval.results.store import predictions_jsonl
+
+    return pd.read_json(io.StringIO(predictions_jsonl(predictions)), lines=True, dtype=False)
+
+
+def test_minimal_pairs_recomputes_from_its_scores_and_sees_an_edit():
+    from compeval.errors import DataError
+    from compeval.models.toy import HashBagEncoder
+    from compeval.tasks.structure.tasks import MinimalPairsTask
+
+    task = MinimalPairsTask(n_bases=6, bootstrap=50)
+    task.load(None)
+    out = task.evaluate(HashBagEncoder(), seed=4)
+    preds = _reread(out.predictions)
+    assert task.score_predictions(preds, seed=4) == out.scores
+    # every base's paraphrase pairs moved to similarity 5: their mean similarity is 5, not the model's
+    edited = preds.assign(score=np.where(preds["type"] == "paraphrase", 5.0, preds["score"]))
+    again = {(s.subset, s.metric): s.value for s in task.score_predictions(edited, seed=4)}
+    assert again[("paraphrase", "mean_similarity")] == 5.0 != out.scores[-1].value
+    with pytest.raises(DataError, match="sentence_2"):
+        task.score_predictions(preds.assign(sentence_2=preds["sentence_1"]), seed=4)
+
+
+@pytest.mark.integration
+def test_types_recompute_from_their_scores_with_missing_pairs(data_dir):
+    """sts3k-types from its predictions file: the same scores, pairs without a score (zero, counted) included;
+    an edited score moves the profile."""
+    from compeval.data.registry import DataContext
+    from compeval.models.toy import HashBagEncoder
+    from compeval.tasks.structure.tasks import STS3kTypes
+
+    task = STS3kTypes(bootstrap=40)
+    task.load(DataContext(data_dir))
+    out = task.evaluate(HashBagEncoder(), seed=6)
+    preds = _reread(out.predictions)
+    assert task.score_predictions(preds, seed=6) == out.scores
+    gap = preds.assign(missing=np.arange(len(preds)) % 7 == 0)
+    zeroed = preds.assign(score=np.where(gap["missing"], 0.0, preds["score"]))
+    assert task.score_predictions(gap, seed=6) == task.score_predictions(zeroed, seed=6)
+    mad = lambda scores: next(s.value for s in scores if (s.subset, s.metric) == ("categories", "profile_mad"))  # noqa: E731
+    assert mad(task.score_predictions(zeroed, seed=6)) != mad(out.scores)

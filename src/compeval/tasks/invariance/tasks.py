@@ -23,6 +23,7 @@ from ...results.schema import Score
 from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, path_text
+from ..recompute import checked_column
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare, pair_similarity
 from . import generator, loaders, usp
@@ -46,19 +47,6 @@ def _mean_score(subset: str, metric: str, values: np.ndarray, n_resamples: int, 
     low, high = mean_ci(values, n_resamples=n_resamples, seed=seed)
     return Score(subset=subset, metric=metric, value=float(values.mean()), ci_low=_finite(low),
                  ci_high=_finite(high), n=int(values.size), details=details or {})
-
-
-def _checked_scores(slug: str, predictions: pd.DataFrame, data: pd.DataFrame, keys: tuple[str, ...],
-                    column: str) -> np.ndarray:
-    """The predictions' float ``column`` as written (``as_written``: the file's digits, whatever parser read
-    them), after checking that they hold one row per row of ``data`` with its ``keys``, in its order."""
-    if len(predictions) != len(data) or column not in predictions:
-        raise DataError(f"{slug}: the predictions hold {len(predictions)} rows"
-                        f"{'' if column in predictions else f' without a {column} column'}; the data has {len(data)}")
-    for key in keys:
-        if key not in predictions or predictions[key].astype(str).tolist() != data[key].astype(str).tolist():
-            raise DataError(f"{slug}: the predictions' {key} differ from the data's")
-    return as_written(pd.to_numeric(predictions[column], errors="coerce").to_numpy(dtype=np.float64))
 
 
 def _user_file(path: str) -> tuple[Path, dict[str, str]]:
@@ -128,7 +116,7 @@ class InvarianceRelation(Task):
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
         """The scores from the predictions' per-pair ``score`` through ``_output``, as ``evaluate`` computes
         them; the predictions' pairs (group, kind, texts) must be the loaded data's, in its order."""
-        raw = _checked_scores(self.slug, predictions, self.pairs, ("group", "kind", "text_a", "text_b"), "score")
+        raw = checked_column(self.slug, predictions, self.pairs, ("group", "kind", "text_a", "text_b"), "score")
         return self._output(raw, seed).scores
 
     def _output(self, raw: np.ndarray, seed: int) -> TaskOutput:
@@ -305,7 +293,7 @@ class InvarianceQA(Task):
         predictions' questions and answers must be the loaded data's, in its order."""
         answers = pd.DataFrame({"qid": [it.qid for it in self.items], "question": [it.question for it in self.items],
                                 "answer": [it.document[it.answer] for it in self.items]})
-        _checked_scores(self.slug, predictions, answers, ("qid", "question", "answer"), "normalised_rank")
+        checked_column(self.slug, predictions, answers, ("qid", "question", "answer"), "normalised_rank")
         if "candidate_scores" not in predictions:
             raise DataError(f"{self.slug}: the predictions have no candidate_scores column (written before "
                             "compeval recomputed this task's ranks: re-run the job to write them)")

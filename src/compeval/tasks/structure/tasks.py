@@ -13,9 +13,11 @@ from ...data.registry import DataContext
 from ...errors import DataError, MalformedDataError, SpecError
 from ...metrics import mean_ci, percentile_interval, resample_indices
 from ...results.schema import Score
+from ...results.store import as_written
 from ...training.settings import AdamSettings, Trainer
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
+from ..recompute import checked_column
 from ..registry import register_task
 from ...models.protocol import role_scorer
 from ..scoring import ComparisonOptions, can_encode, compare, embed
@@ -81,7 +83,6 @@ def _synonym_similarity(build: Callable[[str], Any], words: list[str]) -> tuple[
 @register_task
 class STS3kTypes(Task):
     conformance_options = "bootstrap=40"
-    not_recomputed = "not recomputed yet: its per-type profile is only checked (hashes, data, versions)"
     metadata = TaskMetadata(
         name="sts3k-types", suite="structure", data_sources=("sts3k", "sts3k-parses", "sts3k-ratings"),
         main_metric="profile_mad", main_subset="categories", version="2",
@@ -148,7 +149,22 @@ class STS3kTypes(Task):
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         sim = compare(model, self.pairs["sentence_1"].tolist(), self.pairs["sentence_2"].tolist(), self.options.norm)
-        n_missing = int(np.isnan(sim).sum())
+        return self._output(as_written(sim), seed)  # the similarities as stored: verify recomputes exactly
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-pair ``score`` (NaN where ``missing``) through ``_output``, as
+        ``evaluate`` computes them; the pairs, gold ratings and types inferred by ``load`` are the data's,
+        and the predictions' pairs must be those, in their order."""
+        sim = checked_column(self.slug, predictions, self.pairs.reset_index(names="item"),
+                             ("item", "sentence_1", "sentence_2"), "score")
+        if "missing" in predictions:
+            sim[predictions["missing"].to_numpy(dtype=bool)] = np.nan
+        return self._output(sim, seed).scores
+
+    def _output(self, sim: np.ndarray, seed: int) -> TaskOutput:
+        """Scores (bootstrap intervals seeded by ``seed``) and predictions of the per-pair similarities."""
+        missing = np.isnan(sim)
+        n_missing = int(missing.sum())
         sim = np.nan_to_num(sim, nan=0.0)  # the authors' policy; counted below
         human = self.pairs["gold"].to_numpy(float)
         scores: list[Score] = []
@@ -201,6 +217,7 @@ class STS3kTypes(Task):
                                         value=_clean(drop.mean()), ci_low=_clean(lo), ci_high=_clean(hi),
                                         n=len(rows), details={"drop": "1 - similarity"}))
         preds = self.pairs.assign(type=self.types, category=self.categories, n_modifiers=self.n_modifiers, score=sim,
+                                  missing=missing,
                                   listed_modifier=self.listed_mod,
                                   inferred_modifier=self.inferred_mod).reset_index(names="item")
         return TaskOutput(scores=scores, n_items=len(self.pairs), predictions=preds,
@@ -431,7 +448,6 @@ class STS3kReliability(Task):
 @register_task
 class MinimalPairsTask(Task):
     conformance_options = "n_bases=4,bootstrap=40"
-    not_recomputed = "not recomputed yet: its variant orderings are only checked (hashes, data, versions)"
     metadata = TaskMetadata(
         name="minimal-pairs", suite="structure", main_metric="order_agreement", main_subset="all",
         description="Generated minimal pairs: how often a model orders variant types as STS3k humans do",
@@ -463,8 +479,20 @@ class MinimalPairsTask(Task):
         return pd.DataFrame(rows)
 
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        raw = compare(model, self.table["sentence_1"].tolist(), self.table["sentence_2"].tolist(), self.options.norm)
+        return self._output(as_written(raw), seed)  # the similarities as stored: verify recomputes exactly
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-pair ``score`` through ``_output``, as ``evaluate`` computes
+        them; the predictions' pairs must be the generated table's, in its order."""
+        raw = checked_column(self.slug, predictions, self.table, ("base", "type", "detail", "sentence_1", "sentence_2"),
+                             "score")
+        return self._output(raw, seed).scores
+
+    def _output(self, raw: np.ndarray, seed: int) -> TaskOutput:
+        """Scores (bootstrap intervals seeded by ``seed``) and predictions of the per-pair similarities."""
         table = self.table.copy()
-        table["score"] = compare(model, table["sentence_1"].tolist(), table["sentence_2"].tolist(), self.options.norm)
+        table["score"] = raw
         means = table.groupby(["base", "type"])["score"].mean().unstack()  # bases × types
         scores, agree = [], []
         for i, hi_t in enumerate(gen.ORDER):

@@ -315,3 +315,29 @@ def test_types_recompute_from_their_scores_with_missing_pairs(data_dir):
     assert task.score_predictions(gap, seed=6) == task.score_predictions(zeroed, seed=6)
     mad = lambda scores: next(s.value for s in scores if (s.subset, s.metric) == ("categories", "profile_mad"))  # noqa: E731
     assert mad(task.score_predictions(zeroed, seed=6)) != mad(out.scores)
+
+
+@pytest.mark.integration
+def test_finetune_recomputes_from_its_per_repeat_spearman(data_dir):
+    """sts3k-finetune from its predictions file: each cell's mean and t interval over repeats, the headline
+    too; an edited repeat moves its cell; test sizes not the data's are refused."""
+    from compeval.data.registry import DataContext
+    from compeval.errors import DataError
+    from compeval.models.toy import HashBagEncoder
+    from compeval.tasks.structure.finetune import t_interval
+    from compeval.tasks.structure.tasks import STS3kFinetune
+
+    task = STS3kFinetune(repeats=2, components=2, test_fraction=0.5, no_pca=False)
+    task.load(DataContext(data_dir))
+    out = task.evaluate(HashBagEncoder(), seed=1)
+    preds = _reread(out.predictions)
+    assert task.score_predictions(preds, seed=1) == out.scores
+    cell = (preds["split"] == "non_to_adv") & (preds["layers"] == 3)
+    edited = preds.assign(spearman=np.where(cell & (preds["repeat"] == 0), 0.9, preds["spearman"]))
+    again = {s.subset: s for s in task.score_predictions(edited, seed=1)}
+    vals = edited.loc[cell, "spearman"].to_numpy()
+    assert again["non_to_adv:layers=3"].value == pytest.approx(vals.mean())
+    assert (again["non_to_adv:layers=3"].ci_low, again["non_to_adv:layers=3"].ci_high) == pytest.approx(t_interval(vals))
+    assert again["non_to_adv:layers=3"].n == len(task.sts.subsets["adv"])
+    with pytest.raises(DataError, match="test sizes"):
+        task.score_predictions(preds.assign(n_test=preds["n_test"] + 1), seed=1)

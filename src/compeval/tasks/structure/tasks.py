@@ -266,7 +266,6 @@ class STS3kTypes(Task):
 
 @register_task
 class STS3kFinetune(Task):
-    not_recomputed = "not recomputed yet: its regressors' per-pair predictions are only checked (hashes, data, versions)"
     default_run = False  # fits dozens of regressors per model: name the task to run it
     conformance_options = "repeats=2,components=2,test_fraction=0.5,no_pca=false"  # the smallest; still 16 MLPs
     metadata = TaskMetadata(
@@ -310,7 +309,7 @@ class STS3kFinetune(Task):
         else:
             raise SpecError(f"sts3k-finetune needs an encoder or a role model; {model.config.display} only scores pairs")
         non, adv = self.sts.subsets["non"], self.sts.subsets["adv"]
-        scores, rows = [], []
+        rows = []
         cells = []  # (split, features, layers, hidden, [(x, y, train, test, seed) per repeat])
         for split in ("random", "non_to_adv"):
             for feat, comps in variants.items():
@@ -333,33 +332,58 @@ class STS3kFinetune(Task):
                                              self.options.trainer, device))
                   for layers, hidden in ft.LAYERS.items()}
         for split, feat, layers, hidden, fits in cells:
-            vals = []
             for r, (x, _, _, test, s) in enumerate(fits):
-                vals.append(next(values[layers]))
-                rows.append({"split": split, "features": feat, "layers": layers, "repeat": r,
-                             "seed": s, "spearman": vals[-1]})
-            vals = np.array(vals)
-            lo, hi = ft.t_interval(vals)
-            scores.append(Score(subset=f"{split}:{feat}:layers={layers}", metric="spearman",
-                                value=_clean(vals.mean()), ci_low=_clean(lo), ci_high=_clean(hi),
-                                n=len(test), details={"hidden": list(hidden), "n_inputs": x.shape[1],
-                                                      "n_parameters": ft.n_parameters(x.shape[1], hidden),
-                                                      "repeats": len(vals), "interval": "t over repeats",
-                                                      "per_repeat": vals.tolist()}))
-        # The headline compares every model on its compact features (PCA-8 of an encoder's vectors, the
-        # role model's 8 role similarities) with the deepest regressor, trained on non, tested on adv.
-        compact = "roles" if role_features else "pca"
-        for sc in list(scores):
-            if sc.subset == f"non_to_adv:{compact}:layers=3":
-                scores.append(sc.model_copy(update={"subset": "non_to_adv:layers=3",
-                                                    "details": {**sc.details, "features": compact}}))
-        return TaskOutput(scores=scores, n_items=n, predictions=pd.DataFrame(rows),
+                rows.append({"split": split, "features": feat, "layers": layers, "repeat": r, "seed": s,
+                             "n_inputs": x.shape[1], "n_test": len(test), "spearman": next(values[layers])})
+        predictions = pd.DataFrame(rows).assign(spearman=lambda d: as_written(d["spearman"]))  # as stored
+        return TaskOutput(scores=self._scores(predictions), n_items=n, predictions=predictions,
                           counts={"pairs": n, "features": "role similarities" if role_features else "embeddings",
                                   "train_random": n - int(round(n * self.options.test_fraction)),
                                   "train_non": len(non), "test_adv": len(adv),
                                   "regressor": {"estimator": "MLPRegressor, scikit-learn's defaults",
                                                 **AdamSettings().model_dump()},
                                   "trainer": {"device": device}})
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-repeat test Spearman of each regressor, through ``_scores``
+        as ``evaluate`` computes them (the regressors are not trained again: that is the run's work); each
+        row's test size must be its split's on the loaded data."""
+        need = {"split", "features", "layers", "repeat", "n_inputs", "n_test", "spearman"}
+        if not need <= set(predictions.columns):
+            raise DataError(f"{self.slug}: the predictions lack {sorted(need - set(predictions.columns))} (written "
+                            "before compeval recomputed this task: re-run the job)")
+        n = len(self.pairs)
+        n_test = {"random": int(round(n * self.options.test_fraction)), "non_to_adv": len(self.sts.subsets["adv"])}
+        if [n_test.get(s) for s in predictions["split"]] != predictions["n_test"].astype(int).tolist():
+            raise DataError(f"{self.slug}: the predictions' test sizes are not the data's splits "
+                            f"({n_test['random']} random, {n_test['non_to_adv']} adv)")
+        return self._scores(predictions.assign(
+            spearman=as_written(pd.to_numeric(predictions["spearman"], errors="coerce").to_numpy(dtype=np.float64))))
+
+    @staticmethod
+    def _scores(predictions: pd.DataFrame) -> list[Score]:
+        """Per (split, features, depth) cell, in the order run: the mean test Spearman over repeats with a t
+        interval; then the headline, the compact features' deepest regressor on non→adv."""
+        scores = []
+        for (split, feat, layers), cell in predictions.groupby(["split", "features", "layers"], sort=False):
+            vals = cell.sort_values("repeat")["spearman"].to_numpy(dtype=np.float64)
+            hidden, n_inputs = ft.LAYERS[int(layers)], int(cell["n_inputs"].iloc[0])
+            lo, hi = ft.t_interval(vals)
+            scores.append(Score(subset=f"{split}:{feat}:layers={layers}", metric="spearman",
+                                value=_clean(vals.mean()), ci_low=_clean(lo), ci_high=_clean(hi),
+                                n=int(cell["n_test"].iloc[0]),
+                                details={"hidden": list(hidden), "n_inputs": n_inputs,
+                                         "n_parameters": ft.n_parameters(n_inputs, hidden),
+                                         "repeats": len(vals), "interval": "t over repeats",
+                                         "per_repeat": vals.tolist()}))
+        # The headline compares every model on its compact features (PCA-8 of an encoder's vectors, the
+        # role model's 8 role similarities) with the deepest regressor, trained on non, tested on adv.
+        compact = "roles" if (predictions["features"] == "roles").any() else "pca"
+        for sc in list(scores):
+            if sc.subset == f"non_to_adv:{compact}:layers=3":
+                scores.append(sc.model_copy(update={"subset": "non_to_adv:layers=3",
+                                                    "details": {**sc.details, "features": compact}}))
+        return scores
 
 
 @register_task

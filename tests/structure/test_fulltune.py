@@ -135,12 +135,30 @@ def test_the_adversarial_split_never_trains_on_an_adversarial_pair(model, data_d
     check_output(task, out)  # the result schema the conformance suite checks on other tasks
 
 
+def _recomputed(task, out, seed):
+    """``score_predictions`` on the predictions as the store writes and reads them, compared on what
+    ``compeval verify`` compares (value, interval, n)."""
+    import io
+
+    import pandas as pd
+
+    from compeval.results.store import predictions_jsonl
+
+    again = task.score_predictions(pd.read_json(io.StringIO(predictions_jsonl(out.predictions)), lines=True,
+                                                dtype=False), seed=seed)
+    key = lambda scores: [(s.subset, s.metric, s.value, s.ci_low, s.ci_high, s.n) for s in scores]  # noqa: E731
+    assert key(again) == key(out.scores)
+    return again
+
+
 def test_a_seed_gives_the_same_numbers_twice_on_the_cpu(model, data_dir):
     def numbers(seed):
         out = _task(data_dir, split="non_to_adv", seed=seed).evaluate(model, seed=0)
         return [(s.subset, s.metric, s.value, s.ci_low) for s in out.scores], out.predictions["score"].to_numpy()
 
     first, again, other = numbers(5), numbers(5), numbers(6)
+    task = _task(data_dir, split="non_to_adv", seed=5)
+    _recomputed(task, task.evaluate(model, seed=0), 0)  # the option's seed, not the run's, behind the intervals
     assert first[0] == again[0]
     np.testing.assert_array_equal(first[1], again[1])
     assert not np.array_equal(first[1], other[1])  # the seed reaches the training (shuffling, dropout)
@@ -239,6 +257,7 @@ def test_a_model_that_cannot_be_fine_tuned_is_one_line_and_split_none_scores_it_
     out = task.evaluate(model, seed=0)
     assert {s.subset for s in out.scores} == {"untrained", "untrained:all", "untrained:non"}
     assert out.counts["training"] == "none"
+    _recomputed(task, out, 0)
 
 
 def test_the_role_model_fits_its_eight_weights_on_the_same_splits(data_dir):
@@ -265,6 +284,26 @@ def test_the_role_model_fits_its_eight_weights_on_the_same_splits(data_dir):
     adv = np.flatnonzero(task.pairs["part"].to_numpy() == "adv")
     np.testing.assert_allclose(preds["score"], x[adv] @ want / want.sum(), atol=1e-9)
     assert sorted(out.predictions.query("split == 'random'")["item"]) == sorted(task.pairs["item"])
+    again = _recomputed(task, out, 0)
+    fold_spearman = [f["spearman"] for f in out.counts["folds"] if f["split"] == "random"]
+    assert next(s for s in again if s.subset == "random").details["per_fold_spearman"] == pytest.approx(fold_spearman)
+    # one adversarial prediction moved: the non→adv scores change, the untrained ones do not
+    import io
+
+    import pandas as pd
+
+    from compeval.errors import DataError
+    from compeval.results.store import predictions_jsonl
+
+    preds = pd.read_json(io.StringIO(predictions_jsonl(out.predictions)), lines=True, dtype=False)
+    moved = preds.copy()
+    moved.loc[moved.index[moved["split"] == "non_to_adv"][0], "score"] = 9.0
+    changed = {s.subset: s.value for s in task.score_predictions(moved, seed=0) if s.metric == "pearson"}
+    stored = {s.subset: s.value for s in out.scores if s.metric == "pearson"}
+    assert changed["non_to_adv"] != stored["non_to_adv"] and changed["untrained"] == stored["untrained"]
+    twice = pd.concat([preds, preds[preds["split"] == "random"].head(1)], ignore_index=True)
+    with pytest.raises(DataError, match="each once"):
+        task.score_predictions(twice, seed=0)
 
 
 def test_report_shows_figures_6_7_and_11_from_the_fine_tuning_results(tiny, data_dir, tmp_path):

@@ -48,8 +48,10 @@ from ...errors import DataError, ModelCapabilityError, SpecError
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...models.protocol import role_scorer, sentence_transformer_source
 from ...results.schema import PublishedScore, Score
+from ...results.store import as_written
 from ..base import Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP
+from ..recompute import checked_column
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
 from ..sts.tasks import FODOR, STS3k
@@ -272,7 +274,6 @@ def correlation_scores(subset: str, pred: np.ndarray, gold: np.ndarray, bootstra
 
 @register_task
 class STS3kFinetuneFull(Task):
-    not_recomputed = "not recomputed yet: its fine-tuned models' per-pair scores are only checked (hashes, data, versions)"
     default_run = False  # trains a transformer per fold (hours on a CPU): name the task to run it
     conformance_options = "n_pairs=60,folds=2,epochs=1,bootstrap=50"
     trains_model = True
@@ -354,8 +355,7 @@ class STS3kFinetuneFull(Task):
                 f"sts3k-finetune-full fine-tunes a sentence-transformer (sbert:, a Hub sentence-transformers repo, or "
                 f"hf: through its pooling) or fits a role model's weights; {model.config.display} is neither "
                 "(split=none scores it untrained)")
-        raw = compare(model, a, b, o.norm)
-        untrained = np.nan_to_num(raw, nan=0.0)  # the STS3k authors' policy; counted below
+        raw = as_written(compare(model, a, b, o.norm))  # the cosines as stored: verify recomputes exactly
         recipe = Recipe(epochs=o.epochs, batch_size=o.batch_size, learning_rate=o.learning_rate, warmup=o.warmup,
                         seed=seed, evaluate=o.evaluate)
         if o.save_models and source is not None and self.context.output_dir is None:
@@ -371,25 +371,16 @@ class STS3kFinetuneFull(Task):
                 pred, log = role_scores(sims[f.test], w), {"weights": [float(v) for v in w]}
             else:
                 pred, log = self._fine_tune(model, source, f, a, b, gold, recipe, device)
+            pred = as_written(pred)
             if np.any(fold_of[f.split][f.test] >= 0):
                 raise AssertionError(f"{f.split}: a pair was predicted twice")  # the partition is k-fold's
             predicted[f.split][f.test], fold_of[f.split][f.test] = pred, f.index
             logs.append({"split": f.split, "fold": f.index, "train_pairs": len(f.train), "test_pairs": len(f.test),
                          "spearman": _clean(float(spearman_rows(pred, gold[f.test]))) if len(f.test) > 2 else None,
                          **log})
-        scores: list[Score] = []
-        for subset, part in SUBSET_ROWS.items():
-            split = subset.split(":")[0]
-            if split != "untrained" and not any(f.split == split for f in folds):
-                continue
-            rows = self._rows(part)
-            values = untrained if split == "untrained" else predicted[split]
-            details: dict[str, Any] = {"test_part": part, "split": split}
-            if split != "untrained":
-                details["training"] = "role weights fitted" if roles is not None else "full fine-tuning"
-                details["per_fold_spearman"] = [lg["spearman"] for lg in logs if lg["split"] == split]
-            scores += correlation_scores(subset, values[rows], gold[rows], o.bootstrap,
-                                         seeds.derive(seed, "sts3k-finetune-full", "bootstrap", subset), details)
+        trained = {f.split for f in folds}
+        scores = self._scores(raw, {k: v for k, v in predicted.items() if k in trained}, fold_of, seed,
+                              "role weights fitted" if roles is not None else "full fine-tuning")
         preds = [self.pairs[["item", "sentence_1", "sentence_2", "gold", "part"]].assign(split="untrained", fold=-1,
                                                                                        score=raw)]
         for split in SPLITS:
@@ -409,6 +400,59 @@ class STS3kFinetuneFull(Task):
                                   "partition_seed": seed, "folds": logs, "bootstrap_resamples": o.bootstrap,
                                   **{f"pairs_{p}": int((self.pairs["part"] == p).sum())
                                      for p in ("non", "adv", "negative")}})
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-pair ``score`` (the untrained cosines; each split's held-out
+        predictions with their fold) through ``_scores``, as ``evaluate`` computes them (the models are not
+        trained again: that is the run's work). The untrained rows must be the loaded pairs, in their order;
+        each split's rows pairs of this subset, each once. The recomputed details do not say how the
+        models were trained (the predictions do not record it)."""
+        seed = seed if self.options.seed is None else self.options.seed
+        for column in ("split", "fold", "item"):
+            if column not in predictions:
+                raise DataError(f"{self.slug}: the predictions have no {column} column")
+        split_of = predictions["split"].astype(str)
+        raw = checked_column(self.slug, predictions[split_of == "untrained"].reset_index(drop=True), self.pairs,
+                             ("item", "sentence_1", "sentence_2"), "score")
+        position = pd.Series(np.arange(len(self.pairs)), index=self.pairs["item"].to_numpy())
+        predicted, fold_of = {}, {}
+        for split in SPLITS:
+            rows = predictions[split_of == split]
+            if rows.empty:
+                continue
+            items = rows["item"].astype(int)
+            if not items.isin(position.index).all() or items.duplicated().any():
+                raise DataError(f"{self.slug}: the predictions' {split} rows are not pairs of this subset, each once")
+            at = position[items].to_numpy()
+            predicted[split], fold_of[split] = np.full(len(self.pairs), np.nan), np.full(len(self.pairs), -1)
+            predicted[split][at] = as_written(pd.to_numeric(rows["score"], errors="coerce").to_numpy(dtype=np.float64))
+            fold_of[split][at] = rows["fold"].astype(int).to_numpy()
+        return self._scores(raw, predicted, fold_of, seed, None)
+
+    def _scores(self, raw: np.ndarray, predicted: dict[str, np.ndarray], fold_of: dict[str, np.ndarray], seed: int,
+                training: str | None) -> list[Score]:
+        """Spearman and Pearson per subset of ``SUBSET_ROWS``: the untrained cosines (missing ones zero, the
+        STS3k authors' policy), and each trained split's held-out predictions (``predicted``, by ``fold_of``),
+        with bootstrap intervals seeded by the partition ``seed``."""
+        gold = self.pairs["gold"].to_numpy(float)
+        untrained = np.nan_to_num(raw, nan=0.0)
+        scores: list[Score] = []
+        for subset, part in SUBSET_ROWS.items():
+            split = subset.split(":")[0]
+            if split != "untrained" and split not in predicted:
+                continue
+            rows = self._rows(part)
+            values = untrained if split == "untrained" else predicted[split]
+            details: dict[str, Any] = {"test_part": part, "split": split}
+            if split != "untrained":
+                if training:
+                    details["training"] = training
+                details["per_fold_spearman"] = [
+                    _clean(float(spearman_rows(predicted[split][test], gold[test]))) if len(test) > 2 else None
+                    for test in (np.flatnonzero(fold_of[split] == k) for k in np.unique(fold_of[split][fold_of[split] >= 0]))]
+            scores += correlation_scores(subset, values[rows], gold[rows], self.options.bootstrap,
+                                         seeds.derive(seed, "sts3k-finetune-full", "bootstrap", subset), details)
+        return scores
 
     def _fine_tune(self, model: Any, source: Any, fold: Fold, a: list[str], b: list[str], gold: np.ndarray,
                    recipe: Recipe, device: str) -> tuple[np.ndarray, dict[str, Any]]:

@@ -341,3 +341,24 @@ def test_finetune_recomputes_from_its_per_repeat_spearman(data_dir):
     assert again["non_to_adv:layers=3"].n == len(task.sts.subsets["adv"])
     with pytest.raises(DataError, match="test sizes"):
         task.score_predictions(preds.assign(n_test=preds["n_test"] + 1), seed=1)
+
+
+@pytest.mark.integration
+def test_reliability_recomputes_from_the_ratings_and_checks_its_halvings(data_dir):
+    """sts3k-reliability ignores the model: verify recomputes it from the ratings and the seed, and an edited
+    per-halving figure in its predictions is refused."""
+    from compeval.data.registry import DataContext
+    from compeval.errors import DataError
+    from compeval.tasks.structure.tasks import STS3kReliability
+
+    task = STS3kReliability(splits=3)
+    task.load(DataContext(data_dir))
+    out = task.evaluate(None, seed=2)
+    preds = _reread(out.predictions)
+    assert task.score_predictions(preds, seed=2) == out.scores
+    edited = preds.copy()
+    edited.loc[0, "spearman_brown"] = 0.5
+    with pytest.raises(DataError, match="per-halving"):
+        task.score_predictions(edited, seed=2)
+    with pytest.raises(DataError, match="seed 3"):  # another seed halves the raters otherwise
+        task.score_predictions(preds, seed=3)

@@ -389,7 +389,6 @@ class STS3kFinetune(Task):
 @register_task
 class STS3kReliability(Task):
     conformance_options = "splits=2"
-    not_recomputed = "not recomputed: it depends on the human ratings only (its hashes, data and versions are checked)"
     metadata = TaskMetadata(
         name="sts3k-reliability", suite="structure", data_sources=("sts3k", "sts3k-ratings"),
         main_metric="split_half", main_subset="all", version="2",
@@ -447,6 +446,23 @@ class STS3kReliability(Task):
                           counts={"model_used": False, "note": note, "participants": self.ratings.shape[1],
                                   "ratings": int(np.isfinite(self.ratings).sum()), "splits": self.options.splits,
                                   "check_pairs_excluded": 10})
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores depend on the human ratings and the seed alone (the model is ignored), so they are
+        recomputed from the data by ``evaluate`` itself; the predictions' per-halving figures must be the
+        recomputed ones (within ``results.compare.FLOAT_TOLERANCE``), or a ``DataError``."""
+        import io
+
+        from ...results.compare import same
+        from ...results.store import predictions_jsonl
+
+        out = self.evaluate(None, seed=seed)
+        fresh = pd.read_json(io.StringIO(predictions_jsonl(out.predictions)), lines=True, dtype=False)  # as written
+        if list(predictions.columns) != list(fresh.columns) or not same(predictions.to_dict("list"),
+                                                                        fresh.to_dict("list")):
+            raise DataError(f"{self.slug}: the predictions' per-halving figures are not those of the data's ratings "
+                            f"with seed {seed}")
+        return out.scores
 
     def _rating_distribution(self, rows: np.ndarray, seed: int, note: str) -> list[Score]:
         """Figure 2: the distribution of the pair means (checks excluded) against ratings shuffled within each

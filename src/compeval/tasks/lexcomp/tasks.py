@@ -94,7 +94,10 @@ class LexcompTask(Task):
     stopping on validation, the best on validation scored on test. Subclasses give two hooks:
     ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
     conformance_options = "encoders=none,layers=top,max_epochs=2,patience=1,batch_size=64,hidden=8"
-    not_recomputed = "not recomputed yet: its heads' per-item predictions are only checked (hashes, data, versions)"
+    not_recomputed = ("only checked (hashes, data, versions): its val_<metric> score per grid setting (layer+encoder) "
+                      "is the validation metric of a head trained inside evaluate, and the predictions file holds the "
+                      "test items only (no validation predictions per setting), so those scores cannot be recomputed "
+                      "without refitting the heads")
 
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str

@@ -80,7 +80,7 @@ def test_baseline_only_and_tagger(ctx):
     task.load(ctx)
     out = task.evaluate(ToyTokens(), seed=0)
     assert _score(out, "all").value == 1.0
-    for tags in out.predictions["model"]:
+    for tags in out.predictions.loc[out.predictions["split"] == "test", "model"]:
         assert not tags.startswith("I") and " O I" not in tags  # decoding obeys B-before-I
     assert out.counts["trainer"]["device"] == task.context.torch_device()  # the run's device
 
@@ -209,3 +209,41 @@ def test_mix_layer_weights_and_per_label_scores_in_the_result(ctx):
     label = _score(out, "label=N")
     assert label.value == 1.0 and label.details["precision"] == label.details["recall"] == 1.0
     assert label.details["gold"] == label.details["correct"] == 2 and label.n == 2
+
+
+def _written(predictions):
+    import io
+
+    import pandas as pd
+
+    from compeval.results.store import predictions_jsonl
+    return pd.read_json(io.StringIO(predictions_jsonl(predictions)), lines=True, dtype=False)
+
+
+def _numbers(scores):
+    return {(s.subset, s.metric): (s.value, s.ci_low, s.ci_high, s.n) for s in scores}
+
+
+@pytest.mark.parametrize("spec", ["lexcomp-nc-literality,encoders=none+attention,layers=top,max_epochs=8,batch_size=8",
+                                  "lexcomp-phrase-type,encoders=none,layers=top,max_epochs=4,batch_size=4",
+                                  "lexcomp-nc-literality,baseline_only=true"])
+def test_scores_are_recomputed_from_the_written_test_and_validation_predictions(ctx, spec):
+    from compeval.errors import DataError
+
+    (task,) = get_tasks(spec)
+    task.load(ctx)
+    out = task.evaluate(ToyTokens(), seed=5)
+    pred = _written(out.predictions)
+    (fresh,) = get_tasks(spec)  # a task that trained nothing: the heads are not refitted
+    fresh.load(ctx)
+    assert _numbers(fresh.score_predictions(pred, seed=5)) == _numbers(out.scores)
+    with pytest.raises(DataError, match="not the data's items"):
+        fresh.score_predictions(pred.iloc[::-1].reset_index(drop=True), seed=5)
+    if "baseline_only" in spec or "phrase-type" in spec:
+        return
+    # a validation prediction turned around moves that setting's val_accuracy by 1/n_val
+    val = pred.index[pred["split"] == "val"]
+    edited = pred.copy()
+    edited.loc[val[0], "val_top+none"] = 1 - edited.loc[val[0], "val_top+none"]
+    before, after = _numbers(out.scores), _numbers(fresh.score_predictions(edited, seed=5))
+    assert abs(after["top+none", "val_accuracy"][0] - before["top+none", "val_accuracy"][0]) == pytest.approx(1 / len(val))

@@ -189,3 +189,49 @@ def test_word_vectors_given_as_an_object_cannot_be_respecified():
     with pytest.raises(ModelCapabilityError, match="given as an object") as err:
         ModifierNonSubsectivity(n_resamples=40)._encoder(model)
     assert "\n" not in str(err.value)
+
+
+def _written(predictions):
+    import io
+
+    import pandas as pd
+
+    from compeval.results.store import predictions_jsonl
+    return pd.read_json(io.StringIO(predictions_jsonl(predictions)), lines=True, dtype=False)
+
+
+def _same_scores(a, b) -> bool:
+    """Equal scores up to the float tolerance verify allows (pandas' JSON reader may differ in the last bit)."""
+    from compeval.results.compare import same
+
+    key = lambda s: [s.value, s.ci_low, s.ci_high, s.n]  # noqa: E731
+    return [(s.subset, s.metric) for s in a] == [(s.subset, s.metric) for s in b] and all(
+        same(key(x), key(y)) for x, y in zip(a, b))
+
+
+def test_scores_are_recomputed_from_the_written_outcomes_and_follow_an_edit():
+    from compeval.errors import DataError
+
+    task = ModifierNonSubsectivity(n_resamples=40)
+    out = run(task, MeanOfWords(), seed=3)
+    pred = _written(out.predictions)
+    assert _same_scores(task.score_predictions(pred, seed=3), out.scores)
+    # flipping one S-I phrase's outcome moves its subset's micro average by exactly 1/n
+    row = int(np.flatnonzero(pred["subset"] == "S-I")[0])
+    edited = pred.copy()
+    edited.loc[row, "holds"] = not edited.loc[row, "holds"]
+    before, after = by_key(out), {(s.subset, s.metric): s for s in task.score_predictions(edited, seed=3)}
+    n = before["S-I", "test3_micro"].n
+    assert abs(after["S-I", "test3_micro"].value - before["S-I", "test3_micro"].value) == pytest.approx(1 / n)
+    with pytest.raises(DataError, match="phrase differ from the stimuli"):
+        task.score_predictions(pred.iloc[::-1].reset_index(drop=True), seed=3)
+    with pytest.raises(DataError, match="lack the column"):
+        task.score_predictions(pred.drop(columns="holds"), seed=3)
+
+
+def test_controls_recompute_from_written_distances_and_weights():
+    task = ModifierControls(n_resamples=40)
+    out = run(task, MeanOfWords(), seed=1)
+    again = task.score_predictions(_written(out.predictions), seed=1)
+    assert _same_scores(again, out.scores)
+    assert not _same_scores(task.score_predictions(_written(out.predictions), seed=2), out.scores)  # the seed counts

@@ -6,7 +6,7 @@ import pytest
 
 from compeval.cache.cached import EmbeddingCache
 from compeval.runner.jobs import task_spec
-from compeval.tasks.conformance import CheckEncoder, check_output
+from compeval.tasks.conformance import CheckEncoder, check_output, check_recomputation
 from compeval.tasks.registry import get_tasks
 
 from .helpers import pair_rows, role_rows, write_csv, write_jsonl
@@ -47,5 +47,9 @@ def test_kind_conforms(kind, tmp_path):
     check_output(task, first)
     second = twin.evaluate(model, seed=4)
     assert [s.model_dump() for s in first.scores] == [s.model_dump() for s in second.scores]
+    # verify's recomputation: the twin, which loaded the data but scored nothing of its own, gives back the
+    # scores from the predictions as written
+    assert type(task).recomputes_scores()
+    check_recomputation(twin, first, 4)
     assert encoder.requested <= set(task.texts())
     assert task.metadata.suite == "user" and task.slug.startswith(task.name + "__")

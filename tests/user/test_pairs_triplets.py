@@ -88,3 +88,27 @@ def test_an_order_blind_model_gets_no_role_reversal_right(tmp_path):
         as_model(HashBagEncoder()), seed=0)
     assert score_of(out, "all", "accuracy").value == 0.0
     assert np.allclose(out.predictions["sim_1"], 1.0, atol=1e-6)
+
+
+def test_triplet_scores_are_recomputed_from_the_written_similarities_and_follow_an_edit(tmp_path):
+    import io
+
+    import pandas as pd
+
+    from compeval.errors import DataError
+    from compeval.results.store import predictions_jsonl
+
+    path = write_csv(tmp_path / "roles.csv", role_rows()[::3])
+    task = loaded(f"triplets:{path},anchor=sentence,closer=paraphrase,farther=swap,bootstrap=60")
+    out = task.evaluate(as_model(BigramEncoder()), seed=2)
+    pred = pd.read_json(io.StringIO(predictions_jsonl(out.predictions)), lines=True, dtype=False)
+    again = task.score_predictions(pred, seed=2)
+    assert [(s.subset, s.value, s.ci_low, s.ci_high, s.n) for s in again] == [
+        (s.subset, s.value, s.ci_low, s.ci_high, s.n) for s in out.scores]
+    # swapping one item's two similarities turns its answer around: accuracy moves by exactly 1/n
+    edited = pred.copy()
+    edited.loc[0, ["sim_0", "sim_1"]] = pred.loc[0, ["sim_1", "sim_0"]].to_numpy()
+    moved = next(s for s in task.score_predictions(edited, seed=2) if s.subset == "all")
+    assert abs(moved.value - score_of(out, "all", "accuracy").value) == pytest.approx(1 / len(pred))
+    with pytest.raises(DataError, match="anchor differ"):
+        task.score_predictions(edited.assign(anchor=edited["anchor"][::-1].to_numpy()), seed=2)

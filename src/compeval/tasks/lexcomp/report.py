@@ -22,6 +22,8 @@ def items(entry: Entry) -> ItemColumns | None:
     preds = entry.predictions()
     if preds is None or not {"model", "label"} <= set(preds.columns):
         return None  # baseline_only results have no model predictions
+    if "split" in preds.columns:  # validation rows (each grid setting's head) follow the test items
+        preds = preds[preds["split"].astype(str) == "test"].reset_index(drop=True)
     correct = (preds["model"].astype(int) == preds["label"].astype(int)).to_numpy(dtype=float)
     keys = unique_keys(preds, [c for c in ("ident", "span") if c in preds.columns])
     return ItemColumns(kind="mean", keys=keys, values=correct, note="trained head correct per test item")

@@ -15,7 +15,7 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from ...data.registry import DataContext
-from ...errors import MissingDataError, SpecError
+from ...errors import DataError, MissingDataError, SpecError, TrainingError
 from ...metrics import DEFAULT_RESAMPLES, mean_ci, percentile_interval, resample_indices
 from ...models.protocol import token_encoder
 from ...results.schema import Score
@@ -83,10 +83,13 @@ class _Head:
     loss: Callable[[Any, Any], Any]
     val_score: Callable[[Any], tuple[float, float]]  # (validation metric, -validation loss)
     build: Callable[[str, str, int, int], Any]  # (layer, encoder, n_layers, dim) → an untrained head
-    predict: Callable[[Any], Any]  # trained head → test predictions
-    score: Callable[..., Score]  # (predictions, seed, **details) → the test score
-    column: Callable[[Any], Any]  # test predictions → the predictions file's ``model`` column
-    extra: Callable[[Any, int], list[Score]] = lambda pred, seed: []  # further test scores (phrase type: per label)
+    predict: Callable[[Any, str], Any]  # (trained head, split) → its predictions on the split's items
+    column: Callable[[Any], Any]  # predictions → a predictions-file column
+
+
+#: The predictions file's column of a grid setting's head predictions on the validation items.
+def _val_column(setting: str) -> str:
+    return f"val_{setting}"
 
 
 class LexcompTask(Task):
@@ -94,7 +97,6 @@ class LexcompTask(Task):
     stopping on validation, the best on validation scored on test. Subclasses give two hooks:
     ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
     conformance_options = "encoders=none,layers=top,max_epochs=2,patience=1,batch_size=64,hidden=8"
-    not_recomputed = "not recomputed yet: its heads' per-item predictions are only checked (hashes, data, versions)"
 
     default_run = False  # trains a grid of heads per model: name the task to run it
     folder: str
@@ -157,8 +159,25 @@ class LexcompTask(Task):
         return [Score(subset="human", metric="accuracy", value=HUMAN[self.name] / 100, n=100,
                       details={"source": "Shwartz & Dagan 2019, 100 re-annotated test items (spec lexcomp.md)"})]
 
-    def _baselines(self, sp: dict[str, list], seed: int) -> tuple[list[Score], pd.DataFrame, dict[str, Any]]:
-        """Hook: the scores that need no model, the test predictions table and the counts."""
+    #: Hook: the predictions table's columns that name each item (checked against the data) and its gold one.
+    _item_columns: ClassVar[tuple[str, ...]]
+    _gold: ClassVar[str]
+
+    def _baselines(self, sp: dict[str, list]) -> tuple[pd.DataFrame, dict[str, Any]]:
+        """Hook: the predictions table without the heads' columns (test rows, then validation rows, marked
+        in ``split``; gold and the majority baselines' predictions) and the counts."""
+        raise NotImplementedError
+
+    def _metric(self, gold: pd.Series, pred: pd.Series) -> float:
+        """Hook: the validation metric (what chooses a baseline and a grid setting) of written predictions."""
+        raise NotImplementedError
+
+    def _baseline_scores(self, test: pd.DataFrame, val: pd.DataFrame, seed: int) -> list[Score]:
+        """Hook: the scores that need no model, from the table's test and validation rows."""
+        raise NotImplementedError
+
+    def _head_scores(self, gold: pd.Series, pred: pd.Series, seed: int, **details: Any) -> list[Score]:
+        """Hook: the chosen head's test scores from its written predictions."""
         raise NotImplementedError
 
     def _head(self, cache: TokenCache, sp: dict[str, list], device: str) -> _Head:
@@ -171,12 +190,10 @@ class LexcompTask(Task):
         from . import nets
 
         sp = self._require()
-        metric, n_val, n_test = self.metadata.main_metric, len(sp["val"]), len(sp["test"])
-        scores, preds, counts = self._baselines(sp, seed)
+        n_test = len(sp["test"])
+        preds, counts = self._baselines(sp)
         if self.options.baseline_only:
-            scores.append(Score(subset="all", metric=metric, value=None, n=n_test,
-                                details={"reason": "baseline_only=true: no model trained"}))
-            return TaskOutput(scores=scores, n_items=n_test, predictions=preds, counts=counts)
+            return TaskOutput(scores=self._scores(preds, seed), n_items=n_test, predictions=preds, counts=counts)
 
         device = self.context.torch_device()
         cache = self._token_cache(model)
@@ -189,6 +206,8 @@ class LexcompTask(Task):
         n_layers, dim = train[0].shape[2:]
         runs = []
         mixes: dict[str, dict] = {}  # setting → its learned scalar mix (section 6 of the paper)
+        details: dict[str, dict] = {}  # setting → what its training recorded (the val_ score's details)
+        val_rows = (preds["split"] == "val").to_numpy()
         for layer, encoder in _settings(self.layers, self.encoders, n_layers):
             # the head's initialisation and its dropout draw from torch's global generators: forked, seeded
             # from this setting's stream, restored after
@@ -200,25 +219,88 @@ class LexcompTask(Task):
             mix = nets.layer_weights(res.model)  # the best epoch's weights: the ones scored
             if mix is not None:
                 mixes[f"{layer}+{encoder}"] = mix
-            scores.append(Score(subset=f"{layer}+{encoder}", metric=f"val_{metric}", value=res.best_val, n=n_val,
-                                details={"best_epoch": res.best_epoch, "epochs": res.epochs,
-                                         "seconds": round(res.seconds, 1),
-                                         **({"layer_weights": mix["weights"], "gamma": mix["gamma"]} if mix else {})}))
+            # the best epoch's head on the validation items, written: its val_ score is recomputed from them
+            with torch.no_grad():
+                column = head.column(head.predict(res.model, "val"))
+            preds[_val_column(f"{layer}+{encoder}")] = _on_rows(column, val_rows)
+            details[f"{layer}+{encoder}"] = {"best_epoch": res.best_epoch, "epochs": res.epochs,
+                                             "seconds": round(res.seconds, 1),
+                                             **({"layer_weights": mix["weights"], "gamma": mix["gamma"]} if mix else {})}
         layer, encoder, res = max(runs, key=lambda r: r[2].best_val)  # first wins ties: grid order
         with torch.no_grad():
-            pred = head.predict(res.model)
+            pred = head.predict(res.model, "test")
+        preds["model"] = _on_rows(head.column(pred), ~val_rows)
+        scores = self._scores(preds, seed, details)
+        if self._chosen(preds) != f"{layer}+{encoder}":
+            raise TrainingError(f"{self.name}: the head chosen in training ({layer}+{encoder}) is not the best on "
+                               f"its written validation predictions ({self._chosen(preds)})")
         chosen_mix = mixes.get(f"{layer}+{encoder}")
-        scores.append(head.score(pred, seed, layer=layer, encoder=encoder, **{f"val_{metric}": res.best_val},
-                                 chosen_on=self.chosen_on,
-                                 **({"layer_weights": chosen_mix["weights"]} if chosen_mix else {})))
-        scores += head.extra(pred, seed)
-        preds["model"] = head.column(pred)
+        if chosen_mix:
+            next(s for s in scores if s.subset == "all").details["layer_weights"] = chosen_mix["weights"]
         counts["grid_seconds"] = round(sum(r[2].seconds for r in runs), 1)
         counts["trainer"] = trainer_record(device)
         counts["chosen"] = f"{layer}+{encoder}"
         if mixes:
             counts["layer_weights"] = mixes
         return TaskOutput(scores=scores, n_items=n_test, predictions=preds, counts=counts)
+
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions file: the majority baselines' and the chosen head's predicted
+        labels (tags) on the test items, and each grid setting's head on the validation items (its val_
+        score; the chosen head is the best of them), against the loaded data's gold (the heads are not
+        refitted)."""
+        sp = self._require()
+        if "split" not in predictions:
+            raise DataError(f"{self.slug}: the predictions have no split column (written before validation "
+                            "predictions were)")
+        expected, _ = self._baselines(sp)
+        for column in self._item_columns:
+            if column not in predictions or (predictions[column].astype(str).tolist()
+                                             != expected[column].astype(str).tolist()):
+                raise DataError(f"{self.slug}: the predictions' {column} are not the data's items")
+        return self._scores(predictions, seed)
+
+    def _chosen(self, preds: pd.DataFrame) -> str | None:
+        """The grid setting with the best validation score on the written predictions; first wins ties."""
+        val = preds["split"].astype(str).to_numpy() == "val"
+        best = None
+        for column in [c for c in preds.columns if c.startswith("val_")]:
+            value = self._metric(preds.loc[val, self._gold], preds.loc[val, column])
+            if best is None or value > best[1]:
+                best = (column.removeprefix("val_"), value)
+        return best and best[0]
+
+    def _scores(self, preds: pd.DataFrame, seed: int, details: dict[str, dict] | None = None) -> list[Score]:
+        """Every score from the predictions table (test and validation rows): the baselines, the human
+        figure, each grid setting's validation score and the chosen head's test scores; ``details`` are
+        what training recorded per setting. Evaluate's and score_predictions' one path."""
+        metric = self.metadata.main_metric
+        split = preds["split"].astype(str).to_numpy()
+        test, val = preds[split == "test"], preds[split == "val"]
+        scores = self._baseline_scores(test, val, seed)
+        settings_ = [c.removeprefix("val_") for c in preds.columns if c.startswith("val_")]
+        if "model" not in preds or not settings_:
+            scores.append(Score(subset="all", metric=metric, value=None, n=len(test),
+                                details={"reason": "baseline_only=true: no model trained"}))
+            return scores
+        val_value = {s: self._metric(val[self._gold], val[_val_column(s)]) for s in settings_}
+        for s in settings_:
+            scores.append(Score(subset=s, metric=f"val_{metric}", value=val_value[s], n=len(val),
+                                details=dict((details or {}).get(s, {}))))
+        chosen = self._chosen(preds)
+        layer, encoder = chosen.split("+")
+        scores += self._head_scores(test[self._gold], test["model"], seed, layer=layer, encoder=encoder,
+                                    **{f"val_{metric}": val_value[chosen]}, chosen_on=self.chosen_on)
+        return scores
+
+
+def _on_rows(values: Any, rows: np.ndarray) -> list:
+    """A column of the predictions table holding ``values`` on ``rows`` (in order) and None elsewhere."""
+    out: list = [None] * len(rows)
+    for k, v in zip(np.flatnonzero(rows), list(values)):
+        out[k] = v
+    return out
 
 
 def _settings(layers: list[str], encoders: list[str], n_layers: int) -> list[tuple[str, str]]:
@@ -270,27 +352,51 @@ class SpanTask(LexcompTask):
     def _labels(self, sp: dict[str, list]) -> dict[str, np.ndarray]:
         return {k: np.array([i.label for i in v]) for k, v in sp.items()}
 
-    def _baselines(self, sp, seed):
-        train, val, test = sp["train"], sp["val"], sp["test"]
+    _item_columns = ("split", "ident", "span", "label")
+    _gold = "label"
+
+    def _baselines(self, sp):
+        """The predictions table's test rows, then its validation rows (``split``): items, gold labels
+        (``label``, and ``gold`` for the scoring), the majority baselines' predictions; and the counts."""
+        train = sp["train"]
         y = self._labels(sp)
-        scores: list[Score] = []
         base = majority.fit_span(train)
-        pv, pt = majority.predict_span(base, val), majority.predict_span(base, test)
-        val_acc = {n: float((pv[n] == y["val"]).mean()) for n in majority.NAMES}
-        for n in majority.NAMES:
-            scores.append(self._acc_score(n, pt[n] == y["test"], seed, val_accuracy=val_acc[n]))
-        best_base = max(majority.NAMES, key=lambda n: (val_acc[n], -majority.NAMES.index(n)))
-        scores.append(self._acc_score("majority", pt[best_base] == y["test"], seed, chosen=best_base,
-                                      chosen_on="validation accuracy",
-                                      best_on_test=max(majority.NAMES, key=lambda n: (pt[n] == y["test"]).mean())))
-        scores += self._human()
-        preds = pd.DataFrame({"ident": [i.ident for i in test], "span": [" ".join(i.span_words) for i in test],
-                              "label": y["test"], **{n: pt[n] for n in majority.NAMES}})
+        frames = []
+        for split in ("test", "val"):
+            p = majority.predict_span(base, sp[split])
+            frames.append(pd.DataFrame({"split": split, "ident": [i.ident for i in sp[split]],
+                                        "span": [" ".join(i.span_words) for i in sp[split]], "label": y[split],
+                                        **{n: p[n] for n in majority.NAMES}}))
+        preds = pd.concat(frames, ignore_index=True)
         counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
         counts["ablation"] = self.ablation
         if self.ablation == "phrase":
             counts["placeholder"] = SOMETHING if self.placeholder == "something" else MASK
-        return scores, preds, counts
+        return preds, counts
+
+    @staticmethod
+    def _labels_of(column: pd.Series) -> np.ndarray:
+        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+        if np.isnan(values).any():
+            raise DataError(f"the predictions' {column.name} has missing labels")
+        return values.astype(np.int64)
+
+    def _metric(self, gold: pd.Series, pred: pd.Series) -> float:
+        return float((self._labels_of(pred) == self._labels_of(gold)).mean())
+
+    def _baseline_scores(self, test: pd.DataFrame, val: pd.DataFrame, seed: int) -> list[Score]:
+        y_test = self._labels_of(test["label"])
+        pt = {n: self._labels_of(test[n]) for n in majority.NAMES}
+        val_acc = {n: self._metric(val["label"], val[n]) for n in majority.NAMES}
+        scores = [self._acc_score(n, pt[n] == y_test, seed, val_accuracy=val_acc[n]) for n in majority.NAMES]
+        best_base = max(majority.NAMES, key=lambda n: (val_acc[n], -majority.NAMES.index(n)))
+        scores.append(self._acc_score("majority", pt[best_base] == y_test, seed, chosen=best_base,
+                                      chosen_on="validation accuracy",
+                                      best_on_test=max(majority.NAMES, key=lambda n: (pt[n] == y_test).mean())))
+        return scores + self._human()
+
+    def _head_scores(self, gold: pd.Series, pred: pd.Series, seed: int, **details) -> list[Score]:
+        return [self._acc_score("all", self._labels_of(pred) == self._labels_of(gold), seed, **details)]
 
     def _head(self, cache, sp, device):
         import torch
@@ -314,9 +420,8 @@ class SpanTask(LexcompTask):
             build=lambda layer, encoder, n_layers, dim: nets.SpanClassifier(
                 layer, encoder, n_layers, dim, use_span=use_span, use_para=self.has_paraphrase,
                 hidden=self.options.hidden, dropout=settings.DROPOUT),
-            predict=lambda m: m(*data["test"]).argmax(-1).cpu().numpy(),
-            score=lambda pred, seed, **details: self._acc_score("all", pred == y["test"], seed, **details),
-            column=lambda pred: pred)
+            predict=lambda m, split: m(*data[split]).argmax(-1).cpu().numpy(),
+            column=lambda pred: [int(v) for v in pred])
 
 
 class TaggingTask(LexcompTask):
@@ -351,10 +456,9 @@ class TaggingTask(LexcompTask):
                              ci_high=hi, n=e["gold"], details={"precision": precision, "recall": recall, **e}))
         return out
 
-    def _paper_majority_score(self, train, test, seed) -> Score:
+    def _paper_majority_score(self, gold, word_tags, seed) -> Score:
         """The paper's Table 4 baseline: per-word majority tags scored as AllenNLP's span F1 reads BIO."""
-        c = majority.allennlp_span_counts([list(i.tags) for i in test],
-                                          majority.predict_word_tags(majority.fit_word_tags(train), test))
+        c = majority.allennlp_span_counts(gold, word_tags)
         lo = hi = None
         if len(c) > 1:
             lo, hi = percentile_interval(bio.f1_from_counts(c[resample_indices(len(c), DEFAULT_RESAMPLES, seed)], axis=1))
@@ -363,23 +467,51 @@ class TaggingTask(LexcompTask):
                                                     "scorer": "AllenNLP SpanBasedF1Measure convention (untyped I "
                                                               "after B-X is a span of type '')"})
 
-    def _baselines(self, sp, seed):
-        train, val, test = sp["train"], sp["val"], sp["test"]
-        gold = {k: [list(i.tags) for i in v] for k, v in sp.items()}
-        scores: list[Score] = []
-        base = majority.fit_tags(train)
-        pv, pt = majority.predict_tags(base, val), majority.predict_tags(base, test)
-        val_f1 = {n: bio.span_f1(gold["val"], pv[n]) for n in majority.NAMES}
-        for n in majority.NAMES:
-            scores.append(self._f1_score(n, gold["test"], pt[n], seed, val_span_f1=val_f1[n]))
-        best_base = max(majority.NAMES, key=lambda n: (val_f1[n], -majority.NAMES.index(n)))
-        scores.append(self._f1_score("majority", gold["test"], pt[best_base], seed, chosen=best_base,
-                                     chosen_on="validation span F1"))
-        scores.append(self._paper_majority_score(train, test, seed))
-        preds = pd.DataFrame({"words": [" ".join(i.words) for i in test], "gold": [" ".join(t) for t in gold["test"]],
-                              **{n: [" ".join(t) for t in pt[n]] for n in majority.NAMES}})
+    _item_columns = ("split", "words", "gold")
+    _gold = "gold"
+
+    def _baselines(self, sp):
+        """The predictions table's test rows, then its validation rows (``split``): words, gold tags, the
+        majority baselines' tags and (test rows) the per-word majority tags of the paper's Table 4 baseline."""
+        train = sp["train"]
+        base, words = majority.fit_tags(train), majority.fit_word_tags(train)
+        frames = []
+        for split in ("test", "val"):
+            items = sp[split]
+            p = majority.predict_tags(base, items)
+            frame = pd.DataFrame({"split": split, "words": [" ".join(i.words) for i in items],
+                                  "gold": [" ".join(i.tags) for i in items],
+                                  **{n: [" ".join(t) for t in p[n]] for n in majority.NAMES}})
+            if split == "test":
+                frame["word_majority"] = [" ".join(t) for t in majority.predict_word_tags(words, items)]
+            frames.append(frame)
         counts: dict[str, Any] = {k: len(v) for k, v in sp.items()}
-        return scores, preds, counts
+        return pd.concat(frames, ignore_index=True), counts
+
+    @staticmethod
+    def _tags_of(column: pd.Series) -> list[list[str]]:
+        if column.isna().any():
+            raise DataError(f"the predictions' {column.name} has missing tags")
+        return [str(v).split(" ") if str(v) else [] for v in column]
+
+    def _metric(self, gold: pd.Series, pred: pd.Series) -> float:
+        return bio.span_f1(self._tags_of(gold), self._tags_of(pred))
+
+    def _baseline_scores(self, test: pd.DataFrame, val: pd.DataFrame, seed: int) -> list[Score]:
+        gold = self._tags_of(test["gold"])
+        pt = {n: self._tags_of(test[n]) for n in majority.NAMES}
+        val_f1 = {n: self._metric(val["gold"], val[n]) for n in majority.NAMES}
+        scores = [self._f1_score(n, gold, pt[n], seed, val_span_f1=val_f1[n]) for n in majority.NAMES]
+        best_base = max(majority.NAMES, key=lambda n: (val_f1[n], -majority.NAMES.index(n)))
+        scores.append(self._f1_score("majority", gold, pt[best_base], seed, chosen=best_base,
+                                     chosen_on="validation span F1"))
+        scores.append(self._paper_majority_score(gold, self._tags_of(test["word_majority"]), seed))
+        return scores
+
+    def _head_scores(self, gold: pd.Series, pred: pd.Series, seed: int, **details) -> list[Score]:
+        gold_tags, pred_tags = self._tags_of(gold), self._tags_of(pred)
+        return ([self._f1_score("all", gold_tags, pred_tags, seed, **details)]
+                + self._label_scores(gold_tags, pred_tags, seed))
 
     def _head(self, cache, sp, device):
         import torch
@@ -424,15 +556,14 @@ class TaggingTask(LexcompTask):
             build=lambda layer, encoder, n_layers, dim: nets.Tagger(layer, encoder, n_layers, dim, K,
                                                                     hidden=self.options.hidden,
                                                                     dropout=settings.DROPOUT),
-            predict=lambda m: decode(m, "test"),
-            score=lambda pred, seed, **details: self._f1_score("all", gold["test"], pred, seed, **details),
-            column=lambda pred: [" ".join(t) for t in pred],
-            extra=lambda pred, seed: self._label_scores(gold["test"], pred, seed))
+            predict=decode,
+            column=lambda pred: [" ".join(t) for t in pred])
 
 
 def _meta(name, description, metric="accuracy"):
     # version 2: results carry the learned layer weights and phrase type's per-label scores; −Phrase uses "something"
-    return TaskMetadata(name=name, version="2", suite=SUITE, description=description, data_sources=("lexcomp",),
+    # version 3: the predictions hold the validation items too; val_ scores are computed from them (float64)
+    return TaskMetadata(name=name, version="3", suite=SUITE, description=description, data_sources=("lexcomp",),
                         main_metric=metric, main_subset="all", reference=REFERENCE, published=published(name),
                         subsets=("all", "majority", "Majority_All", "Majority_1", "Majority_2"))
 

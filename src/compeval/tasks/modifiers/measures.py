@@ -88,9 +88,18 @@ def pair_intersectivity(emb: Embedded, an_grid: np.ndarray) -> dict[str, np.ndar
     n1, n2 = np.triu_indices(n_noun, k=1)
     d = emb.dist(an_grid[:, n1], an_grid[:, n2])  # (A, pairs): how far one adjective's two phrases are
     holds = d[:, None, :] < d[None, :, :]  # (a1, a2, pairs)
+    cases = pair_cases(an_grid)
+    a1, a2, pair = cases.pop("adj1"), cases.pop("adj2"), cases.pop("pair")
+    return {"adj1": a1, "adj2": a2, **cases, "d1": d[a1, pair], "d2": d[a2, pair], "holds": holds[a1, a2, pair]}
+
+
+def pair_cases(an_grid: np.ndarray) -> dict[str, np.ndarray]:
+    """Test 2's cases in order: adjective indices ``adj1`` != ``adj2``, noun indices ``noun1`` < ``noun2``,
+    and ``pair``, the index of (noun1, noun2) among the noun pairs (what the distances are indexed by)."""
+    n_adj, n_noun = an_grid.shape
+    n1, n2 = np.triu_indices(n_noun, k=1)
     a1, a2, pair = np.nonzero(~np.eye(n_adj, dtype=bool)[:, :, None] & np.ones(len(n1), bool))
-    return {"adj1": a1, "adj2": a2, "noun1": n1[pair], "noun2": n2[pair],
-            "d1": d[a1, pair], "d2": d[a2, pair], "holds": holds[a1, a2, pair]}
+    return {"adj1": a1, "adj2": a2, "noun1": n1[pair], "noun2": n2[pair], "pair": pair}
 
 
 def non_subsectivity(d_phrase_adj: np.ndarray, d_phrase_noun: np.ndarray) -> np.ndarray:

@@ -14,8 +14,10 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from ...errors import ModelCapabilityError
+from ...errors import DataError, ModelCapabilityError
 from ...data.registry import DataContext
+from ...results.schema import Score
+from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
@@ -24,7 +26,7 @@ from .aggregate import aggregate, bootstrap_note
 from .published import TEST1_PUBLISHED, TEST3_PUBLISHED
 from .categories import CATEGORY_DIRECTIONS, category_scores, category_test
 from .measures import (Embedded, adjective_weights, all_compared_ignored, intersectivity, non_subsectivity,
-                       pair_intersectivity, word_pair_distances)
+                       pair_cases, pair_intersectivity, word_pair_distances)
 from .stimuli import PAD, Stimuli, build_stimuli, strings_for
 from .words import ADJECTIVE_TYPES, ADJECTIVES, NOUNS
 
@@ -90,7 +92,6 @@ class Test1Options(FilterOptions, TypeTestOptions):
 class _ModifierTask(Task):
     """Shared plumbing: generated stimuli, one encode call, the embedding matrix, common counts."""
     conformance_options = "n_resamples=40"
-    not_recomputed = "not recomputed yet: its per-phrase distances are only checked (hashes, data, versions)"
 
     Options = ModifierOptions
 
@@ -147,6 +148,29 @@ class _ModifierTask(Task):
                              seed=seed)
         return category_scores(test, subset, grouping)
 
+    def _read(self, predictions: pd.DataFrame, columns: tuple[str, ...], keys: dict[str, list[str]]) -> pd.DataFrame:
+        """The predictions checked against the generated stimuli: ``keys`` (column -> the data's value per
+        row, in evaluate's order) must match row for row, and ``columns`` be present."""
+        missing = [c for c in (*keys, *columns) if c not in predictions]
+        if missing:
+            raise DataError(f"{self.slug}: the predictions lack the column(s) {', '.join(missing)}")
+        n = len(next(iter(keys.values())))
+        if len(predictions) != n:
+            raise DataError(f"{self.slug}: the predictions hold {len(predictions)} rows; the stimuli have {n} cases")
+        for column, expected in keys.items():
+            if predictions[column].astype(str).tolist() != expected:
+                raise DataError(f"{self.slug}: the predictions' {column} differ from the stimuli's")
+        return predictions
+
+    def _flags(self, column: pd.Series) -> np.ndarray:
+        """A written per-case outcome (true/false) back as booleans; a missing one is not of this task's output."""
+        if column.isna().any():
+            raise DataError(f"{self.slug}: the predictions' {column.name} has missing values")
+        values = column.map({True: True, False: False, 1: True, 0: False})
+        if values.isna().any():
+            raise DataError(f"{self.slug}: the predictions' {column.name} holds values other than true/false")
+        return values.to_numpy(dtype=bool)
+
     def _counts(self, emb: Embedded, ids: np.ndarray, seed: int) -> dict[str, Any]:
         s = self.stimuli
         zero = np.flatnonzero(emb.zero_rows)
@@ -194,14 +218,7 @@ class ModifierIntersectivity(_ModifierTask):
         ignore = self.options.ignore_distance_ge1
         holds = intersectivity(d_words, d_parts, ignore_ge1=ignore)
         config = s.type_config()
-        size = np.where(s.is_an, "AN", "AAN")
-        B = self.options.n_resamples
-        an = s.is_an
-        scores = (aggregate(holds, size, s.noun, "test1", SIZES, seed=seed, n_resamples=B)
-                  + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, seed=seed, n_resamples=B)
-                  + self._type_test(holds[an], s.adj1[an], "AN", "adjective type", seed)
-                  + self._type_test(holds[~an], np.stack([s.adj1[~an], s.adj2[~an]], axis=1), "AAN",
-                                    "ordered pair of adjective types", seed))
+        scores = self._scores(holds, seed)
         predictions = pd.DataFrame({
             "phrase": s.phrase_texts(), "subset": config, "noun": _categorical(s.noun, NOUN_WORDS),
             "holds": holds, "max_d_phrase_word": np.nanmax(d_words, axis=1), "min_d_parts": np.nanmin(d_parts, axis=1),
@@ -213,6 +230,25 @@ class ModifierIntersectivity(_ModifierTask):
                            "each word against the rest of the phrase (the authors' code)")
         counts["filter_vacuous_passes"] = int(all_compared_ignored(d_words, d_parts).sum()) if ignore else 0
         return TaskOutput(scores=scores, n_items=len(holds), predictions=predictions, counts=counts)
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-phrase ``holds``, grouped by the generated stimuli."""
+        s = self._ensure_loaded()
+        pred = self._read(predictions, ("holds",), {"phrase": s.phrase_texts()})
+        return self._scores(self._flags(pred["holds"]), seed)
+
+    def _scores(self, holds: np.ndarray, seed: int) -> list[Score]:
+        """Test 1's scores from its per-phrase outcomes (evaluate's and score_predictions' one path)."""
+        s = self.stimuli
+        config = s.type_config()
+        size = np.where(s.is_an, "AN", "AAN")
+        B = self.options.n_resamples
+        an = s.is_an
+        return (aggregate(holds, size, s.noun, "test1", SIZES, seed=seed, n_resamples=B)
+                + aggregate(holds, config, s.noun, "test1", TYPES + TYPE_PAIRS, seed=seed, n_resamples=B)
+                + self._type_test(holds[an], s.adj1[an], "AN", "adjective type", seed)
+                + self._type_test(holds[~an], np.stack([s.adj1[~an], s.adj2[~an]], axis=1), "AAN",
+                                  "ordered pair of adjective types", seed))
 
 
 @register_task
@@ -238,11 +274,7 @@ class ModifierPairIntersectivity(_ModifierTask):
         emb = self._embed(model)
         cases = pair_intersectivity(emb, s.an_grid)
         subset = ADJ_TYPE_SHORT[cases["adj1"]] + "|" + ADJ_TYPE_SHORT[cases["adj2"]]
-        # The authors' run for noun n compares it with every noun n' after it, so n is the averaging unit.
-        scores = aggregate(cases["holds"], subset, cases["noun1"], "test2", TYPE_PAIRS, seed=seed,
-                           n_resamples=self.options.n_resamples)
-        scores += self._type_test(cases["holds"], np.stack([cases["adj1"], cases["adj2"]], axis=1), "all",
-                                  "pair of adjective types (a1, a2)", seed)
+        scores = self._scores(cases, cases["holds"], seed)
         predictions = pd.DataFrame({
             "adj1": _categorical(cases["adj1"], ADJ_WORDS), "adj2": _categorical(cases["adj2"], ADJ_WORDS),
             "noun1": _categorical(cases["noun1"], NOUN_WORDS), "noun2": _categorical(cases["noun2"], NOUN_WORDS),
@@ -253,6 +285,26 @@ class ModifierPairIntersectivity(_ModifierTask):
         counts["ties"] = "fail (strict <)"
         counts["macro"] = "per first noun n (nouns 0-10; the last noun has no later partner), then mean over nouns"
         return TaskOutput(scores=scores, n_items=len(subset), predictions=predictions, counts=counts)
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-case ``holds``; its cases (adjectives, nouns) must be the
+        stimuli's, in evaluate's order."""
+        s = self._ensure_loaded()
+        cases = pair_cases(s.an_grid)
+        keys = {f"adj{i}": np.array(ADJ_WORDS, dtype=object)[cases[f"adj{i}"]].tolist() for i in (1, 2)}
+        keys |= {f"noun{i}": np.array(NOUN_WORDS, dtype=object)[cases[f"noun{i}"]].tolist() for i in (1, 2)}
+        pred = self._read(predictions, ("holds",), keys)
+        return self._scores(cases, self._flags(pred["holds"]), seed)
+
+    def _scores(self, cases: dict[str, np.ndarray], holds: np.ndarray, seed: int) -> list[Score]:
+        """Test 2's scores from its per-case outcomes (evaluate's and score_predictions' one path)."""
+        subset = ADJ_TYPE_SHORT[cases["adj1"]] + "|" + ADJ_TYPE_SHORT[cases["adj2"]]
+        # The authors' run for noun n compares it with every noun n' after it, so n is the averaging unit.
+        scores = aggregate(holds, subset, cases["noun1"], "test2", TYPE_PAIRS, seed=seed,
+                           n_resamples=self.options.n_resamples)
+        scores += self._type_test(holds, np.stack([cases["adj1"], cases["adj2"]], axis=1), "all",
+                                  "pair of adjective types (a1, a2)", seed)
+        return scores
 
 
 @register_task
@@ -283,10 +335,7 @@ class ModifierNonSubsectivity(_ModifierTask):
         d_noun = emb.dist(s.phrase[an], s.words[an, 1])
         holds = non_subsectivity(d_adj, d_noun)
         types = ADJ_TYPE_SHORT[s.adj1[an]]
-        B = self.options.n_resamples
-        scores = (aggregate(holds, np.full(len(holds), "AN", object), s.noun[an], "test3", ("AN",), seed=seed, n_resamples=B)
-                  + aggregate(holds, types, s.noun[an], "test3", TYPES, seed=seed, n_resamples=B)
-                  + self._type_test(holds, s.adj1[an], "AN", "adjective type", seed))
+        scores = self._scores(holds, seed)
         predictions = pd.DataFrame({
             "phrase": [s.strings[i] for i in s.phrase[an]], "subset": types,
             "noun": _categorical(s.noun[an], NOUN_WORDS), "d_phrase_adj": d_adj, "d_phrase_noun": d_noun,
@@ -295,6 +344,22 @@ class ModifierNonSubsectivity(_ModifierTask):
         counts = self._counts(emb, self._string_ids(), seed)
         counts["ties"] = "fail (strict <)"
         return TaskOutput(scores=scores, n_items=len(holds), predictions=predictions, counts=counts)
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-AN-phrase ``holds``, grouped by the generated stimuli."""
+        s = self._ensure_loaded()
+        pred = self._read(predictions, ("holds",), {"phrase": [s.strings[i] for i in s.phrase[s.is_an]]})
+        return self._scores(self._flags(pred["holds"]), seed)
+
+    def _scores(self, holds: np.ndarray, seed: int) -> list[Score]:
+        """Test 3's scores from its per-AN-phrase outcomes (evaluate's and score_predictions' one path)."""
+        s = self.stimuli
+        an = s.is_an
+        types = ADJ_TYPE_SHORT[s.adj1[an]]
+        B = self.options.n_resamples
+        return (aggregate(holds, np.full(len(holds), "AN", object), s.noun[an], "test3", ("AN",), seed=seed, n_resamples=B)
+                + aggregate(holds, types, s.noun[an], "test3", TYPES, seed=seed, n_resamples=B)
+                + self._type_test(holds, s.adj1[an], "AN", "adjective type", seed))
 
 
 @register_task
@@ -333,23 +398,12 @@ class ModifierControls(_ModifierTask):
             # control & 2: the first word of each part swapped
             "test1_syn_parts": intersectivity(d_words, emb.dist(s.syn_parts[..., 0], s.syn_parts[..., 1]), ignore),
         }
-        syn_distance = emb.dist(s.phrase, s.syn_phrase)
-        scores = []
-        for metric, values in [*variants.items(), ("syn_distance", syn_distance)]:
-            scores += aggregate(values, size, s.noun, metric, SIZES, seed=seed, n_resamples=B)
-            scores += aggregate(values, config, s.noun, metric, TYPES + TYPE_PAIRS, seed=seed, n_resamples=B)
-
+        # the distances and weights as the predictions file holds them: verify recomputes exactly
+        syn_distance = as_written(emb.dist(s.phrase, s.syn_phrase))
         an = s.is_an
         test3_syn = non_subsectivity(emb.dist(s.phrase[an], s.syn_words[an, 0]), d_words[an, 1])
-        types_an = ADJ_TYPE_SHORT[s.adj1[an]]
-        scores += aggregate(test3_syn, types_an, s.noun[an], "test3_syn_adj", TYPES, seed=seed, n_resamples=B)
-
-        # Adjective weight, keyed by the adjective's own type over all phrases it occurs in (authors' measure).
-        weights = adjective_weights(d_words, s.n_adjectives)
-        adj_of_slot = np.stack([s.adj1, s.adj2], axis=1)
-        slot = adj_of_slot != PAD
-        scores += aggregate(weights[slot], ADJ_TYPE_SHORT[adj_of_slot[slot]], np.broadcast_to(s.noun[:, None], slot.shape)[slot],
-                            "adj_weight", TYPES, seed=seed, n_resamples=B)
+        weights = as_written(adjective_weights(d_words, s.n_adjectives).ravel()).reshape(-1, 2)
+        scores = self._scores(variants, syn_distance, test3_syn, weights, seed)
 
         test3_col = pd.Series(pd.NA, index=range(len(s.phrase)), dtype="boolean")
         test3_col[an] = test3_syn  # AAN phrases have no test 3
@@ -366,3 +420,42 @@ class ModifierControls(_ModifierTask):
         counts["synonym_controls"] = ("each flag alone; the authors' negative controls also set the word and part "
                                       "flags because they test bits of a negative int (-1 & 1 == 1)")
         return TaskOutput(scores=scores, n_items=len(s.phrase), predictions=predictions, counts=counts)
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-phrase control outcomes, synonym distances and adjective
+        weights (NaN where evaluate wrote none), grouped by the generated stimuli."""
+        s = self._ensure_loaded()
+        names = [f"test1_syn_{k}_holds" for k in ("phrase", "words", "parts")]
+        pred = self._read(predictions, (*names, "test3_syn_adj_holds", "syn_distance", "adj1_weight", "adj2_weight"),
+                          {"phrase": s.phrase_texts()})
+        variants = {name.removesuffix("_holds"): self._flags(pred[name]) for name in names}
+        test3_syn = self._flags(pred["test3_syn_adj_holds"][s.is_an])
+
+        def floats(column: str) -> np.ndarray:
+            return pd.to_numeric(pred[column], errors="raise").to_numpy(dtype=np.float64)
+
+        weights = np.stack([floats("adj1_weight"), floats("adj2_weight")], axis=1)
+        return self._scores(variants, floats("syn_distance"), test3_syn, weights, seed)
+
+    def _scores(self, variants: dict[str, np.ndarray], syn_distance: np.ndarray, test3_syn: np.ndarray,
+                weights: np.ndarray, seed: int) -> list[Score]:
+        """The controls' scores from their per-phrase values (evaluate's and score_predictions' one path)."""
+        s = self.stimuli
+        B = self.options.n_resamples
+        config = s.type_config()
+        size = np.where(s.is_an, "AN", "AAN")
+        scores = []
+        for metric, values in [*variants.items(), ("syn_distance", syn_distance)]:
+            scores += aggregate(values, size, s.noun, metric, SIZES, seed=seed, n_resamples=B)
+            scores += aggregate(values, config, s.noun, metric, TYPES + TYPE_PAIRS, seed=seed, n_resamples=B)
+
+        an = s.is_an
+        types_an = ADJ_TYPE_SHORT[s.adj1[an]]
+        scores += aggregate(test3_syn, types_an, s.noun[an], "test3_syn_adj", TYPES, seed=seed, n_resamples=B)
+
+        # Adjective weight, keyed by the adjective's own type over all phrases it occurs in (authors' measure).
+        adj_of_slot = np.stack([s.adj1, s.adj2], axis=1)
+        slot = adj_of_slot != PAD
+        scores += aggregate(weights[slot], ADJ_TYPE_SHORT[adj_of_slot[slot]], np.broadcast_to(s.noun[:, None], slot.shape)[slot],
+                            "adj_weight", TYPES, seed=seed, n_resamples=B)
+        return scores

@@ -30,7 +30,6 @@ class UserTask(Task):
     """Base of the kinds (``pairs``, ``triplets``, ``probe``, ``modifiers``). A kind declares ``kind``, its
     ``Options`` (columns first, then the method's options), ``prepare(table)`` (read and check the rows)
     and ``main`` (main metric and subset); its method is the built-in one (``kinds.py``)."""
-    not_recomputed = "not recomputed yet: a user's data task is only checked (hashes, data file, versions)"
 
     kind: ClassVar[str]
     main_metric: ClassVar[str]

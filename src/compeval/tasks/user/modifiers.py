@@ -17,10 +17,12 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from ...errors import DataError
+from ...results.schema import Score
 from ..base import TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..modifiers.aggregate import aggregate, bootstrap_note
-from ..modifiers.measures import Embedded, intersectivity, non_subsectivity, pair_intersectivity
+from ..modifiers.measures import Embedded, intersectivity, non_subsectivity, pair_cases, pair_intersectivity
 from ..modifiers.stimuli import PAD, StringTable
 from ..modifiers.tasks import DISTANCE_NOTE, EncoderRequiredError
 from ..scoring import can_encode
@@ -118,31 +120,19 @@ class UserModifiers(UserTask):
         ids = self._ids()
         emb = Embedded(model.encode([self.strings[i] for i in ids]), ids, len(self.strings))
         B, o = self.options.n_resamples, self.options
-        everything = lambda n: np.full(n, "all", dtype=object)  # noqa: E731
-        sizes = np.where(self.is_an, "AN", "AAN")
-        groups = ["all", "AN", "AAN", *self.categories, *self.category_pairs]
-
-        def scored(values, labels, nouns, metric):
-            return (aggregate(values, everything(len(values)), nouns, metric, ("all",), seed=seed, n_resamples=B)
-                    + aggregate(values, labels[0], nouns, metric, groups, seed=seed, n_resamples=B)
-                    + (aggregate(values, labels[1], nouns, metric, groups, seed=seed, n_resamples=B)
-                       if len(labels) > 1 else []))
-
         d_words = emb.dist(self.phrase[:, None], self.words)
         d_parts = emb.dist(self.parts[..., 0], self.parts[..., 1])
         test1 = intersectivity(d_words, d_parts, ignore_ge1=o.ignore_distance_ge1)
-        scores = scored(test1, (sizes, self.config), self.noun_id, "test1")
 
         cases = pair_intersectivity(emb, self.an_grid)
-        present = ~np.isnan(cases["d1"]) & ~np.isnan(cases["d2"])  # both phrases of both adjectives listed
+        present = self._test2_present(cases)  # both phrases of both adjectives listed (d1, d2 not NaN)
         test2 = np.where(present, cases["holds"], np.nan)
         pair_of = self.adj_category[cases["adj1"]] + "|" + self.adj_category[cases["adj2"]]
-        scores += scored(test2, (pair_of,), cases["noun1"], "test2")
 
         an = self.is_an
         d_adj, d_noun = emb.dist(self.phrase[an], self.words[an, 0]), emb.dist(self.phrase[an], self.words[an, 1])
         test3 = non_subsectivity(d_adj, d_noun)
-        scores += scored(test3, (sizes[an], self.config[an]), self.noun_id[an], "test3")
+        scores = self._scores(test1, test2, test3, seed)
 
         phrases = [self.strings[i] for i in self.phrase]
         frames = [
@@ -168,3 +158,60 @@ class UserModifiers(UserTask):
                   "macro": "per-noun mean within each subset, then unweighted mean over nouns",
                   "bootstrap": bootstrap_note(B, seed)}
         return TaskOutput(scores=scores, n_items=len(phrases), predictions=predictions, counts=counts)
+
+    def _test2_present(self, cases: dict[str, np.ndarray]) -> np.ndarray:
+        """Test 2's cases whose four phrases (a1 n, a1 n', a2 n, a2 n') are all in the user's list."""
+        grid = self.an_grid != PAD
+        return (grid[cases["adj1"], cases["noun1"]] & grid[cases["adj1"], cases["noun2"]]
+                & grid[cases["adj2"], cases["noun1"]] & grid[cases["adj2"], cases["noun2"]])
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' per-case ``holds`` of each test; their rows (test, phrase, noun)
+        must be the ones the user's list gives, in evaluate's order."""
+        for column in ("test", "phrase", "noun", "holds"):
+            if column not in predictions:
+                raise DataError(f"{self.slug}: the predictions lack the column {column}")
+        cases = pair_cases(self.an_grid)
+        present = self._test2_present(cases)
+        phrases = [self.strings[i] for i in self.phrase]
+        an = self.is_an
+        expected = {
+            "test1": (phrases, [self.nouns[k] for k in self.noun_id]),
+            "test2": ([f"{self.strings[self.an_grid[a1, n1]]} / {self.strings[self.an_grid[a2, n1]]}"
+                       for a1, a2, n1 in zip(cases["adj1"][present], cases["adj2"][present], cases["noun1"][present])],
+                      [self.nouns[k] for k in cases["noun1"][present]]),
+            "test3": ([p for p, keep in zip(phrases, an) if keep], [self.nouns[k] for k in self.noun_id[an]]),
+        }
+        holds = {}
+        for test, (phrase, noun) in expected.items():
+            rows = predictions[predictions["test"].astype(str) == test]
+            if rows["phrase"].astype(str).tolist() != phrase or rows["noun"].astype(str).tolist() != noun:
+                raise DataError(f"{self.slug}: the predictions' {test} cases are not the user's list's")
+            values = pd.to_numeric(rows["holds"], errors="coerce").to_numpy(dtype=np.float64)
+            if not np.isin(values, (0.0, 1.0)).all():
+                raise DataError(f"{self.slug}: the predictions' {test} holds values other than 0 and 1")
+            holds[test] = values
+        test2 = np.full(len(present), np.nan)
+        test2[present] = holds["test2"]
+        return self._scores(holds["test1"], test2, holds["test3"], seed)
+
+    def _scores(self, test1: np.ndarray, test2: np.ndarray, test3: np.ndarray, seed: int) -> list[Score]:
+        """Tests 1-3's scores from their per-case outcomes (test 2: NaN where a case's phrases are not all
+        listed): evaluate's and score_predictions' one path."""
+        B = self.options.n_resamples
+        everything = lambda n: np.full(n, "all", dtype=object)  # noqa: E731
+        sizes = np.where(self.is_an, "AN", "AAN")
+        groups = ["all", "AN", "AAN", *self.categories, *self.category_pairs]
+
+        def scored(values, labels, nouns, metric):
+            return (aggregate(values, everything(len(values)), nouns, metric, ("all",), seed=seed, n_resamples=B)
+                    + aggregate(values, labels[0], nouns, metric, groups, seed=seed, n_resamples=B)
+                    + (aggregate(values, labels[1], nouns, metric, groups, seed=seed, n_resamples=B)
+                       if len(labels) > 1 else []))
+
+        cases = pair_cases(self.an_grid)
+        pair_of = self.adj_category[cases["adj1"]] + "|" + self.adj_category[cases["adj2"]]
+        an = self.is_an
+        return (scored(test1, (sizes, self.config), self.noun_id, "test1")
+                + scored(test2, (pair_of,), cases["noun1"], "test2")
+                + scored(test3, (sizes[an], self.config[an]), self.noun_id[an], "test3"))

@@ -16,10 +16,13 @@ from pydantic import Field
 
 from ... import seeds
 from ...errors import MalformedDataError
+import pandas as pd
+
+from ...results.schema import Score
 from ..base import TaskMetadata, TaskOutput
 from ..probing.classifiers import LOGREG_FOLDS
 from ..probing.evaluation import CONTROL_GAUSSIAN, CONTROL_RANDOM_PROBE, ClassifierOptions, ProbeProblem, ProbeSplit
-from ..probing.evaluation import evaluate_problems
+from ..probing.evaluation import evaluate_problems, score_predictions
 from .base import SUITE, UserTask, check_duplicates, label_cell, text_cell
 from .tables import Table
 
@@ -96,12 +99,18 @@ class UserProbe(UserTask):
         return ProbeSplit(texts=[self.sentences[i] for i in rows], probes=[() for _ in rows],
                           labels=self.labels[rows] == positive, units=rows)
 
-    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+    def _problems(self) -> list[ProbeProblem]:
         train, test = np.flatnonzero(~self.test), np.flatnonzero(self.test)
-        problems = [ProbeProblem(choice, self._split(train, v), self._split(test, v),
-                                 extra={"line": [self.lines[i] for i in test],
-                                        "gold_label": self.labels[test].tolist()})
-                    for choice, v in zip(self.choices, self.positives)]
+        return [ProbeProblem(choice, self._split(train, v), self._split(test, v),
+                             extra={"line": [self.lines[i] for i in test], "gold_label": self.labels[test].tolist()})
+                for choice, v in zip(self.choices, self.positives)]
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """Accuracies from the predicted labels of the test sentences (the probes are not refitted)."""
+        return score_predictions(self._problems(), predictions, seed=seed, options=self.options, probe_features=False)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        problems = self._problems()
         out = evaluate_problems(model, problems, seed=seed, options=self.options, device=self.context.torch_device(),
                                 probe_features=False, probe_vocab=[])
         out.counts.update(self.source_record, labels={v: int((self.labels == v).sum()) for v in self.values},

@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
-from ...errors import SpecError
+from ...errors import DataError, SpecError
 from ...metrics.bootstrap import mean_ci
 from ...results.schema import Score
+from ...results.store import as_written
 from ..base import TaskMetadata, TaskOutput
 from ..options import BOOTSTRAP, TaskOptions
 from ..scoring import compare
@@ -87,7 +88,45 @@ class UserTriplets(UserTask):
         n, k = len(self.anchors), len(self.candidates)
         # one call for every (anchor, candidate) pair: the cache encodes each distinct text once
         sims = compare(model, self.anchors * k, [t for cand in self.candidates for t in cand], "none")
-        sims = np.asarray(sims, dtype=np.float64).reshape(k, n).T  # (items, candidates), declared order
+        # (items, candidates), declared order; as the predictions file holds them: verify recomputes exactly
+        sims = as_written(np.asarray(sims, dtype=np.float64).ravel()).reshape(k, n).T
+        i, j = np.triu_indices(k, 1)
+        before, after = sims[:, i], sims[:, j]
+        scores, value = self._scores(sims, seed)
+        B = self.options.bootstrap
+        cols = self.options.candidate_columns()
+        predictions = pd.DataFrame({"item": np.arange(n), "line": self.lines, "anchor": self.anchors,
+                                    **{f"candidate_{m}": cand for m, cand in enumerate(self.candidates)},
+                                    **{f"sim_{m}": sims[:, m] for m in range(k)},
+                                    "correct": value})
+        if self.categories is not None:
+            predictions["category"] = self.categories
+        counts = {**self.source_record, "items": n, "candidates": cols, "orderings": int(n * len(i)),
+                  "ties": int((before == after).sum()), "missing_scores": int(np.isnan(sims).sum()),
+                  "missing_policy": "a NaN similarity orders wrong", "ties_policy": "a tie orders wrong (strict >)",
+                  "bootstrap_resamples": B, "bootstrap_method": "percentile"}
+        return TaskOutput(scores=scores, n_items=n, predictions=predictions, counts=counts)
+
+    def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
+        """The scores from the predictions' similarities (``sim_<m>``, NaN where missing); their anchors and
+        candidates must be the user's rows, in order."""
+        n, k = len(self.anchors), len(self.candidates)
+        pred = predictions.sort_values("item") if "item" in predictions else predictions
+        columns = ["anchor", *(f"candidate_{m}" for m in range(k)), *(f"sim_{m}" for m in range(k))]
+        if len(pred) != n or any(c not in pred for c in columns):
+            raise DataError(f"{self.slug}: the predictions hold {len(pred)} rows (the data: {n}) or lack one of "
+                            f"the columns {', '.join(columns)}")
+        for column, texts in [("anchor", self.anchors), *((f"candidate_{m}", c) for m, c in enumerate(self.candidates))]:
+            if pred[column].astype(str).tolist() != list(texts):
+                raise DataError(f"{self.slug}: the predictions' {column} differ from the data's")
+        sims = np.stack([pd.to_numeric(pred[f"sim_{m}"], errors="coerce").to_numpy(dtype=np.float64)
+                         for m in range(k)], axis=1)
+        return self._scores(sims, seed)[0]
+
+    def _scores(self, sims: np.ndarray, seed: int) -> tuple[list[Score], np.ndarray]:
+        """The scores and each item's share of candidate pairs in the declared order, from the (items,
+        candidates) similarities: evaluate's and score_predictions' one path."""
+        n, k = sims.shape
         i, j = np.triu_indices(k, 1)
         before, after = sims[:, i], sims[:, j]
         right = before > after  # NaN compares False: a missing similarity counts as wrong
@@ -105,18 +144,7 @@ class UserTriplets(UserTask):
                                 ci_high=_finite(high), n=int(len(v)), details={
                                     "orderings_per_item": int(len(i)), "interval": "percentile bootstrap over items",
                                     "ties": int((before[rows] == after[rows]).sum())}))
-        cols = self.options.candidate_columns()
-        predictions = pd.DataFrame({"item": np.arange(n), "line": self.lines, "anchor": self.anchors,
-                                    **{f"candidate_{m}": cand for m, cand in enumerate(self.candidates)},
-                                    **{f"sim_{m}": sims[:, m] for m in range(k)},
-                                    "correct": value})
-        if self.categories is not None:
-            predictions["category"] = self.categories
-        counts = {**self.source_record, "items": n, "candidates": cols, "orderings": int(n * len(i)),
-                  "ties": int((before == after).sum()), "missing_scores": int(np.isnan(sims).sum()),
-                  "missing_policy": "a NaN similarity orders wrong", "ties_policy": "a tie orders wrong (strict >)",
-                  "bootstrap_resamples": B, "bootstrap_method": "percentile"}
-        return TaskOutput(scores=scores, n_items=n, predictions=predictions, counts=counts)
+        return scores, value
 
 
 def _finite(x: float | None) -> float | None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,16 +17,11 @@ from compeval.models.conformance import ConformanceError, check_model
 from compeval.models.protocol import ModelConfig, as_model
 from compeval.results.store import ResultStore
 from compeval.runner import run
+from cli_process import SRC, cli
 
 GS = "GS2011_processed.csv"
 TASK = "gs2011,bootstrap=50"
-SRC = str(Path(__import__("compeval").__file__).resolve().parents[1])
 
-
-def cli(*args, cwd=None, **env):
-    path = os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "compeval.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": path, **env}, cwd=cwd, timeout=180)
 
 
 def results(out: Path) -> list:

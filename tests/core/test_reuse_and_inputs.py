@@ -4,12 +4,9 @@ Each test is the regression test of one defect the issue lists."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sqlite3
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -25,18 +22,13 @@ from compeval.models.static import load_vectors
 from compeval.results.store import ResultStore, results_frame
 from compeval.runner import run
 from compeval.tasks.registry import get_tasks
+from cli_process import cli
 
 TASK = "gs2011,bootstrap=50"
 GS = "GS2011_processed.csv"
 
 
-SRC = str(Path(__import__("compeval").__file__).resolve().parents[1])  # this checkout, from any folder
 
-
-def cli(*args, cwd=None, **env):
-    path = os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "compeval.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": path, **env}, cwd=cwd, timeout=120)
 
 
 def one_line_error(proc) -> str:

@@ -4,10 +4,7 @@ damaged weights). Each test fails on the code before these changes."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,17 +13,12 @@ from scipy import stats
 
 from compeval.results.store import ResultStore, content_checksum, results_frame
 from compeval.runner import run
+from cli_process import cli
 
 TASK = "gs2011,bootstrap=50"
 SLUG = "gs2011__bootstrap-50"
 GS = "GS2011_processed.csv"
-SRC = str(Path(__import__("compeval").__file__).resolve().parents[1])
 
-
-def cli(*args, cwd=None, **env):
-    path = os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "compeval.cli", *args], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": path, **env}, cwd=cwd, timeout=180)
 
 
 def data_copy(tmp_path: Path, data_dir: Path, *names: str) -> Path:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from importlib import metadata
-from typing import Any, Literal, Sequence
+from typing import Any, ClassVar, Literal, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from ..errors import MalformedDataError, SpecError
 from .batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
-from .protocol import ModelConfig
+from .options import identity_field
 from .prompts import PROMPT_HELP, PromptChoice
 from .recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
 from .registry import register_model
@@ -147,7 +147,8 @@ def last_token(hidden: Any, mask: Any) -> Any:
 class HFModel(TorchModel):
     def __init__(self, path_or_name: str, layer: int = -1, pooling: str = "mean", batch_size: int = 32,
                  max_length: int = 512, *, revision: str | None = None, setup: TorchSetup | None = None,
-                 prompt: str | PromptChoice = "", where: str | None = None, recipe: str | None = None):
+                 prompt: str | PromptChoice = "", where: str | None = None, recipe: str | None = None,
+                 options: "HFOptions | None" = None):
         if pooling not in POOLINGS:
             raise SpecError(f"pooling {pooling!r} unknown; choose one of {', '.join(POOLINGS)}")
         where = where or f"hf:{path_or_name}"
@@ -176,19 +177,18 @@ class HFModel(TorchModel):
         setup.max_batch_tokens = setup.max_batch_tokens or family_default("hf")
         self.budget = Budget(setup.max_batch_tokens, max_texts=setup.batch)
         self._loaded = None
-        params: dict[str, Any] = {"weights": weights.weights, "layer": resolved, "pooling": pooling,
-                                  "max_length": self.max_length, "transformers": metadata.version("transformers")}
-        if weights.commit:
-            params["revision"] = weights.commit
-        if prompt:
-            params["prompt"] = prompt
+        if options is None:  # made directly: the options its arguments amount to
+            options = HFOptions(layer=layer, pool=pooling, dtype=setup.dtype, max_length=max_length,
+                                trust_remote_code=setup.trust_remote_code)
+        facts: dict[str, Any] = {"weights": weights.weights, "transformers": metadata.version("transformers")}
         asked = asked_special_tokens(directory)
         if asked:  # what the tokenizer is made to add (checked when it loads)
-            params["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
-        params.update(setup.identity())
-        shown = ("layer", "pooling") + tuple(k for k in ("dtype", "prompt") if k in params)
-        self._config = ModelConfig(family="hf.v1", name=weights.name, params=params, shown_params=shown,
-                                   location=str(directory), settings=self._settings())
+            facts["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
+        self._config = options.to_model_config(
+            "hf.v1", weights.name, facts=facts, location=str(directory), settings=self._settings(),
+            resolved={"layer": resolved, "pooling": pooling, "max_length": self.max_length,
+                      "revision": weights.commit or None, "prompt": prompt or None, "prompt_name": None,
+                      "instruction": None})
 
     def _settings(self) -> dict[str, Any]:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
@@ -290,13 +290,17 @@ ST_POOLING = {"cls": "cls", "mean": "mean", "max": "max", "last": "lasttoken"}
 
 
 class HFOptions(HubOptions):
-    layer: int = Field(-1, description="0 = input embeddings, negative counts from the end")
-    pool: Literal[POOLINGS] = Field("mean", description="how token states become one vector",
-                                    json_schema_extra={"param": "pooling"})  # type: ignore[valid-type]
+    layer: int = identity_field(-1, show="always", description="0 = input embeddings, negative counts from the end")
+    pool: Literal[POOLINGS] = identity_field("mean", param="pooling", show="always",  # type: ignore[valid-type]
+                                             description="how token states become one vector")
+    max_length: int | None = identity_field(None, ge=1, show="never", description="truncate inputs to N tokens "
+                                            "(default: the model's own limit)")
     prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
     prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])
     instruction: str | None = Field(None, description=PROMPT_HELP["instruction"])
     recipe: RecipeName | None = recipe_setting()
+
+    shown_order: ClassVar[tuple[str, ...]] = ("layer", "pooling", "prompt", "dtype")
 
 
 @register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling (Hub repo, local folder or packaged)",
@@ -309,5 +313,5 @@ def _hf(spec, builder, opts):
     setup = TorchSetup.from_options(opts, builder, where)
     return HFModel(builder.weights(spec.arg, opts.revision), layer=opts.layer, pooling=opts.pool,
                    max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=prompt,
-                   where=where, recipe=opts.recipe)
+                   where=where, recipe=opts.recipe, options=opts)
 

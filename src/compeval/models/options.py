@@ -9,18 +9,43 @@ in ``ModelConfig.settings``, never in the id); the others are identity, which th
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Mapping
 
 from pydantic import AliasChoices, Field
 
 from ..options import OptionsBase, device_setting, is_run_setting, setting
 
-__all__ = ["DTYPES", "MAX_DIM", "ModelOptions", "TorchOptions", "batch_setting"]
+if TYPE_CHECKING:
+    from .protocol import ModelConfig
+
+__all__ = ["DTYPES", "MAX_DIM", "ModelOptions", "TorchOptions", "batch_setting", "identity_field"]
 
 #: Bound of vector sizes: 65,536 float32 dimensions × 10,000 texts is 2.6 GB already.
 MAX_DIM = 65_536
 
 DTYPES = ("float32", "float16", "bfloat16")
+
+
+#: How an identity option enters ``ModelConfig.params`` (``record``) and the display name (``show``); both
+#: are declared on the field (``identity_field``), next to its default.
+RECORD = ("always", "changed")  # changed: left out at its default (dtype=float32, as ids written before)
+SHOW = ("changed", "always", "never", "recorded")  # recorded: whenever its recorded value is not None or ""
+
+
+def identity_field(default: Any = None, *, param: str | None = None, record: str = "always",
+                   show: str = "changed", **kwargs: Any) -> Any:
+    """An identity option's ``Field``: ``param`` is the name the model's params record it by (``pool`` →
+    ``pooling``), ``record`` whether it is recorded at its default, ``show`` when it is part of the model's
+    display name (``changed``: set away from its default)."""
+    if record not in RECORD or show not in SHOW:
+        raise ValueError(f"identity_field: record must be one of {RECORD}, show one of {SHOW}")
+    extra = {k: v for k, v in (("param", param), ("record", record), ("show", show))
+             if v is not None and (k, v) not in (("record", "always"), ("show", "changed"))}
+    return Field(default, json_schema_extra=extra or None, **kwargs)
+
+
+def _extra(field: Any) -> dict[str, Any]:
+    return field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
 
 
 class ModelOptions(OptionsBase):
@@ -29,20 +54,71 @@ class ModelOptions(OptionsBase):
     name: str | None = Field(None, description="the model's name in results (default: the package, repo id or "
                                                "folder name)")
 
+    #: Params shown in the display name in this order first (the others follow in field order): the order
+    #: is part of the slug, and so of the id.
+    shown_order: ClassVar[tuple[str, ...]] = ()
+
     def identity(self) -> dict[str, Any]:
-        """The options that change what the model computes, by one rule: every option that is not a run setting
+        """The options that change what the model computes: every option that is not a run setting
         (``compeval.options.setting``) except ``name`` (the model's name, kept beside its params), under the
-        name the model's params record it by (``param=`` in the field's ``json_schema_extra``, as ``pool`` →
-        ``pooling``). A family's ``ModelConfig.params`` holds each of these that is set away from its default,
-        with the same value (tests/models/test_resolved.py checks every family); at a default it records the
-        value the default resolves to (``layer=-1`` → the last layer's number) or leaves it out
-        (``dtype=float32``), as the ids written before it did."""
-        params, out = self.params(), {}
-        for key, f in type(self).model_fields.items():
-            if key != "name" and not is_run_setting(f):
-                extra = f.json_schema_extra if isinstance(f.json_schema_extra, dict) else {}
-                out[str(extra.get("param", key))] = params[key]
-        return out
+        name the model's params record it by (``param=`` on the field)."""
+        params = self.params()
+        return {param: params[key] for key, param, _ in self._identity_fields()}
+
+    def _identity_fields(self) -> list[tuple[str, str, Any]]:
+        return [(key, str(_extra(f).get("param", key)), f) for key, f in type(self).model_fields.items()
+                if key != "name" and not is_run_setting(f)]
+
+    def to_model_config(self, family: str, name: str, *, resolved: Mapping[str, Any] | None = None,
+                     facts: Mapping[str, Any] | None = None, **config: Any) -> "ModelConfig":
+        """The model's ``ModelConfig``, its params derived from these options by the one identity rule:
+
+        - each identity option is recorded under its param name with its value, or with the value it
+          ``resolved`` to for this model (the family passes those it computes: ``layer=-1`` → the last
+          layer's number, ``revision=main`` → the commit; None leaves the param out, as for an option the
+          model does not use); an option declared ``record="changed"`` is left out at its default, and a
+          None value is never recorded;
+        - ``facts`` are what the options do not say and the output depends on (the weights' digest, package
+          versions, a data file's hash); they are recorded as given;
+        - the display name shows each option by its declared ``show`` (default: set away from its default),
+          in ``shown_order``; ``shown(params, names)`` may adjust it for a family.
+
+        ``config`` passes the rest to ``ModelConfig`` (``children``, ``location``, ``settings``)."""
+        from .protocol import ModelConfig
+
+        resolved = dict(resolved or {})
+        values, defaults = self.params(), self.default_params()
+        params: dict[str, Any] = {}
+        shown: list[str] = []
+        for key, param, f in self._identity_fields():
+            extra = _extra(f)
+            changed = values[key] != defaults[key]
+            if param in resolved:
+                value = resolved[param]
+            elif extra.get("record") == "changed" and not changed:
+                continue
+            else:
+                value = values[key]
+            if value is None or param in params:
+                continue
+            params[param] = value
+            show = extra.get("show", "changed")
+            if show == "always" or (show == "changed" and changed) or (show == "recorded" and value != ""):
+                shown.append(param)
+        for key, value in (facts or {}).items():
+            if key in params:
+                raise ValueError(f"{family}: fact {key!r} is an option's param; pass it as resolved=")
+            params[key] = value
+        names = self.shown(params, tuple(shown))
+        order = [p for p in self.shown_order if p in names] + [p for p in names if p not in self.shown_order]
+        # the display lists shown params in params order: shown ones last, in display order
+        params = {**{k: v for k, v in params.items() if k not in order}, **{k: params[k] for k in order}}
+        return ModelConfig(family=family, name=name, params=params, shown_params=tuple(order), **config)
+
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """The params shown in the display name; a family whose display depends on a resolved value
+        overrides this."""
+        return names
 
 
 def batch_setting(default: int, description: str = "texts per forward pass") -> Any:
@@ -54,7 +130,8 @@ class TorchOptions(ModelOptions):
     """Options of torch-backed families: device and batch are run settings; dtype and max_length identity."""
 
     device: str = device_setting()
-    dtype: Literal[DTYPES] = Field("float32", description="weights and activations precision")  # type: ignore[valid-type]
+    dtype: Literal[DTYPES] = identity_field("float32", record="changed", show="recorded",  # type: ignore[valid-type]
+                                            description="weights and activations precision")
     batch: int = batch_setting(32)
     max_length: int | None = Field(None, ge=1, description="truncate inputs to N tokens (default: the model's "
                                                            "own limit)")

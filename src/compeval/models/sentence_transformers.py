@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from importlib import metadata
-from typing import Any, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -20,8 +20,7 @@ from ..errors import SpecError
 from .batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
-from .options import batch_setting
-from .protocol import ModelConfig
+from .options import batch_setting, identity_field
 from .prompts import PROMPT_HELP, PromptChoice, name_of
 from .recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
 from .registry import register_alias, register_model
@@ -52,7 +51,7 @@ class SentenceTransformerModel(TorchModel):
 
     def __init__(self, path_or_name: str, batch_size: int = 64, prompt: str | PromptChoice = "", device: str = "auto", *,
                  prompt_name: str | None = None, revision: str | None = None, setup: TorchSetup | None = None,
-                 where: str | None = None, recipe: str | None = None):
+                 where: str | None = None, recipe: str | None = None, options: "SbertOptions | None" = None):
         where = where or f"sbert:{path_or_name}"
         self.where, self.recipe = where, recipe
         setup = setup or TorchSetup.outside_a_run(device, batch=batch_size)
@@ -72,22 +71,18 @@ class SentenceTransformerModel(TorchModel):
         self.budget = Budget(setup.max_batch_tokens, max_texts=setup.batch)
         self._model = None
         max_len = setup.max_length or _json(directory / "sentence_bert_config.json").get("max_seq_length")
-        params: dict[str, Any] = {"weights": weights.weights, "pooling": "model's own", "prompt": prompt,
-                                  "max_seq_length": max_len,
-                                  "sentence_transformers": metadata.version("sentence-transformers")}
-        if prompt_name is not None:
-            params["prompt_name"] = prompt_name
+        if options is None:  # made directly: the options its arguments amount to
+            options = SbertOptions(dtype=setup.dtype, max_length=setup.max_length,
+                                   trust_remote_code=setup.trust_remote_code)
+        facts: dict[str, Any] = {"weights": weights.weights, "pooling": "model's own",
+                                 "sentence_transformers": metadata.version("sentence-transformers")}
         asked = asked_special_tokens(directory)
         if asked:  # what the tokenizer is made to add (checked when it loads)
-            params["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
-        if weights.commit:
-            params["revision"] = weights.commit
-        params.update(setup.identity())
-        shown = tuple(k for k in ("prompt_name" if prompt_name else "prompt", "dtype") if params.get(k))
-        if setup.max_length:
-            shown += ("max_seq_length",)
-        self._config = ModelConfig(family="sbert.v1", name=weights.name, params=params, shown_params=shown,
-                                   location=str(directory), settings=self._settings())
+            facts["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
+        self._config = options.to_model_config(
+            "sbert.v1", weights.name, facts=facts, location=str(directory), settings=self._settings(),
+            resolved={"max_seq_length": max_len, "revision": weights.commit or None, "prompt": prompt,
+                      "prompt_name": prompt_name, "instruction": None})
 
     def _settings(self) -> dict[str, Any]:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
@@ -159,13 +154,21 @@ class SentenceTransformerModel(TorchModel):
 
 class SbertOptions(HubOptions):
     batch: int = batch_setting(64)
-    max_length: int | None = Field(None, ge=1, description="truncate inputs to N tokens (default: the model's "
-                                                           "own max_seq_length)",
-                                   json_schema_extra={"param": "max_seq_length"})
+    max_length: int | None = identity_field(None, ge=1, param="max_seq_length", description="truncate inputs to "
+                                            "N tokens (default: the model's own max_seq_length)")
     prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
     prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])
     instruction: str | None = Field(None, description=PROMPT_HELP["instruction"])
     recipe: RecipeName | None = recipe_setting()
+
+    shown_order: ClassVar[tuple[str, ...]] = ("prompt", "max_seq_length", "prompt_name", "dtype")
+
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """The prompt by its name where the repo names it (``prompt="query: "`` shows as prompt_name=query),
+        else by its text; an empty prompt is not shown."""
+        prompt = "prompt_name" if params.get("prompt_name") else "prompt"
+        out = tuple(k for k in names if k not in ("prompt", "prompt_name"))
+        return ((prompt,) if params.get(prompt) else ()) + out
 
 
 @register_model("sbert", 1, "sentence-transformers model with its own pooling (Hub repo, local folder or packaged)",
@@ -178,7 +181,7 @@ def _sbert(spec, builder, opts):
                                        use_default_name=True)
     return SentenceTransformerModel(builder.weights(spec.arg, opts.revision), prompt=prompt, revision=opts.revision,
                                     setup=TorchSetup.from_options(opts, builder, where), where=where,
-                                    recipe=opts.recipe)
+                                    recipe=opts.recipe, options=opts)
 
 
 register_alias("all-MiniLM-L6-v2", "sbert:all-MiniLM-L6-v2",

@@ -19,7 +19,7 @@ from pydantic import Field
 from ..context import resolve_device
 from ..errors import SpecError
 from .hub import Weights, resolve  # noqa: F401  (resolve: the families import it from here)
-from .options import DTYPES, TorchOptions
+from .options import DTYPES, TorchOptions, identity_field
 from .protocol import ModelConfig
 
 
@@ -31,7 +31,8 @@ class HubOptions(TorchOptions):
     """Options of families that load a Hub repo or local folder through transformers."""
 
     revision: str | None = revision_field()
-    trust_remote_code: bool = Field(False, description="run the Python code a Hub repo ships (explicit opt-in)")
+    trust_remote_code: bool = identity_field(False, record="changed", show="never",
+                                             description="run the Python code a Hub repo ships (explicit opt-in)")
     weights_arg: ClassVar[bool] = True  # the spec's argument names weights (registry.resolve_model locates them)
 
 

@@ -4,8 +4,9 @@ runs it) and registers it with ``register_model(..., options=Options)``.
 Parsing the ``,key=value`` strings, every validation message, ranges, older names, the option list of
 ``compeval models FAMILY`` and the spec form (``[,pool=mean|cls|last]``) come from the one options base
 (``compeval.options``). Fields declared with ``setting(…)`` are run settings (device, batch size: recorded
-in ``ModelConfig.settings``, never in the id); the others are identity, which the model records in its
-``ModelConfig.params``. A family may redeclare an inherited option to change its default.
+in ``ModelConfig.settings``, never in the id); the others are identity, which ``to_model_config`` records
+in the model's ``ModelConfig.params`` by one rule, as each field declares (``identity_field``). A family
+may redeclare an inherited option to change its default.
 """
 from __future__ import annotations
 

@@ -70,6 +70,8 @@ class TableEncoder:
 
 
 class HashBagOptions(ModelOptions):
+    """Only ``dim`` is in the display name (``hashbag,dim=16``), as ids written before have it."""
+
     dim: int = Field(32, ge=1, le=MAX_DIM)
     seed: int = identity_field(0, show="never", ge=0)
 

@@ -275,8 +275,8 @@ class WWLKOptions(GraphOptions):
     shown_order: ClassVar[tuple[str, ...]] = ("iterations", "seed", "missing", "vectors")
 
     def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
-        """The vectors are shown by the model they built (``vectors`` resolves to its display name) whenever
-        that is not the default's, however the spec named them."""
+        """``vectors`` is recorded as the display name of the model it built, and shown when that is not the
+        default's (``static:glove-6b-50d`` builds the default's ``glove-6b-50d``: not shown)."""
         out = tuple(k for k in names if k != "vectors")
         return out + (("vectors",) if params["vectors"] != type(self).model_fields["vectors"].default else ())
 

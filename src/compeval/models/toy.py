@@ -15,7 +15,7 @@ from pydantic import Field
 from .. import seeds
 from .protocol import ModelConfig
 from .registry import register_model
-from .options import MAX_DIM, ModelOptions
+from .options import MAX_DIM, ModelOptions, identity_field
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -32,10 +32,10 @@ def hashed_gaussian(key: str, dim: int) -> np.ndarray:
 class HashBagEncoder:
     """Mean of hashed word vectors: order-blind, deterministic, any vocabulary."""
 
-    def __init__(self, dim: int = 32, seed: int = 0):
+    def __init__(self, dim: int = 32, seed: int = 0, *, options: "HashBagOptions | None" = None):
         self.dim, self.seed = dim, seed
-        self._config = ModelConfig(family="hashbag.v1", name="hashbag", params={"dim": dim, "seed": seed},
-                                   shown_params=("dim",) if dim != 32 else ())
+        options = options or HashBagOptions(dim=dim, seed=seed)  # made directly: what its arguments amount to
+        self._config = options.to_model_config("hashbag.v1", "hashbag")
 
     @property
     def config(self) -> ModelConfig:
@@ -70,11 +70,13 @@ class TableEncoder:
 
 
 class HashBagOptions(ModelOptions):
+    """Only ``dim`` is in the display name (``hashbag,dim=16``), as ids written before have it."""
+
     dim: int = Field(32, ge=1, le=MAX_DIM)
-    seed: int = Field(0, ge=0)
+    seed: int = identity_field(0, show="never", ge=0)
 
 
 @register_model("hashbag", 1, "deterministic bag of hashed word vectors (tests, examples)", ("hashbag",),
                 options=HashBagOptions)
 def _hashbag(spec, builder, opts):
-    return HashBagEncoder(dim=opts.dim, seed=opts.seed)
+    return HashBagEncoder(dim=opts.dim, seed=opts.seed, options=opts)

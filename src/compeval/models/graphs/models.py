@@ -3,7 +3,7 @@ parses from a file or over spaCy dependency graphs (a syntax-only baseline for a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, ClassVar, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from ...errors import SpecError
 from ...specs import Spec
 from pydantic import Field
 
-from ..options import ModelOptions, TorchOptions
+from ..options import ModelOptions, TorchOptions, identity_field
 from ..protocol import ModelConfig, can_encode
 from ..registry import register_model
 from ..roles.model import TOK_CHOICES, _inner_spec
@@ -30,16 +30,14 @@ def _graph_source(kind: str, amr: str, data_dir: Path | None = None) -> GraphTab
     return load_released_amrs(parse_context(data_dir)) if amr == "released" else load_amr_file(Path(amr).expanduser())
 
 
-def _source_params(source: GraphTable | DependencyGraphs) -> dict[str, Any]:
+def _source_identity(source: GraphTable | DependencyGraphs) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the graphs' source adds to a graph model's params, as ``(resolved, facts)`` for
+    ``ModelOptions.to_model_config``: ``amr`` resolved to the parses read (``released`` or the file's path;
+    None for dependency graphs, which it does not apply to), and as facts the kind of graphs and the parse
+    files' digest or the dependency parser's version."""
     if isinstance(source, DependencyGraphs):
-        return {"graphs": "dep", "parser": source.version_tag}
-    return {"graphs": "amr", "amr": source.name, "amr_sha256": source.digest}
-
-
-def _shown(params: dict[str, Any]) -> tuple[str, ...]:
-    """Options shown in the display name when they differ from the defaults."""
-    defaults = {"missing": "error", "restarts": 5, "seed": 0, "iterations": 2, "strip_senses": True}
-    return tuple(k for k, d in defaults.items() if k in params and params[k] != d)
+        return {"amr": None}, {"graphs": "dep", "parser": source.version_tag}
+    return {"amr": source.name}, {"graphs": "amr", "amr_sha256": source.digest}
 
 
 class _GraphScorer:
@@ -65,15 +63,19 @@ class AmrCnModel(_GraphScorer):
     """AMR-CN: for every role path present in both graphs, the word-vector cosine of the two fillers (1/0
     string match when a filler has no vector); score = 2·Σ sims / (paths of a + paths of b)."""
 
-    def __init__(self, inner: Any, source: GraphTable | DependencyGraphs, missing: str = "error"):
+    def __init__(self, inner: Any, source: GraphTable | DependencyGraphs, missing: str = "error", *,
+                 options: "AmrCnOptions | None" = None):
         super().__init__(source, missing)
         if not can_encode(inner):
             raise SpecError(f"amr-cn needs a word-vector encoder; {inner.config.display} cannot encode")
         self.inner = inner
-        params = {**_source_params(source), "missing": missing, "oov": "string-match"}
-        self._config = ModelConfig(family="amr-cn.v1", name=f"amr-cn:{inner.config.display}", params=params,
-                                   children=(inner.config,),
-                                   shown_params=_shown(params) + (("graphs",) if params["graphs"] == "dep" else ()))
+        resolved, facts = _source_identity(source)
+        graphs = facts.pop("graphs")  # an option of this family (the others take it as the spec's argument)
+        if options is None:  # made directly: the options its arguments amount to
+            options = AmrCnOptions(graphs=graphs, missing=missing)
+        resolved.update(tok=None, dtype=None, max_length=None)  # the inner model's options (its config: the child)
+        self._config = options.to_model_config("amr-cn.v1", f"amr-cn:{inner.config.display}", resolved=resolved,
+                                               facts={**facts, "oov": "string-match"}, children=(inner.config,))
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
         ga, gb = self._graphs(texts_a, texts_b)
@@ -110,13 +112,13 @@ class SmatchModel(_GraphScorer):
     """SMATCH F1 between the two sentences' graphs (seeded hill climbing, ``restarts`` random starts)."""
 
     def __init__(self, source: GraphTable | DependencyGraphs, restarts: int = 5, seed: int = 0,
-                 missing: str = "error"):
+                 missing: str = "error", *, options: "SmatchOptions | None" = None):
         super().__init__(source, missing)
         self.restarts, self.seed = restarts, seed
-        params = {**_source_params(source), "restarts": restarts, "seed": seed, "missing": missing,
-                  "score": "f1"}
-        self._config = ModelConfig(family="smatch.v1", name=f"smatch:{params['graphs']}", params=params,
-                                   shown_params=_shown(params))
+        options = options or SmatchOptions(restarts=restarts, seed=seed, missing=missing)  # made directly
+        resolved, facts = _source_identity(source)
+        self._config = options.to_model_config("smatch.v1", f"smatch:{facts['graphs']}", resolved=resolved,
+                                               facts={**facts, "score": "f1"})
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
         ga, gb = self._graphs(texts_a, texts_b)
@@ -128,13 +130,14 @@ class WLModel(_GraphScorer):
     """Normalised Weisfeiler-Leman subtree kernel between the two sentences' graphs."""
 
     def __init__(self, source: GraphTable | DependencyGraphs, iterations: int = 2, strip_senses: bool = True,
-                 missing: str = "error"):
+                 missing: str = "error", *, options: "WLOptions | None" = None):
         super().__init__(source, missing)
         self.iterations, self.strip_senses = iterations, strip_senses
-        params = {**_source_params(source), "iterations": iterations, "strip_senses": strip_senses,
-                  "missing": missing}
-        self._config = ModelConfig(family="wl.v1", name=f"wl:{params['graphs']}", params=params,
-                                   shown_params=_shown(params))
+        if options is None:  # made directly: the options its arguments amount to
+            options = WLOptions(iterations=iterations, senses="strip" if strip_senses else "keep", missing=missing)
+        resolved, facts = _source_identity(source)
+        self._config = options.to_model_config("wl.v1", f"wl:{facts['graphs']}", facts=facts,
+                                               resolved={**resolved, "strip_senses": strip_senses})
         self._features: dict[str, Any] = {}
 
     def _feats(self, g: str):
@@ -149,9 +152,10 @@ class WLModel(_GraphScorer):
 
 
 class GraphOptions(ModelOptions):
-    """Options of the graph families: where the parses come from, and what a missing graph gives."""
+    """Options of the graph families: where the parses come from, and what a missing graph gives. The
+    display shows each family's own options before ``missing`` (``shown_order``), as ids written before."""
 
-    amr: str = Field("released", description="released|PATH: where the AMR parses come from")
+    amr: str = identity_field("released", show="never", description="released|PATH: where the AMR parses come from")
     missing: Literal["error", "nan"] = Field("error", description="a text without a graph: fail or NaN")
 
 
@@ -160,7 +164,7 @@ class WWLKModel(_GraphScorer):
     graphs' WL-contextualised node embeddings), initial node vectors from a word-vector encoder."""
 
     def __init__(self, inner: Any, source: GraphTable | DependencyGraphs, iterations: int = 2, seed: int = 0,
-                 missing: str = "error"):
+                 missing: str = "error", *, options: "WWLKOptions | None" = None):
         super().__init__(source, missing)
         if not can_encode(inner):
             raise SpecError(f"wwlk needs a word-vector encoder; {inner.config.display} cannot encode")
@@ -171,12 +175,13 @@ class WWLKModel(_GraphScorer):
         import ot  # noqa: F401  (POT; missing → the builder's "pip install 'compeval[graphs]'" hint)
 
         self.inner, self.iterations, self.seed = inner, iterations, seed
-        params = {**_source_params(source), "iterations": iterations, "seed": seed, "missing": missing,
-                  "edge_weights": "uniform(0.25,0.35) per relation", "oov": "uniform(0,1) per label",
-                  "score": "-emd", "pot": metadata.version("pot"), "vectors": inner.config.display}
-        shown = _shown(params) + (("vectors",) if params["vectors"] != "glove-6b-50d" else ())
-        self._config = ModelConfig(family="wwlk.v1", name=f"wwlk:{params['graphs']}", params=params,
-                                   children=(inner.config,), shown_params=shown)
+        options = options or WWLKOptions(iterations=iterations, seed=seed, missing=missing)  # made directly
+        resolved, facts = _source_identity(source)
+        facts.update({"edge_weights": "uniform(0.25,0.35) per relation", "oov": "uniform(0,1) per label",
+                      "score": "-emd", "pot": metadata.version("pot")})
+        self._config = options.to_model_config(
+            "wwlk.v1", f"wwlk:{facts['graphs']}", facts=facts, children=(inner.config,),
+            resolved={**resolved, "vectors": inner.config.display})  # the vectors by the model they built
         self._graphs_memo: dict[str, LabelledGraph] = {}
         self._vectors: dict[str, np.ndarray] = {}
         self._weights: dict[str, float] = {}
@@ -219,17 +224,21 @@ class AmrCnOptions(GraphOptions, TorchOptions):
     graphs: Literal["amr", "dep"] = "amr"
     tok: Literal[TOK_CHOICES] = Field("sts3k", description="tokenisation of static inner vectors")  # type: ignore[valid-type]
 
+    shown_order: ClassVar[tuple[str, ...]] = ("graphs", "missing")
+
 
 @register_model("amr-cn", 1, "AMR-CN: AMR role paths compared by word-vector cosine (Fodor et al. 2024)",
                 ("amr-cn:WORDVECTORS",), extra="graphs", options=AmrCnOptions)
 def _amr_cn(spec: Spec, builder: Any, opts: Any) -> AmrCnModel:
     inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, str(spec)))
-    return AmrCnModel(inner, _graph_source(opts.graphs, opts.amr, builder.data_dir), opts.missing)
+    return AmrCnModel(inner, _graph_source(opts.graphs, opts.amr, builder.data_dir), opts.missing, options=opts)
 
 
 class SmatchOptions(GraphOptions):
     restarts: int = Field(5, ge=1)
     seed: int = Field(0, ge=0)
+
+    shown_order: ClassVar[tuple[str, ...]] = ("restarts", "seed", "missing")
 
 
 @register_model("smatch", 1, "SMATCH F1 between AMR or dependency graphs (seeded hill climbing)",
@@ -237,12 +246,17 @@ class SmatchOptions(GraphOptions):
                 options=SmatchOptions)
 def _smatch(spec: Spec, builder: Any, opts: Any) -> SmatchModel:
     return SmatchModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.restarts, opts.seed,
-                       opts.missing)
+                       opts.missing, options=opts)
 
 
 class WLOptions(GraphOptions):
+    """``senses`` is recorded as the flag the kernel takes (``strip_senses``: true|false), as ids written
+    before have it."""
+
     iterations: int = Field(2, ge=0)
-    senses: Literal["strip", "keep"] = "strip"
+    senses: Literal["strip", "keep"] = identity_field("strip", param="strip_senses")
+
+    shown_order: ClassVar[tuple[str, ...]] = ("iterations", "strip_senses", "missing")
 
 
 @register_model("wl", 1, "Weisfeiler-Leman subtree kernel between AMR or dependency graphs",
@@ -250,7 +264,7 @@ class WLOptions(GraphOptions):
                 options=WLOptions)
 def _wl(spec: Spec, builder: Any, opts: Any) -> WLModel:
     return WLModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.iterations,
-                   opts.senses == "strip", opts.missing)
+                   opts.senses == "strip", opts.missing, options=opts)
 
 
 class WWLKOptions(GraphOptions):
@@ -258,10 +272,18 @@ class WWLKOptions(GraphOptions):
     iterations: int = Field(2, ge=0)
     seed: int = Field(0, ge=0)
 
+    shown_order: ClassVar[tuple[str, ...]] = ("iterations", "seed", "missing", "vectors")
+
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """``vectors`` is recorded as the display name of the model it built, and shown when that is not the
+        default's (``static:glove-6b-50d`` builds the default's ``glove-6b-50d``: not shown)."""
+        out = tuple(k for k in names if k != "vectors")
+        return out + (("vectors",) if params["vectors"] != type(self).model_fields["vectors"].default else ())
+
 
 @register_model("wwlk", 1, "Wasserstein Weisfeiler-Leman kernel between AMR or dependency graphs (Opitz et al. "
                 "2021; score = -distance)", ("wwlk:amr|dep",), extra="graphs",
                 options=WWLKOptions)
 def _wwlk(spec: Spec, builder: Any, opts: Any) -> WWLKModel:
     return WWLKModel(builder(opts.vectors), _graph_source(spec.arg or "amr", opts.amr, builder.data_dir),
-                     opts.iterations, opts.seed, opts.missing)
+                     opts.iterations, opts.seed, opts.missing, options=opts)

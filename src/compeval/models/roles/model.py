@@ -16,7 +16,7 @@ from ...errors import SpecError
 from ...specs import Spec, parse_spec, quote_value
 from pydantic import Field
 
-from ..options import ModelOptions, TorchOptions
+from ..options import ModelOptions, TorchOptions, identity_field
 from ..protocol import ModelConfig, can_encode
 from ..registry import expand_alias, register_model
 from ...linguistics.roles import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses,
@@ -79,7 +79,8 @@ class RoleModel:
     """Pair scorer over role parses (from a table or a labeler) and an inner word-vector encoder."""
 
     def __init__(self, inner: Any, parses: ParseTable | Any, parses_name: str, form: str = "basic",
-                 weights: Sequence[float] = PAPER_WEIGHTS, align: bool = True, missing: str = "error"):
+                 weights: Sequence[float] = PAPER_WEIGHTS, align: bool = True, missing: str = "error", *,
+                 options: "RolesOptions | None" = None):
         if not can_encode(inner):
             raise SpecError(f"the role model needs a word-vector encoder; {inner.config.display} cannot encode")
         if form not in FORMS:
@@ -88,17 +89,19 @@ class RoleModel:
             raise SpecError(f"weights must be {len(ROLES)} non-negative numbers ({'/'.join(ROLES)})")
         self.inner, self.parses, self.parses_name = inner, parses, parses_name
         self.form, self.weights, self.align, self.missing = form, tuple(map(float, weights)), align, missing
-        params: dict[str, Any] = {"parses": parses_name, "form": form,
-                                  "weights": "/".join(f"{w:g}" for w in self.weights),
-                                  "align": align, "missing": missing, "zero_vector_sim": 0.0}
-        if isinstance(parses, ParseTable):
-            params["parses_sha256"] = parses.digest
+        if options is None:  # made directly: the options its arguments amount to
+            options = RolesOptions(parses=parses_name, form=form, align=align, missing=missing)
+        facts: dict[str, Any] = {"zero_vector_sim": 0.0}
+        if isinstance(parses, ParseTable):  # the files read (a pair-id file's sentences= among them)
+            facts["parses_sha256"] = parses.digest
         else:
-            params["labeler"] = parses.version_tag
-        shown = tuple(k for k, d in (("parses", "hand"), ("form", "basic"), ("missing", "error"))
-                      if params[k] != d)
-        self._config = ModelConfig(family="roles.v1", name=f"roles:{inner.config.display}", params=params,
-                                   children=(inner.config,), shown_params=shown)
+            facts["labeler"] = parses.version_tag
+        # weights: the numbers used (the paper's by default); sentences= is in the parses' digest; tok and the
+        # torch options are the inner model's (its config is the child)
+        self._config = options.to_model_config(
+            "roles.v1", f"roles:{inner.config.display}", facts=facts, children=(inner.config,),
+            resolved={"weights": "/".join(f"{w:g}" for w in self.weights), "sentences": None, "tok": None,
+                      "dtype": None, "max_length": None})
 
     @property
     def config(self) -> ModelConfig:
@@ -196,11 +199,13 @@ def build_parses(source: str, sentences: str | None, builder: Any, spec_text: st
 
 
 class RolesOptions(TorchOptions):
+    """``weights`` and ``align`` are recorded but not in the display name, as ids written before have it."""
+
     parses: str = Field("hand", description="hand|gpt4|spacy|PATH")
     sentences: str | None = Field(None, description="PATH of the sentences a parse file follows")
     form: Literal[FORMS] = "basic"  # type: ignore[valid-type]
-    weights: str | None = Field(None, description="8 numbers joined by '/'")
-    align: bool = True
+    weights: str | None = identity_field(None, show="never", description="8 numbers joined by '/'")
+    align: bool = identity_field(True, show="never")
     missing: Literal["error", "nan"] = "error"
     tok: Literal[TOK_CHOICES] = Field("sts3k", description="tokenisation of static inner vectors")  # type: ignore[valid-type]
 
@@ -219,4 +224,4 @@ def _roles(spec: Spec, builder: Any, opts: Any) -> RoleModel:
             raise SpecError(f"{s}: weights={opts.weights!r} must be 8 numbers joined by '/'") from None
     inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, s))
     return RoleModel(inner, build_parses(opts.parses, opts.sentences, builder, s), opts.parses, form=opts.form,
-                     weights=weights, align=opts.align, missing=opts.missing)
+                     weights=weights, align=opts.align, missing=opts.missing, options=opts)

@@ -56,7 +56,7 @@ class TableEncoder:
     def __init__(self, table: Mapping[str, Sequence[float]], name: str = "table"):
         self.table = {k: np.asarray(v, dtype=np.float32) for k, v in table.items()}
         digest = hashlib.sha256(repr(sorted((k, v.tolist()) for k, v in self.table.items())).encode()).hexdigest()
-        self._config = ModelConfig(family="table.v1", name=name, params={"sha256": digest[:16]})
+        self._config = ModelOptions().to_model_config("table.v1", name, facts={"sha256": digest[:16]})
 
     @property
     def config(self) -> ModelConfig:

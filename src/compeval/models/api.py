@@ -35,7 +35,7 @@ import urllib.request
 import warnings
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
 
 import numpy as np
 from pydantic import Field
@@ -43,7 +43,7 @@ from pydantic import Field
 from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
 from ..options import setting
 from ..redact import clip, redact
-from .options import MAX_DIM, ModelOptions
+from .options import MAX_DIM, ModelOptions, identity_field
 from .prompts import PROMPT_HELP
 from .protocol import ModelConfig
 from .registry import register_model
@@ -206,7 +206,7 @@ class ApiEncoder:
                  timeout: float = DEFAULTS["timeout"], backoff: float = DEFAULTS["backoff"],
                  max_backoff: float = DEFAULTS["max_backoff"], prompt: str = "",
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, options: "ApiOptions | None" = None):
         if not model or not model.strip():
             raise SpecError("api: give the model name, e.g. api:text-embedding-3-small")
         if truncate not in TRUNCATE:
@@ -236,13 +236,12 @@ class ApiEncoder:
         self._dim: int | None = dims
         self._opener = None
         self._broken: str | None = None  # why the endpoint is unusable (retries exhausted, bad key or URL)
-        params = {"base_url": self.base_url, "dims": dims, "truncate": truncate, "max_chars": max_chars,
-                  **({"prompt": prompt} if prompt else {})}  # no prompt, no key: earlier ids stay valid
-        shown = [k for k, v in (("dims", dims), ("truncate", truncate), ("max_chars", max_chars), ("prompt", prompt))
-                 if v != {**DEFAULTS, "prompt": ""}.get(k)]
-        if self.base_url != DEFAULT_BASE_URL:
-            shown.insert(0, "base_url")
-        self._config = ModelConfig(family="api.v1", name=self.model, params=params, shown_params=tuple(shown))
+        if options is None:  # made directly: the options its arguments amount to (checked above)
+            options = ApiOptions.model_construct(base_url=base_url, dims=dims, truncate=truncate,
+                                                 max_chars=max_chars, prompt=prompt)
+        # the key is no option: it never enters the configuration
+        self._config = options.to_model_config("api.v1", self.model, resolved={"base_url": self.base_url},
+                                               facts={"dims": None} if dims is None else None)
 
     def __repr__(self) -> str:
         return f"ApiEncoder({self.model!r}, base_url={self.base_url!r})"
@@ -426,8 +425,12 @@ class ApiEncoder:
 
 
 class ApiOptions(ModelOptions):
-    base_url: str | None = Field(None, description="server URL (else $COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, "
-                                                   "OpenAI)")
+    """Identity: the base URL as the model resolves it (environment, then OpenAI's; without credentials or
+    query), shown where it is not OpenAI's; ``dims`` (null when not asked: ids written before the rule
+    record it so), ``truncate``, ``max_chars``; ``prompt`` only where given (earlier ids stay valid)."""
+
+    base_url: str | None = identity_field(None, show="never", description="server URL (else "
+                                          "$COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, OpenAI)")
     dims: int | None = Field(None, ge=1, le=MAX_DIM, description="ask the API for N dimensions")
     truncate: Literal[TRUNCATE] = Field(DEFAULTS["truncate"], description="over-long texts: cut or fail")  # type: ignore[valid-type]
     max_chars: int = Field(DEFAULTS["max_chars"], ge=1)
@@ -436,10 +439,16 @@ class ApiOptions(ModelOptions):
     max_retries: int = setting(DEFAULTS["max_retries"], ge=0)
     timeout: float = setting(DEFAULTS["timeout"], ge=0.001)
     backoff: float = setting(DEFAULTS["backoff"], ge=0)
-    prompt: str = Field("", description=PROMPT_HELP["prompt"])
+    prompt: str = identity_field("", record="changed", description=PROMPT_HELP["prompt"])
 
     refused = {k: "the api family reads no repo files or card template; give the whole text before each input "
                   'with prompt="…"' for k in ("prompt_name", "instruction")}
+
+    shown_order: ClassVar[tuple[str, ...]] = ("base_url",)
+
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """The base URL where it is not OpenAI's, however it was given (spec, environment)."""
+        return ("base_url",) * (params["base_url"] != DEFAULT_BASE_URL) + names
 
 
 @register_model(
@@ -452,4 +461,4 @@ def _api(spec, builder, opts):
         raise SpecError(f"{spec}: give the API model name, e.g. api:text-embedding-3-small")
     return ApiEncoder(spec.arg, base_url=opts.base_url, batch=opts.batch, rpm=opts.rpm, max_chars=opts.max_chars,
                       truncate=opts.truncate, dims=opts.dims, max_retries=opts.max_retries, timeout=opts.timeout,
-                      backoff=opts.backoff, prompt=opts.prompt)
+                      backoff=opts.backoff, prompt=opts.prompt, options=opts)

@@ -41,7 +41,7 @@ import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -51,7 +51,6 @@ from pydantic import Field
 
 from ..options import setting
 from .options import TorchOptions
-from .protocol import ModelConfig
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup, torch_dtype
 
@@ -385,7 +384,7 @@ class ElmoModel(TorchModel):
     """ELMo token layers for token tasks (``encode_tokens``) and their word mean for sentence tasks."""
 
     def __init__(self, files: ElmoFiles, layer: str = "all", mix: tuple[float, ...] | None = None,
-                 setup: Any = None, where: str = "elmo"):
+                 setup: Any = None, where: str = "elmo", options: "ElmoOptions | None" = None):
         n_layers = int(files.options["lstm"]["n_layers"]) + 1
         if layer not in ("all", "mix") and not (layer.isdigit() and int(layer) < n_layers):
             raise SpecError(f"{where}: layer={layer}: this ELMo has layers 0..{n_layers - 1} (0 = the character "
@@ -396,13 +395,12 @@ class ElmoModel(TorchModel):
         self.setup = setup or TorchSetup.outside_a_run()
         w = np.asarray(mix if mix is not None else [0.0] * n_layers, dtype=np.float64)
         self.mix_weights = (np.exp(w - w.max()) / np.exp(w - w.max()).sum()).astype(np.float32)
-        params: dict[str, Any] = {"weights": "sha256:" + files.weights_sha256, "layer": layer, "tok": TOKENISATION,
-                                  **self.setup.identity()}
-        if mix is not None:
-            params["mix"] = "/".join(f"{x:g}" for x in mix)
-        shown = tuple(k for k in ("layer", "mix") if k in params and params[k] != "all")
-        self._config = ModelConfig(family="elmo.v1", name=files.name, params=params, shown_params=shown,
-                                   location=str(files.weights))
+        shown_mix = None if mix is None else "/".join(f"{x:g}" for x in mix)
+        if options is None:  # made directly: the options its arguments amount to (checked above)
+            options = ElmoOptions.model_construct(layer=layer, mix=shown_mix, dtype=self.setup.dtype)
+        self._config = options.to_model_config(
+            "elmo.v1", files.name, resolved={"mix": shown_mix}, location=str(files.weights),
+            facts={"weights": "sha256:" + files.weights_sha256, "tok": TOKENISATION})
         self._net: Any = None
 
     def _load(self) -> Any:
@@ -487,6 +485,10 @@ class ElmoOptions(TorchOptions):
     sha256: str | None = setting(None, pattern=r"^[0-9a-f]{64}$", form="64 lower-case hex digits",
                                  description="a 64-hex-digit SHA-256 that the downloaded weights must have")
 
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """The layer and mix, never the dtype (recorded: ids written before the rule do not show it)."""
+        return tuple(k for k in names if k != "dtype")
+
 
 @register_model("elmo", 1, "ELMo biLM (bilm-tf options.json + HDF5 weights): character CNN and 2 biLSTM layers",
                 ("elmo:original|PATH",), extra="elmo", options=ElmoOptions)
@@ -508,4 +510,4 @@ def _elmo(spec, builder, opts):
     except ImportError as exc:
         raise ImportError("h5py") from exc
     return ElmoModel(files, layer=opts.layer, mix=_mix_weights(opts.mix, where),
-                     setup=TorchSetup.from_options(opts, builder, where), where=where)
+                     setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)

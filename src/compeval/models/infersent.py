@@ -26,16 +26,14 @@ the same tokens for a text that is one sentence, and needs no data. The weights 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
-from pydantic import Field
 
 from .. import textfile
 from ..errors import SpecError
 from .elmo import file_sha256
-from .options import TorchOptions
-from .protocol import ModelConfig
+from .options import TorchOptions, identity_field
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup
 
@@ -114,7 +112,7 @@ class InferSentModel(TorchModel):
     """The released InferSent encoder: biLSTM over word vectors, max pooling (module docstring)."""
 
     def __init__(self, weights: Path, vectors: Path, version: int, tok: str = "released", setup: Any = None,
-                 where: str = "infersent"):
+                 where: str = "infersent", options: "InferSentOptions | None" = None):
         if version not in BOUNDARIES:
             raise SpecError(f"{where}: version={version}: InferSent has versions 1 (GloVe) and 2 (fastText)")
         self.where, self.version, self.tok = where, version, tok
@@ -122,10 +120,13 @@ class InferSentModel(TorchModel):
         self.hidden = self.state["weight_hh_l0"].shape[1]
         self.vectors = WordVectors(vectors, self.state["weight_ih_l0"].shape[1], where)
         self.setup = setup or TorchSetup.outside_a_run()
-        params = {"weights": "sha256:" + file_sha256(weights), "vectors": "sha256:" + file_sha256(vectors),
-                  "version": version, "tok": TOKENISATION[tok], "pool": "max", **self.setup.identity()}
-        self._config = ModelConfig(family="infersent.v1", name=f"infersent{version}", params=params,
-                                   shown_params=("version",), location=str(weights))
+        if options is None:  # made directly: the options its arguments amount to (checked above)
+            options = InferSentOptions.model_construct(vectors=str(vectors), version=version, tok=tok,
+                                                       dtype=self.setup.dtype)
+        self._config = options.to_model_config(
+            "infersent.v1", f"infersent{version}", location=str(weights),
+            resolved={"vectors": "sha256:" + file_sha256(vectors), "tok": TOKENISATION[tok]},
+            facts={"weights": "sha256:" + file_sha256(weights), "pool": "max"})
         self._net: Any = None
 
     def _load(self) -> Any:
@@ -174,11 +175,18 @@ class InferSentModel(TorchModel):
 
 
 class InferSentOptions(TorchOptions):
-    vectors: str | None = Field(None, description="the word-vector text file the weights were trained on (GloVe 840B "
-                                          "300d for version 1, fastText crawl-300d-2M for version 2)")
-    version: int = Field(1, ge=1, le=2, description="1: GloVe, <s> </s>; 2: fastText, <p> </p>, Moses-like n't")
-    tok: Literal["released", "line"] = Field("released", description="released: NLTK word_tokenize (needs "
-                                             "Punkt); line: no sentence split (preserve_line)")
+    vectors: str | None = identity_field(None, show="never", description="the word-vector text file the weights "
+                                         "were trained on (GloVe 840B 300d for version 1, fastText crawl-300d-2M for "
+                                         "version 2)")  # recorded by its content's SHA-256
+    version: int = identity_field(1, show="always", ge=1, le=2, description="1: GloVe, <s> </s>; 2: fastText, "
+                                  "<p> </p>, Moses-like n't")
+    tok: Literal["released", "line"] = identity_field("released", show="never", description="released: NLTK "
+                                                      "word_tokenize (needs Punkt); line: no sentence split "
+                                                      "(preserve_line)")  # recorded as TOKENISATION names it
+
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """The version, never the dtype (recorded: ids written before the rule do not show it)."""
+        return tuple(k for k in names if k != "dtype")
 
 
 @register_model("infersent", 1, "InferSent (Conneau et al. 2017): released biLSTM-max weights over word vectors",
@@ -204,4 +212,4 @@ def _infersent(spec, builder, opts):
     except ImportError as exc:
         raise ImportError("nltk") from exc
     return InferSentModel(weights, vectors, opts.version, opts.tok,
-                          setup=TorchSetup.from_options(opts, builder, where), where=where)
+                          setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import SpecError
 from pydantic import Field
 
-from .options import ModelOptions, batch_setting
+from .options import ModelOptions, batch_setting, identity_field
 from .protocol import ModelConfig, register_object_adapter
 from .registry import register_model
 
@@ -62,7 +62,7 @@ class MtebModel:
 
     def __init__(self, name: str, revision: str | None = None, task: str = "STSBenchmark",
                  prompt_type: str = "none", batch_size: int = 32, loaded: Any = None,
-                 trust_remote_code: bool = False):
+                 trust_remote_code: bool = False, options: "MtebOptions | None" = None):
         import mteb
 
         if prompt_type not in PROMPT_TYPES:
@@ -85,19 +85,17 @@ class MtebModel:
         self.meta, self.task_metadata = meta, task_meta
         self.prompt_type = None if prompt_type == "none" else prompt_type
         self._model = loaded
-        params = {
-            "revision": meta.revision,
-            "loader": _loader_name(meta.loader),
-            "loader_kwargs": json.dumps(stable(meta.loader_kwargs or {}), sort_keys=True),
-            "similarity": meta.similarity_fn_name,
-            "task": f"{task_meta.name} ({task_meta.type})",
-            "prompt_type": prompt_type,
-            "mteb": metadata.version("mteb"),
-        }
-        if trust_remote_code:
-            params["trust_remote_code"] = True
-        shown = tuple(k for k, v in (("prompt_type", prompt_type != "none"),) if v)
-        self._config = ModelConfig(family="mteb.v1", name=meta.name or name, params=params, shown_params=shown)
+        if options is None:  # made directly: the options its arguments amount to (checked above)
+            options = MtebOptions.model_construct(revision=revision, task=task, prompt_type=prompt_type,
+                                                  batch=batch_size, trust_remote_code=trust_remote_code)
+        facts = {"loader": _loader_name(meta.loader),
+                 "loader_kwargs": json.dumps(stable(meta.loader_kwargs or {}), sort_keys=True),
+                 "similarity": meta.similarity_fn_name, "mteb": metadata.version("mteb")}
+        if meta.revision is None:  # no revision in MTEB's metadata: recorded as null, as ids written before
+            facts["revision"] = None
+        self._config = options.to_model_config(
+            "mteb.v1", meta.name or name, facts=facts,
+            resolved={"revision": meta.revision, "task": f"{task_meta.name} ({task_meta.type})"})
 
     @property
     def config(self) -> ModelConfig:
@@ -145,12 +143,17 @@ def from_mteb_object(obj: Any, task: str = "STSBenchmark", prompt_type: str = "n
 
 
 class MtebOptions(ModelOptions):
-    revision: str | None = Field(None, description="the model revision MTEB pins (default: its metadata's)")
-    task: str = Field("STSBenchmark", description="the MTEB task whose prompts the model is given")
+    """Identity as the model resolves it: the revision MTEB's metadata gives (null where it gives none), the
+    task by its name and type."""
+
+    revision: str | None = identity_field(None, show="never", description="the model revision MTEB pins "
+                                                                          "(default: its metadata's)")
+    task: str = identity_field("STSBenchmark", show="never", description="the MTEB task whose prompts the model "
+                                                                         "is given")
     prompt_type: Literal[PROMPT_TYPES] = Field("none", description="query or document prompts")  # type: ignore[valid-type]
     batch: int = batch_setting(32, "texts per batch (else the run's --batch-size)")
-    trust_remote_code: bool = Field(False, description="run the Python code the repo ships, where MTEB's loader "
-                                                       "does (explicit opt-in)")
+    trust_remote_code: bool = identity_field(False, record="changed", show="never", description="run the Python "
+                                             "code the repo ships, where MTEB's loader does (explicit opt-in)")
 
     refused = {k: "mteb gives the model its MTEB prompts by task= and prompt_type=; for a prompt of your own run "
                   "the repo as hf:ORG/NAME or sbert:ORG/NAME with prompt=, prompt_name= or instruction="
@@ -165,4 +168,4 @@ def _mteb(spec, builder, opts):
         raise SpecError(f"{spec}: give the MTEB model name, e.g. mteb:intfloat/multilingual-e5-small")
     batch = opts.batch if "batch" in opts.model_fields_set or not builder.batch_size else builder.batch_size
     return MtebModel(spec.arg, revision=opts.revision, task=opts.task, prompt_type=opts.prompt_type,
-                     batch_size=batch, trust_remote_code=opts.trust_remote_code)
+                     batch_size=batch, trust_remote_code=opts.trust_remote_code, options=opts)

@@ -32,7 +32,7 @@ import json
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -41,7 +41,6 @@ from pydantic import Field
 
 from .options import TorchOptions, batch_setting
 from .prompts import INSTRUCT_QUERY, PROMPT_HELP, PromptChoice
-from .protocol import ModelConfig
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup, Weights, quiet, resolve, revision_field, torch_dtype
 
@@ -250,7 +249,8 @@ class NVEmbedModel(TorchModel):
     """Weights load on first use, so a re-run whose results all exist never imports torch."""
 
     def __init__(self, path_or_name: str = DEFAULT_REPO, task: str = DEFAULT_TASK, *, revision: str | None = None,
-                 setup: TorchSetup | None = None, where: str | None = None, prompt: PromptChoice | None = None):
+                 setup: TorchSetup | None = None, where: str | None = None, prompt: PromptChoice | None = None,
+                 options: "NVEmbedOptions | None" = None):
         where = where or f"nvembed:{path_or_name}"
         setup = setup or TorchSetup.outside_a_run(batch=DEFAULT_BATCH)
         weights = path_or_name if isinstance(path_or_name, Weights) else resolve(path_or_name, revision)
@@ -262,21 +262,19 @@ class NVEmbedModel(TorchModel):
         self.task = INSTRUCT_QUERY.instruction_of(self.prefix)  # None: a prefix not of the card's form
         self.batch_size, self.max_length = setup.batch, setup.max_length or DEFAULT_MAX_LENGTH
         self._loaded = None
-        params: dict[str, Any] = {
-            "weights": weights.weights, "instruction": self.task, "prompt": self.prefix,
-            "pooling": "latent-attention", "attention": "bidirectional",
+        if options is None:  # made directly: the options its arguments amount to
+            options = NVEmbedOptions.model_construct(dtype=setup.dtype, max_length=setup.max_length,
+                                                     batch=setup.batch)
+        facts: dict[str, Any] = {
+            "weights": weights.weights, "pooling": "latent-attention", "attention": "bidirectional",
             "instruction_pooled": False, "bos": True, "eos": "</s> appended", "padding": "right",
-            "normalise": "l2",
-            "max_length": self.max_length, "transformers": metadata.version("transformers")}
-        if weights.commit:
-            params["revision"] = weights.commit
-        params.update(setup.identity())
-        shown = tuple(k for k in ("dtype",) if k in params) + (
-            ("prompt",) if self.task is None else ("instruction",) if self.task != DEFAULT_TASK else ())
-        if setup.max_length:
-            shown += ("max_length",)
-        self._config = ModelConfig(family="nvembed.v1", name=weights.name, params=params, shown_params=shown,
-                                   location=str(weights.directory), settings=setup.settings())
+            "normalise": "l2", "transformers": metadata.version("transformers")}
+        if self.task is None:  # a prefix not of the card's form: recorded as such (null), as ids written before
+            facts["instruction"] = None
+        self._config = options.to_model_config(
+            "nvembed.v1", weights.name, facts=facts, location=str(weights.directory), settings=setup.settings(),
+            resolved={"instruction": self.task, "prompt": self.prefix, "prompt_name": None,
+                      "max_length": self.max_length, "revision": weights.commit or None})
 
     def _load(self):
         if self._loaded is None:
@@ -338,6 +336,10 @@ class NVEmbedModel(TorchModel):
 
 
 class NVEmbedOptions(TorchOptions):
+    """The prompt options are recorded as the build resolves them: ``instruction`` the card's instruction the
+    effective prefix holds (null when it is not of the card's form), ``prompt`` that prefix, ``prompt_name``
+    never (the prefix it names is recorded)."""
+
     instruction: str | None = Field(None, description='task text, sent as "Instruct: TASK\\nQuery: " before each '
                                                        f'text; "" for none (default: {DEFAULT_TASK!r})')
     prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
@@ -348,6 +350,16 @@ class NVEmbedOptions(TorchOptions):
     revision: str | None = revision_field()
     weights_arg: ClassVar[bool] = True  # the spec's argument names weights (registry.resolve_model locates them)
 
+    shown_order: ClassVar[tuple[str, ...]] = ("instruction", "prompt", "max_length", "dtype")
+
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """The prefix as the instruction it holds when that is not the default one, as the whole prompt when
+        it holds none (not of the card's form); max_length where set, the dtype where recorded; never the
+        revision (its commit is recorded)."""
+        out = tuple(k for k in names if k in ("max_length", "dtype"))
+        task = params.get("instruction")
+        return ("prompt",) * (task is None) + ("instruction",) * (task is not None and task != DEFAULT_TASK) + out
+
 
 @register_model("nvembed", 1, "NV-Embed-v2: bidirectional Mistral + latent-attention pooling, the card's "
                 "instruction format, without the repo's code", ("nvembed:ORG/NAME|PATH",), extra="transformers",
@@ -357,4 +369,4 @@ def _nvembed(spec, builder, opts):
     prompt = PromptChoice.from_options(opts, where, template=INSTRUCT_QUERY, default=card_prefix(DEFAULT_TASK))
     return NVEmbedModel(builder.weights(spec.arg or DEFAULT_REPO, opts.revision), revision=opts.revision,
                         prompt=prompt,
-                        setup=TorchSetup.from_options(opts, builder, where), where=where)
+                        setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)

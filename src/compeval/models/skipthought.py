@@ -42,15 +42,14 @@ import hashlib
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 from pydantic import Field
 
 from ..errors import SpecError
 from .elmo import file_sha256
-from .options import TorchOptions
-from .protocol import ModelConfig
+from .options import TorchOptions, identity_field
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup, torch_dtype
 
@@ -195,7 +194,8 @@ class SkipThoughtModel(TorchModel):
     """uni-skip, bi-skip or combine-skip sentence vectors from the released files (see the module docstring)."""
 
     def __init__(self, folder: str | Path, variant: str = "combine", tok: str = "punkt", eos: bool = False,
-                 use_norm: bool = True, setup: Any = None, where: str = "skipthought"):
+                 use_norm: bool = True, setup: Any = None, where: str = "skipthought",
+                 options: "SkipThoughtOptions | None" = None):
         folder = Path(folder).expanduser()
         if not folder.is_dir():
             raise SpecError(f"{where}: {folder} is not a folder; give the folder holding the released Skip-Thought "
@@ -212,12 +212,12 @@ class SkipThoughtModel(TorchModel):
         if tok == "punkt":
             check_punkt(where)
         digest = hashlib.sha256((dict_digest + "".join(e.digest for e in self.encoders)).encode()).hexdigest()
-        params: dict[str, Any] = {"weights": "sha256:" + digest, "variant": variant, "tok": tok, "eos": eos,
-                                  "use_norm": use_norm, **self.setup.identity()}
-        shown = tuple(k for k, default in (("tok", "punkt"), ("eos", False), ("use_norm", True)) if params[k] != default)
         self.dim = sum(e.dim * (1 if e.kind == "uni" else 2) for e in self.encoders)
-        self._config = ModelConfig(family="skipthought.v1", name=f"{variant}-skip", params=params,
-                                   shown_params=shown, location=str(folder))
+        if options is None:  # made directly: the options its arguments amount to (checked above)
+            options = SkipThoughtOptions.model_construct(variant=variant, tok=tok, eos=eos, use_norm=use_norm,
+                                                         dtype=self.setup.dtype)
+        self._config = options.to_model_config("skipthought.v1", f"{variant}-skip", location=str(folder),
+                                               facts={"weights": "sha256:" + digest})
         self._nets: list[Any] | None = None
 
     def _load(self) -> list[Any]:
@@ -269,13 +269,19 @@ class SkipThoughtModel(TorchModel):
 
 
 class SkipThoughtOptions(TorchOptions):
-    variant: Literal[VARIANTS] = Field(  # type: ignore[valid-type]
-        "combine", description="combine = uni-skip then bi-skip (4800-d, the paper's); uni or bi alone (2400-d)")
+    variant: Literal[VARIANTS] = identity_field(  # type: ignore[valid-type]  (shown by the name, uni-skip…)
+        "combine", show="never", description="combine = uni-skip then bi-skip (4800-d, the paper's); uni or bi "
+                                             "alone (2400-d)")
     tok: Literal[TOKENISERS] = Field(  # type: ignore[valid-type]
         "punkt", description="punkt = NLTK sentence split then word tokenizer (released); line = one sentence per text")
     eos: bool = Field(False, description="append <eos> to every text (released encode's use_eos)")
     # the release's name: a model option called norm is read as the pair tasks' norm= by older results' check
     use_norm: bool = Field(True, description="divide uni- and bi-skip by their L2 norm each (released use_norm)")
+
+    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+        """tok, eos and use_norm where changed, never the dtype (recorded: ids written before the rule do not
+        show it)."""
+        return tuple(k for k in names if k != "dtype")
 
 
 @register_model("skipthought", 1, "Skip-Thought GRU encoders (uni-skip, bi-skip, combine-skip) from the released "
@@ -293,4 +299,4 @@ def _skipthought(spec, builder, opts):
     except ImportError as exc:
         raise ImportError(exc.name or "nltk") from exc
     return SkipThoughtModel(spec.arg, variant=opts.variant, tok=opts.tok, eos=opts.eos, use_norm=opts.use_norm,
-                            setup=TorchSetup.from_options(opts, builder, where), where=where)
+                            setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)

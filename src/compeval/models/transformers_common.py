@@ -79,15 +79,6 @@ class TorchSetup:
                    trust_remote_code=bool(getattr(opts, "trust_remote_code", False)),
                    max_batch_tokens=getattr(builder, "max_batch_tokens", None))
 
-    def identity(self) -> dict[str, Any]:
-        """Params that change the vectors, left out at their defaults so earlier ids stay valid."""
-        out: dict[str, Any] = {}
-        if self.dtype != "float32":
-            out["dtype"] = self.dtype
-        if self.trust_remote_code:
-            out["trust_remote_code"] = True
-        return out
-
     def settings(self) -> dict[str, Any]:
         """Recorded beside each result: the device the model runs on (resolved when the model was built, so a
         result written by a process that never loaded the weights, e.g. a Ray job stage reading cached

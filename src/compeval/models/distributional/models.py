@@ -20,17 +20,25 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 from scipy import sparse
 
 from ...errors import CompevalError
+from ..options import ModelOptions, identity_field
 from ..protocol import ModelConfig
 from .parsing import Parsed, analyse_texts
 from .training import FORMAT_VERSION, load_sparse
 
 COMPOSE = ("add", "mult")
+
+
+class DistOptions(ModelOptions):
+    compose: Literal["add", "mult"] = identity_field("add", show="always", description="how word vectors combine")
+    # recorded as the back-off model's identity (kind, how, weights), never by its path
+    backoff: str = identity_field("", show="never", description="an ml model folder for words this model never "
+                                                                "saw (GENIA back-off)")
 
 
 def weights_hash(path: Path) -> str:
@@ -62,19 +70,28 @@ class DistributionalModel:
 
     needs_arcs = False
 
-    def __init__(self, path: Path, meta: dict, arrays, compose_op: str):
+    def __init__(self, path: Path, meta: dict, arrays, compose_op: str, options: DistOptions | None = None):
         if compose_op not in COMPOSE:
             raise CompevalError(f"compose={compose_op!r}; choose add or mult")
         self.path, self.meta, self.compose_op = path, meta, compose_op
         self.targets = {w: i for i, w in enumerate(meta["targets"])}
         self.contexts = {w: i for i, w in enumerate(meta["contexts"])}
-        digest = weights_hash(path)
-        self._config = ModelConfig(
-            family="dist.v1", name=f"dist-{meta['kind']}",
-            params={"kind": meta["kind"], "compose": compose_op, "weights_sha256": digest[:16],
-                    "parser": meta["parser"], **{k: v for k, v in meta["params"].items()}},
-            location=str(path), shown_params=("compose",),
-        )
+        # made directly: the options its arguments amount to (a back-off joins by with_backoff)
+        self.options = options or DistOptions.model_construct(compose=compose_op)
+        #: what the trained folder says: its kind, weights, parser and training parameters
+        self.facts = {"kind": meta["kind"], "weights_sha256": weights_hash(path)[:16], "parser": meta["parser"],
+                      **meta["params"]}
+        self._config = self.configure(backoff=None)
+
+    def configure(self, backoff: dict | None) -> ModelConfig:
+        """The configuration, with the back-off model's identity (``with_backoff``) or none. That identity is
+        a dict, which ``ModelConfig``'s params do not validate (flat values only): it joins the params by
+        ``model_copy``, as in the ids written before."""
+        config = self.options.to_model_config("dist.v1", f"dist-{self.meta['kind']}", resolved={"backoff": None},
+                                              facts=self.facts, location=str(self.path))
+        if backoff is None:
+            return config
+        return config.model_copy(update={"params": {**config.params, "backoff": backoff}})
 
     @property
     def config(self) -> ModelConfig:
@@ -109,8 +126,8 @@ class DistributionalModel:
 
 
 class MitchellLapata(DistributionalModel):
-    def __init__(self, path, meta, arrays, compose_op):
-        super().__init__(path, meta, arrays, compose_op)
+    def __init__(self, path, meta, arrays, compose_op, options=None):
+        super().__init__(path, meta, arrays, compose_op, options)
         self.V = load_sparse(arrays, "V")
 
     @property
@@ -131,8 +148,8 @@ class MitchellLapata(DistributionalModel):
 class ErkPado(MitchellLapata):
     needs_arcs = True
 
-    def __init__(self, path, meta, arrays, compose_op):
-        super().__init__(path, meta, arrays, compose_op)
+    def __init__(self, path, meta, arrays, compose_op, options=None):
+        super().__init__(path, meta, arrays, compose_op, options)
         theta = meta["params"]["theta"]
         labels = meta["info"].get("relations", [])
         self.relations = {r: i for i, r in enumerate(labels)}
@@ -177,8 +194,8 @@ class ErkPado(MitchellLapata):
 class ThaterFurstenauPinkal(DistributionalModel):
     needs_arcs = True
 
-    def __init__(self, path, meta, arrays, compose_op):
-        super().__init__(path, meta, arrays, compose_op)
+    def __init__(self, path, meta, arrays, compose_op, options=None):
+        super().__init__(path, meta, arrays, compose_op, options)
         labels = meta["info"].get("relations", [])
         self.relations = {r: i for i, r in enumerate(labels)}
         n = len(self.targets)
@@ -237,8 +254,8 @@ class ThaterFurstenauPinkal(DistributionalModel):
 
 
 class DinuLapata(DistributionalModel):
-    def __init__(self, path, meta, arrays, compose_op):
-        super().__init__(path, meta, arrays, compose_op)
+    def __init__(self, path, meta, arrays, compose_op, options=None):
+        super().__init__(path, meta, arrays, compose_op, options)
         self.row = {int(t): k for k, t in enumerate(arrays["L.targets"])}
         with np.errstate(divide="ignore"):
             self.log_p_z_t = np.log(arrays["L.p_z_given_t"].astype(np.float64))
@@ -335,14 +352,14 @@ def with_backoff(model: DistributionalModel, backoff_path: str | Path) -> Distri
     the back-off model's identity joins the configuration id."""
     other = load_distributional(backoff_path)
     model.backoff = Backoff(model, other)
-    params = {**model.config.params, "backoff": {"kind": other.meta["kind"], "how": model.backoff.kind,
-                                                 "weights_sha256": weights_hash(other.path)[:16]}}
-    model._config = model.config.model_copy(update={"params": params})
+    model._config = model.configure({"kind": other.meta["kind"], "how": model.backoff.kind,
+                                     "weights_sha256": weights_hash(other.path)[:16]})
     return model
 
 
-def load_distributional(path: str | Path, compose: str = "add") -> DistributionalModel:
-    """A trained model folder (``meta.json`` + ``arrays.npz``) → an encoder."""
+def load_distributional(path: str | Path, compose: str = "add",
+                        options: DistOptions | None = None) -> DistributionalModel:
+    """A trained model folder (``meta.json`` + ``arrays.npz``) → an encoder (``options``: the spec's)."""
     path = Path(path).expanduser()
     if not (path / "meta.json").is_file() or not (path / "arrays.npz").is_file():
         raise CompevalError(f"{path} is not a trained distributional model (needs meta.json and arrays.npz; "
@@ -351,4 +368,4 @@ def load_distributional(path: str | Path, compose: str = "add") -> Distributiona
     if meta.get("format") != FORMAT_VERSION or meta.get("kind") not in CLASSES:
         raise CompevalError(f"{path}: unsupported model format {meta.get('format')!r} / kind {meta.get('kind')!r}")
     with np.load(path / "arrays.npz") as arrays:
-        return CLASSES[meta["kind"]](path, meta, dict(arrays), compose)
+        return CLASSES[meta["kind"]](path, meta, dict(arrays), compose, options)

@@ -81,6 +81,23 @@ REPLICA_IDS = {
     "openai-community/openai-gpt,max_length=64": "openai-community_openai-gpt__layer-2__pooling-mean-890d7c098a95",
     "openai-community/gpt2": "openai-community_gpt2__layer-2__pooling-mean-c3900a6d5770",
     "openai-community/gpt2,max_length=64": "openai-community_gpt2__layer-2__pooling-mean-f49de5a81ef1",
+    # a revision (recorded as its commit, never shown), a prompt from prompt_name= / instruction= / a named
+    # prompt's text, a dtype beside a recipe prompt: computed on 749546e, before the identity rule
+    "allenai/specter,revision=main": "allenai_specter__layer-2__pooling-cls-24d700354e01",
+    "hf:sentence-transformers/all-MiniLM-L6-v2,revision=main,layer=1":
+        "sentence-transformers_all-MiniLM-L6-v2__layer-1__pooling-mean-c6fda622d0ec",
+    'sbert:NovaSearch/stella_en_1.5B_v5,revision=main,prompt="q: "': "NovaSearch_stella_en_1.5B_v5__prompt-q-a6336264c84b",
+    "hf:NovaSearch/stella_en_1.5B_v5,prompt_name=s2s_query": "NovaSearch_stella_en_1.5B_v5__layer-2__pooling-mean__"
+                                                             "prompt-Instruct__Retrieve_semantically_similar_text._"
+                                                             "Query-d2bb11127c01",
+    'hf:intfloat/e5-mistral-7b-instruct,instruction="Retrieve semantically similar text."':
+        "intfloat_e5-mistral-7b-instruct__layer-2__pooling-mean__prompt-Instruct__Retrieve_semantically_similar_"
+        "text._Query-b0721079c452",
+    'sbert:NovaSearch/stella_en_1.5B_v5,prompt="Instruct: Retrieve semantically similar text.\\nQuery: "':
+        "NovaSearch_stella_en_1.5B_v5__prompt_name-s2s_query-6167bb37f1b6",
+    "Alibaba-NLP/gte-Qwen2-1.5B-instruct,revision=main,dtype=bfloat16": "Alibaba-NLP_gte-Qwen2-1.5B-instruct__prompt-"
+                                                                        "Instruct__Retrieve_semantically_similar_"
+                                                                        "text._Query____dtype-bfloat16-543bb53acae2",
 }
 
 

@@ -240,8 +240,7 @@ class ApiEncoder:
             options = ApiOptions.model_construct(base_url=base_url, dims=dims, truncate=truncate,
                                                  max_chars=max_chars, prompt=prompt)
         # the key is no option: it never enters the configuration
-        self._config = options.to_model_config("api.v1", self.model, resolved={"base_url": self.base_url},
-                                               facts={"dims": None} if dims is None else None)
+        self._config = options.to_model_config("api.v1", self.model, resolved={"base_url": self.base_url})
 
     def __repr__(self) -> str:
         return f"ApiEncoder({self.model!r}, base_url={self.base_url!r})"
@@ -431,7 +430,8 @@ class ApiOptions(ModelOptions):
 
     base_url: str | None = identity_field(None, show="never", description="server URL (else "
                                           "$COMPEVAL_API_BASE_URL, $OPENAI_BASE_URL, OpenAI)")
-    dims: int | None = Field(None, ge=1, le=MAX_DIM, description="ask the API for N dimensions")
+    dims: int | None = identity_field(None, record="null", ge=1, le=MAX_DIM,
+                                      description="ask the API for N dimensions")
     truncate: Literal[TRUNCATE] = Field(DEFAULTS["truncate"], description="over-long texts: cut or fail")  # type: ignore[valid-type]
     max_chars: int = Field(DEFAULTS["max_chars"], ge=1)
     batch: int = setting(DEFAULTS["batch"], ge=1)

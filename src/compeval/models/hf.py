@@ -295,7 +295,7 @@ class HFOptions(HubOptions):
                                              description="how token states become one vector")
     max_length: int | None = identity_field(None, ge=1, show="never", description="truncate inputs to N tokens "
                                             "(default: the model's own limit)")
-    prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
+    prompt: str | None = identity_field(None, show="recorded", description=PROMPT_HELP["prompt"])
     prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])
     instruction: str | None = Field(None, description=PROMPT_HELP["instruction"])
     recipe: RecipeName | None = recipe_setting()

@@ -91,8 +91,6 @@ class MtebModel:
         facts = {"loader": _loader_name(meta.loader),
                  "loader_kwargs": json.dumps(stable(meta.loader_kwargs or {}), sort_keys=True),
                  "similarity": meta.similarity_fn_name, "mteb": metadata.version("mteb")}
-        if meta.revision is None:  # no revision in MTEB's metadata: recorded as null, as ids written before
-            facts["revision"] = None
         self._config = options.to_model_config(
             "mteb.v1", meta.name or name, facts=facts,
             resolved={"revision": meta.revision, "task": f"{task_meta.name} ({task_meta.type})"})
@@ -146,7 +144,7 @@ class MtebOptions(ModelOptions):
     """Identity as the model resolves it: the revision MTEB's metadata gives (null where it gives none), the
     task by its name and type."""
 
-    revision: str | None = identity_field(None, show="never", description="the model revision MTEB pins "
+    revision: str | None = identity_field(None, record="null", show="never", description="the model revision MTEB pins "
                                                                           "(default: its metadata's)")
     task: str = identity_field("STSBenchmark", show="never", description="the MTEB task whose prompts the model "
                                                                          "is given")

@@ -39,7 +39,7 @@ import numpy as np
 from ..errors import InputTextError, SpecError
 from pydantic import Field
 
-from .options import TorchOptions, batch_setting
+from .options import TorchOptions, batch_setting, identity_field
 from .prompts import INSTRUCT_QUERY, PROMPT_HELP, PromptChoice
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup, Weights, quiet, resolve, revision_field, torch_dtype
@@ -269,8 +269,6 @@ class NVEmbedModel(TorchModel):
             "weights": weights.weights, "pooling": "latent-attention", "attention": "bidirectional",
             "instruction_pooled": False, "bos": True, "eos": "</s> appended", "padding": "right",
             "normalise": "l2", "transformers": metadata.version("transformers")}
-        if self.task is None:  # a prefix not of the card's form: recorded as such (null), as ids written before
-            facts["instruction"] = None
         self._config = options.to_model_config(
             "nvembed.v1", weights.name, facts=facts, location=str(weights.directory), settings=setup.settings(),
             resolved={"instruction": self.task, "prompt": self.prefix, "prompt_name": None,
@@ -340,7 +338,7 @@ class NVEmbedOptions(TorchOptions):
     effective prefix holds (null when it is not of the card's form), ``prompt`` that prefix, ``prompt_name``
     never (the prefix it names is recorded)."""
 
-    instruction: str | None = Field(None, description='task text, sent as "Instruct: TASK\\nQuery: " before each '
+    instruction: str | None = identity_field(None, record="null", description='task text, sent as "Instruct: TASK\\nQuery: " before each '
                                                        f'text; "" for none (default: {DEFAULT_TASK!r})')
     prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
     prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])

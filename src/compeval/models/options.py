@@ -29,7 +29,9 @@ DTYPES = ("float32", "float16", "bfloat16")
 
 #: How an identity option enters ``ModelConfig.params`` (``record``) and the display name (``show``); both
 #: are declared on the field (``identity_field``), next to its default.
-RECORD = ("always", "changed")  # changed: left out at its default (dtype=float32, as ids written before)
+#: record: always (a None value left out), changed (left out at its default: dtype=float32), null (recorded
+#: even when None, as null: ids written before hold it so).
+RECORD = ("always", "changed", "null")
 SHOW = ("changed", "always", "never", "recorded")  # recorded: whenever its recorded value is not None or ""
 
 
@@ -78,7 +80,7 @@ class ModelOptions(OptionsBase):
           ``resolved`` to for this model (the family passes those it computes: ``layer=-1`` → the last
           layer's number, ``revision=main`` → the commit; None leaves the param out, as for an option the
           model does not use); an option declared ``record="changed"`` is left out at its default, and a
-          None value is never recorded;
+          None value is recorded (as null) only by an option declared ``record="null"``;
         - ``facts`` are what the options do not say and the output depends on (the weights' digest, package
           versions, a data file's hash); they are recorded as given;
         - the display name shows each option by its declared ``show`` (default: set away from its default),
@@ -100,14 +102,15 @@ class ModelOptions(OptionsBase):
                 continue
             else:
                 value = values[key]
-            if value is None or param in params:
+            if (value is None and extra.get("record") != "null") or param in params:
                 continue
             params[param] = value
             show = extra.get("show", "changed")
             if show == "always" or (show == "changed" and changed) or (show == "recorded" and value != ""):
                 shown.append(param)
+        option_params = {param for _, param, _ in self._identity_fields()}
         for key, value in (facts or {}).items():
-            if key in params:
+            if key in option_params:
                 raise ValueError(f"{family}: fact {key!r} is an option's param; pass it as resolved=")
             params[key] = value
         names = self.shown(params, tuple(shown))

@@ -154,7 +154,7 @@ class SentenceTransformerModel(TorchModel):
 
 class SbertOptions(HubOptions):
     batch: int = batch_setting(64)
-    max_length: int | None = identity_field(None, ge=1, param="max_seq_length", description="truncate inputs to "
+    max_length: int | None = identity_field(None, ge=1, param="max_seq_length", record="null", description="truncate inputs to "
                                             "N tokens (default: the model's own max_seq_length)")
     prompt: str | None = Field(None, description=PROMPT_HELP["prompt"])
     prompt_name: str | None = Field(None, description=PROMPT_HELP["prompt_name"])

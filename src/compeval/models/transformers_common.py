@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import Field
 
 from ..context import resolve_device
 from ..errors import SpecError
@@ -24,7 +23,8 @@ from .protocol import ModelConfig
 
 
 def revision_field() -> Any:
-    return Field(None, description="branch, tag or commit of a Hub repo (default main)")
+    """Recorded as the commit it names (the family resolves it), never shown: the display stays the repo's."""
+    return identity_field(None, show="never", description="branch, tag or commit of a Hub repo (default main)")
 
 
 class HubOptions(TorchOptions):

@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from .. import plugins
 from ..vectors import cosine_rows
 
-ParamValue = str | int | float | bool | None
+Scalar = str | int | float | bool | None
+#: A param's value: a scalar, or one level of named scalars (a part's identity, e.g. dist's back-off model).
+ParamValue = Scalar | dict[str, Scalar]
 
 
 class ModelConfig(BaseModel):

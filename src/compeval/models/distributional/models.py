@@ -84,14 +84,10 @@ class DistributionalModel:
         self._config = self.configure(backoff=None)
 
     def configure(self, backoff: dict | None) -> ModelConfig:
-        """The configuration, with the back-off model's identity (``with_backoff``) or none. That identity is
-        a dict, which ``ModelConfig``'s params do not validate (flat values only): it joins the params by
-        ``model_copy``, as in the ids written before."""
-        config = self.options.to_model_config("dist.v1", f"dist-{self.meta['kind']}", resolved={"backoff": None},
-                                              facts=self.facts, location=str(self.path))
-        if backoff is None:
-            return config
-        return config.model_copy(update={"params": {**config.params, "backoff": backoff}})
+        """The configuration, with the back-off model's identity (``with_backoff``: its kind, how it backs off
+        and its weights, never its path) or none."""
+        return self.options.to_model_config("dist.v1", f"dist-{self.meta['kind']}", resolved={"backoff": backoff},
+                                            facts=self.facts, location=str(self.path))
 
     @property
     def config(self) -> ModelConfig:

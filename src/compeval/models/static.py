@@ -301,7 +301,7 @@ class StaticOptions(ModelOptions):
 
 @register_model(
     "static", 1, "static word vectors composed by an operator (Mitchell & Lapata)",
-    ("static:glove-6b-50d|PATH",), extra="glove",
+    ("static:glove-6b-50d|PATH",),
     options=StaticOptions,
 )
 def _static(spec, builder, opts):

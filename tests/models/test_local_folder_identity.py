@@ -11,6 +11,7 @@ import shutil
 import numpy as np
 import pytest
 
+from compeval.errors import SpecError
 from compeval.models import hub
 from compeval.models.registry import ModelBuilder, resolve_model
 from compeval.runner import run
@@ -103,3 +104,29 @@ def test_a_relative_folder_is_recorded_resolved(tiny_models, tmp_path, monkeypat
     monkeypatch.chdir(tmp_path / "b")
     assert resolve_model("sbert:model", "cpu").weights.weights != first.weights.weights
     assert resolve_model("./model", "cpu").weights == resolve_model("sbert:model", "cpu").weights  # bare path alike
+
+
+@pytest.mark.parametrize("name", ["config.json", "modules.json", "1_Pooling/config.json"])
+def test_a_json_file_with_a_byte_order_mark_is_refused_in_one_line_when_resolved(tiny_models, tmp_path, name):
+    """transformers and sentence-transformers cannot read a model JSON that starts with a UTF-8 byte-order
+    mark (their json.load fails with a traceback); compeval says so, naming the file, when the spec is
+    resolved, before any job runs. The library's own failure is checked too, so the refusal stays needed."""
+    folder = shutil.copytree(tiny_models["sbert"], tmp_path / "bom")
+    target = folder / name
+    if not target.is_file():
+        pytest.skip(f"the tiny model has no {name}")
+    target.write_bytes(b"\xef\xbb\xbf" + target.read_bytes())
+    with pytest.raises(SpecError) as err:
+        resolve_model(str(folder), "cpu")
+    message = str(err.value)
+    assert "\n" not in message and str(target) in message and "byte-order mark" in message
+    from sentence_transformers import SentenceTransformer
+
+    with pytest.raises((ValueError, OSError)):  # JSONDecodeError; transformers re-raises it as OSError
+        SentenceTransformer(str(folder), device="cpu")
+
+
+def test_a_byte_order_mark_in_json_the_loaders_never_read_is_left_alone(tiny_models, tmp_path):
+    folder = shutil.copytree(tiny_models["sbert"], tmp_path / "logs")
+    (folder / "trainer_state.json").write_bytes(b'\xef\xbb\xbf{"epoch": 1}')
+    assert resolve_model(str(folder), "cpu").weights.directory == folder.absolute()

@@ -64,6 +64,7 @@ def resolve(arg: str, revision: str | None = None) -> Weights:
         path = path.absolute()  # recorded as resolved (a worker elsewhere, a run from another folder)
         if revision:
             raise SpecError(f"{arg} is a local folder; revision= applies to Hub repo ids")
+        refuse_bom_json(path, arg)
         digest = content_digest(path)
         m = _SNAPSHOT.search(path.resolve().as_posix())
         if m:  # a snapshot folder given by path: its repo (for its recipe), identified by content like any folder
@@ -74,8 +75,31 @@ def resolve(arg: str, revision: str | None = None) -> Weights:
         raise SpecError(f"model {arg!r}: no such folder, not a packaged name ({', '.join(PACKAGED)}) and not a "
                         "Hugging Face repo id (ORG/NAME)")
     folder = snapshot(arg, revision)
+    refuse_bom_json(folder, arg)
     commit = folder.name
     return Weights(folder, arg, f"hf:{arg}@{commit}", arg, commit)
+
+
+#: The JSON files transformers, tokenizers and sentence-transformers read from a model folder.
+LOADED_JSON = {"config.json", "tokenizer_config.json", "tokenizer.json", "special_tokens_map.json", "vocab.json",
+               "added_tokens.json", "generation_config.json", "preprocessor_config.json", "modules.json",
+               "sentence_bert_config.json", "config_sentence_transformers.json", "model.safetensors.index.json",
+               "pytorch_model.bin.index.json"}
+
+
+def refuse_bom_json(folder: Path, arg: str) -> None:
+    """A model folder's JSON files (config, tokenizer, sentence-transformers modules) must be plain UTF-8:
+    transformers and sentence-transformers read them with ``json.load``, which fails on a leading byte-order
+    mark with a traceback. One line naming the file, when the folder is resolved (before any job runs). Only
+    the files the loaders read are checked (``LOADED_JSON``, in the folder or a module's subfolder): a repo's
+    other JSON (training logs, evaluation results) may hold one without harm."""
+    for p in sorted(folder.rglob("*.json")):
+        if p.name not in LOADED_JSON or {".git", ".cache"} & set(p.relative_to(folder).parts):
+            continue
+        with open(p, "rb") as f:
+            if f.read(3) == b"\xef\xbb\xbf":
+                raise SpecError(f"model {arg!r}: {p} starts with a UTF-8 byte-order mark, which transformers and "
+                                "sentence-transformers cannot read; save it as UTF-8 without one")
 
 
 def locate(arg: str, revision: str | None = None) -> Weights | None:

@@ -73,14 +73,14 @@ class ModelOptions(OptionsBase):
                 if key != "name" and not is_run_setting(f)]
 
     def to_model_config(self, family: str, name: str, *, resolved: Mapping[str, Any] | None = None,
-                     facts: Mapping[str, Any] | None = None, **config: Any) -> "ModelConfig":
+                        facts: Mapping[str, Any] | None = None, **config: Any) -> "ModelConfig":
         """The model's ``ModelConfig``, its params derived from these options by the one identity rule:
 
         - each identity option is recorded under its param name with its value, or with the value it
           ``resolved`` to for this model (the family passes those it computes: ``layer=-1`` → the last
-          layer's number, ``revision=main`` → the commit; None leaves the param out, as for an option the
-          model does not use); an option declared ``record="changed"`` is left out at its default, and a
-          None value is recorded (as null) only by an option declared ``record="null"``;
+          layer's number, ``revision=main`` → the commit; None for an option the model does not use); an
+          option declared ``record="changed"`` is left out at its default, and a None value, given or
+          resolved, is left out unless the option is declared ``record="null"`` (then it is recorded as null);
         - ``facts`` are what the options do not say and the output depends on (the weights' digest, package
           versions, a data file's hash); they are recorded as given;
         - the display name shows each option by its declared ``show`` (default: set away from its default),
@@ -106,7 +106,7 @@ class ModelOptions(OptionsBase):
                 continue
             params[param] = value
             show = extra.get("show", "changed")
-            if show == "always" or (show == "changed" and changed) or (show == "recorded" and value != ""):
+            if show == "always" or (show == "changed" and changed) or (show == "recorded" and value not in (None, "")):
                 shown.append(param)
         option_params = {param for _, param, _ in self._identity_fields()}
         for key, value in (facts or {}).items():

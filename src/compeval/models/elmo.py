@@ -41,7 +41,7 @@ import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
@@ -50,7 +50,7 @@ from ..errors import SpecError
 from pydantic import Field
 
 from ..options import setting
-from .options import TorchOptions
+from .options import DTYPES, TorchOptions, dtype_field
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup, torch_dtype
 
@@ -485,9 +485,7 @@ class ElmoOptions(TorchOptions):
     sha256: str | None = setting(None, pattern=r"^[0-9a-f]{64}$", form="64 lower-case hex digits",
                                  description="a 64-hex-digit SHA-256 that the downloaded weights must have")
 
-    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
-        """The layer and mix, never the dtype (recorded: ids written before the rule do not show it)."""
-        return tuple(k for k in names if k != "dtype")
+    dtype: Literal[DTYPES] = dtype_field(show="never")  # type: ignore[valid-type]  (recorded, never in the name)
 
 
 @register_model("elmo", 1, "ELMo biLM (bilm-tf options.json + HDF5 weights): character CNN and 2 biLSTM layers",

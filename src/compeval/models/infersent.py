@@ -26,14 +26,14 @@ the same tokens for a text that is one sentence, and needs no data. The weights 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 
 from .. import textfile
 from ..errors import SpecError
 from .elmo import file_sha256
-from .options import TorchOptions, identity_field
+from .options import DTYPES, TorchOptions, dtype_field, identity_field
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup
 
@@ -184,9 +184,7 @@ class InferSentOptions(TorchOptions):
                                                       "word_tokenize (needs Punkt); line: no sentence split "
                                                       "(preserve_line)")  # recorded as TOKENISATION names it
 
-    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
-        """The version, never the dtype (recorded: ids written before the rule do not show it)."""
-        return tuple(k for k in names if k != "dtype")
+    dtype: Literal[DTYPES] = dtype_field(show="never")  # type: ignore[valid-type]  (recorded, never in the name)
 
 
 @register_model("infersent", 1, "InferSent (Conneau et al. 2017): released biLSTM-max weights over word vectors",

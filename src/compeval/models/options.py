@@ -19,7 +19,7 @@ from ..options import OptionsBase, device_setting, is_run_setting, setting
 if TYPE_CHECKING:
     from .protocol import ModelConfig
 
-__all__ = ["DTYPES", "MAX_DIM", "ModelOptions", "TorchOptions", "batch_setting", "identity_field"]
+__all__ = ["DTYPES", "MAX_DIM", "ModelOptions", "TorchOptions", "batch_setting", "dtype_field", "identity_field"]
 
 #: Bound of vector sizes: 65,536 float32 dimensions × 10,000 texts is 2.6 GB already.
 MAX_DIM = 65_536
@@ -91,9 +91,10 @@ class ModelOptions(OptionsBase):
 
         resolved = dict(resolved or {})
         values, defaults = self.params(), self.default_params()
+        fields = self._identity_fields()
         params: dict[str, Any] = {}
         shown: list[str] = []
-        for key, param, f in self._identity_fields():
+        for key, param, f in fields:
             extra = _extra(f)
             changed = values[key] != defaults[key]
             if param in resolved:
@@ -108,7 +109,7 @@ class ModelOptions(OptionsBase):
             show = extra.get("show", "changed")
             if show == "always" or (show == "changed" and changed) or (show == "recorded" and value not in (None, "")):
                 shown.append(param)
-        option_params = {param for _, param, _ in self._identity_fields()}
+        option_params = {param for _, param, _ in fields}
         for key, value in (facts or {}).items():
             if key in option_params:
                 raise ValueError(f"{family}: fact {key!r} is an option's param; pass it as resolved=")
@@ -125,6 +126,12 @@ class ModelOptions(OptionsBase):
         return names
 
 
+def dtype_field(show: str = "recorded") -> Any:
+    """``dtype``: identity, left out at float32; a family whose ids never show it redeclares it with
+    ``show="never"`` (elmo, infersent, skipthought)."""
+    return identity_field("float32", record="changed", show=show, description="weights and activations precision")
+
+
 def batch_setting(default: int, description: str = "texts per forward pass") -> Any:
     """A family's ``batch`` (older name ``batch_size``): a run setting."""
     return setting(default, ge=1, validation_alias=AliasChoices("batch", "batch_size"), description=description)
@@ -134,8 +141,7 @@ class TorchOptions(ModelOptions):
     """Options of torch-backed families: device and batch are run settings; dtype and max_length identity."""
 
     device: str = device_setting()
-    dtype: Literal[DTYPES] = identity_field("float32", record="changed", show="recorded",  # type: ignore[valid-type]
-                                            description="weights and activations precision")
+    dtype: Literal[DTYPES] = dtype_field()  # type: ignore[valid-type]
     batch: int = batch_setting(32)
     max_length: int | None = Field(None, ge=1, description="truncate inputs to N tokens (default: the model's "
                                                            "own limit)")

@@ -42,14 +42,14 @@ import hashlib
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 from pydantic import Field
 
 from ..errors import SpecError
 from .elmo import file_sha256
-from .options import TorchOptions, identity_field
+from .options import DTYPES, TorchOptions, dtype_field, identity_field
 from .registry import register_model
 from .transformers_common import TorchModel, TorchSetup, torch_dtype
 
@@ -278,10 +278,7 @@ class SkipThoughtOptions(TorchOptions):
     # the release's name: a model option called norm is read as the pair tasks' norm= by older results' check
     use_norm: bool = Field(True, description="divide uni- and bi-skip by their L2 norm each (released use_norm)")
 
-    def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
-        """tok, eos and use_norm where changed, never the dtype (recorded: ids written before the rule do not
-        show it)."""
-        return tuple(k for k in names if k != "dtype")
+    dtype: Literal[DTYPES] = dtype_field(show="never")  # type: ignore[valid-type]  (recorded, never in the name)
 
 
 @register_model("skipthought", 1, "Skip-Thought GRU encoders (uni-skip, bi-skip, combine-skip) from the released "

@@ -288,7 +288,7 @@ def run_group(grp: Group, args) -> tuple[dict[tuple[str, str, str], tuple], str 
     if failed and len(failed) == len(summary.outcomes):
         return {}, "failed: " + "; ".join(f"{o.task}: {o.error}" for o in failed)
     frame = results_frame(out)
-    return {(r.task, r.subset, r.metric): (r.value, _num(r.ci_low), _num(r.ci_high)) for r in frame.itertuples()}, None
+    return {(r.task, r.subset, r.metric): (_num(r.value), _num(r.ci_low), _num(r.ci_high)) for r in frame.itertuples()}, None
 
 
 def _num(x) -> float | None:

@@ -187,8 +187,9 @@ def test_missing_predictions_skip_the_paired_test_not_the_report(toy_results, tm
 
 
 def test_modifier_type_test_and_published_rows_are_tables(toy_report, toy_results):
-    """The adjective-type test of each modifier result (H, df, both p-values) and the paper's Table 2 and 5
-    figures, marked published, are tables of the modifiers section."""
+    """The adjective-type test of each modifier result (H, df, both p-values), and each paper table whose task
+    ran: compeval's rows with their intervals, the paper's rows (Table 8, all eight models) marked published
+    behind a toggle below them."""
     info, html = toy_report
     index = ResultsIndex(toy_results)
     entry = index.firsts("modifiers-test3")[0]
@@ -196,7 +197,53 @@ def test_modifier_type_test_and_published_rows_are_tables(toy_report, toy_result
     start = html.index('id="table-modifiers-types"')
     table = html[start:html.index("</table>", start)]
     assert f">{h.value:.3f}<" in table and f">{h.details['df']}<" in table
-    start = html.index('id="table-modifiers-published"')
+    for absent in ("table2", "table6", "table7"):  # no test 1 or test 2 result in the toy folder
+        assert f'id="table-modifiers-{absent}' not in html
+    start = html.index('id="table-modifiers-table8"')
     table = html[start:html.index("</table>", start)]
+    s = entry.score("test3_macro", "NS-Pr")
+    assert f'>{s.value:.4f}<span class="ci">[{s.ci_low:.4f}, {s.ci_high:.4f}]</span><' in table
+    assert "(published)" not in table
+    toggle = html.index("<details", start)
+    start = html.index('id="table-modifiers-table8-published"')
+    assert toggle < start < html.index("</details>", toggle)
+    table = html[start:html.index("</table>", start)]
+    assert table.count('<tr class="published">') == 8
     assert "GloVe (published)" in table and "text-embedding-3-small (published)" in table
-    assert ">0.610<" in table and ">0.390<" in table  # GloVe S-I and text-embedding-3-small A of Table 5
+    assert ">0.6060<" in table and ">0.3889<" in table  # GloVe S-I and text-embedding-3-small A of Table 8
+
+def test_modifier_paper_tables_beside_computed_rows(tmp_path):
+    """Tests 1 and 2 of a toy model: Tables 2, 6 and 7 in the paper's column order, compeval's values in the
+    visible rows, the paper's eight models behind the toggle with the printed values."""
+    from compeval.runner import run
+
+    out = tmp_path / "res"
+    summary = run(["hashbag"], ["modifiers-test1,n_resamples=40,permutations=0",
+                                "modifiers-test2,n_resamples=40,permutations=0"], out, cache_dir=None, download=False)
+    assert not summary.failed, [o.error for o in summary.failed]
+    build_report(out, tmp_path / "r.html", n_resamples=40, n_permutations=40)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    index = ResultsIndex(out)
+    t1, t2 = index.firsts("modifiers-test1")[0], index.firsts("modifiers-test2")[0]
+    assert 'id="table-modifiers-table8' not in html  # no test 3 result
+
+    def table(table_id):
+        start = html.index(f'id="{table_id}"')
+        return html[start:html.index("</table>", start)]
+
+    t6 = table("table-modifiers-table6")
+    heads = re.findall(r"<th>([^<]*)</th>", t6)
+    assert heads[:4] == ["model", "(S-I, S-I)", "(S-NI, S-I)", "(NS-Pl, S-I)"] and heads[-1] == "(A, A)"
+    assert len(heads) == 26
+    s = t1.score("test1_macro", "NS-Pr|S-I")
+    assert f">{s.value:.4f}<span" in t6 and "(published)" not in t6
+    pub6 = table("table-modifiers-table6-published")
+    assert pub6.count('<tr class="published">') == 8
+    assert re.search(r"GloVe \(published\)</td>(<td[^>]*>[^<]*</td>){3}<td[^>]*>0\.9393</td>", pub6)
+    t7 = table("table-modifiers-table7")
+    assert re.findall(r"<th>([^<]*)</th>", t7)[1:3] == ["(S-I, S-I)", "(S-I, S-NI)"]
+    assert f">{t2.score('test2_macro', 'S-I|S-NI').value:.4f}<span" in t7
+    pub7 = table("table-modifiers-table7-published")
+    assert pub7.count('<tr class="published">') == 8 and ">0.6565<" in pub7 and ">0.9982<" in pub7
+    pub2 = table("table-modifiers-table2-published")
+    assert pub2.count('<tr class="published">') == 8 and ">0.67<" in pub2  # NV-Embed-v2's S-NI

@@ -43,7 +43,7 @@ table.board th .options { display:block; font-weight: 400; color: var(--muted); 
                           max-width: 220px; margin: 0 auto; }
 table.board td { text-align: center; font-variant-numeric: tabular-nums; }
 table.board td.model { text-align: left; white-space: nowrap; font-weight: 600; }
-table.board td .ci { display: block; color: var(--muted); font-size: 10.5px; }
+table.board td .ci, section.suite td .ci { display: block; color: var(--muted); font-size: 10.5px; }
 table.board td.best { font-weight: 700; }
 table.board tr.published td { color: var(--pub); font-style: italic; }
 table.board tr.published td.model { font-weight: 400; white-space: normal; min-width: 160px; }
@@ -160,8 +160,16 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
   <h3>{{ t.caption }}</h3>
   <div class="scroll"><table id="{{ t.id }}">
     <thead><tr>{% for c in t.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
-    <tbody>{% for r in t.rows %}<tr>{% for c in r %}<td class="{{ c.cls }}" title="{{ c.title }}">{{ c.text }}</td>{% endfor %}</tr>{% endfor %}</tbody>
+    <tbody>{% for r in t.rows %}<tr>{% for c in r %}<td class="{{ c.cls }}" title="{{ c.title }}">{{ c.text }}{% if c.sub %}<span class="ci">{{ c.sub }}</span>{% endif %}</td>{% endfor %}</tr>{% endfor %}</tbody>
   </table></div>
+  {% if t.published_rows %}
+  <details class="published-rows"><summary>{{ t.published_rows|length }} published reference row{{ 's' if t.published_rows|length != 1 }} (not computed here)</summary>
+  <div class="scroll"><table id="{{ t.id }}-published">
+    <thead><tr>{% for c in t.columns %}<th>{{ c }}</th>{% endfor %}</tr></thead>
+    <tbody>{% for r in t.published_rows %}<tr class="published">{% for c in r %}<td class="{{ c.cls }}" title="{{ c.title }}">{{ c.text }}</td>{% endfor %}</tr>{% endfor %}</tbody>
+  </table></div>
+  </details>
+  {% endif %}
   {% if t.note %}<p class="caption">{{ t.note }}</p>{% endif %}
   {% endfor %}
   {% for n in s.notes %}<p class="note">{{ n }}</p>{% endfor %}

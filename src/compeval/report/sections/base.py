@@ -32,6 +32,8 @@ class Table:
     columns: list[str]
     rows: list[list[Cell]]
     note: str = ""
+    #: the papers' rows for the same columns, shown below the table behind the toggle the leaderboard uses
+    published_rows: list[list[Cell]] = field(default_factory=list)
 
 
 @dataclass

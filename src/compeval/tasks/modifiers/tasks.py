@@ -23,7 +23,7 @@ from ..options import BOOTSTRAP, TaskOptions
 from ..registry import register_task
 from ...models.protocol import can_encode, capability
 from .aggregate import aggregate, bootstrap_note
-from .published import TEST1_PUBLISHED, TEST3_PUBLISHED
+from .published import TEST1_PUBLISHED, TEST2_PUBLISHED, TEST3_PUBLISHED
 from .categories import CATEGORY_DIRECTIONS, category_scores, category_test
 from .measures import (Embedded, adjective_weights, all_compared_ignored, intersectivity, non_subsectivity,
                        pair_cases, pair_intersectivity, word_pair_distances)
@@ -259,7 +259,7 @@ class ModifierPairIntersectivity(_ModifierTask):
         name="modifiers-test2", suite=SUITE, reference=REFERENCE,
         description="Montague modifier consistency, test 2 (phrase-pair intersectivity): d(a1 n, a1 n') < d(a2 n, a2 n') "
                     "over 66 noun pairs x 3,660 ordered adjective pairs",
-        main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS + ("all",),
+        main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS + ("all",), published=TEST2_PUBLISHED,
         directions=CATEGORY_DIRECTIONS,
     )
     eval_cost = EvalCost(at_50=0.137, at_384=0.134)  # CPU s, benchmarks/eval_vs_encode.py --costs

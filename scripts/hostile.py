@@ -1048,6 +1048,11 @@ def round4_numerics() -> list[Scenario]:
             "except CompevalError as e:\n    print(e); rc = 0 if 'b_bad.toml' in str(e) else 1\n")),
         Step("toml: bootstrap = true", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-t", "{here}/boot.toml"],
              expect="fail"),
+        Step("toml: bootstrap = true is refused as a boolean, not read as 1", py=(
+            "from compeval.errors import CompevalError\n"
+            "from compeval.tasks.registry import get_tasks\n"
+            "try:\n    get_tasks(str(here / 'boot.toml')); rc = 1\n"
+            "except CompevalError as e:\n    print(e); rc = 0 if 'bootstrap=true' in str(e) else 1\n")),
         Step("tasks sts3k: the listed bootstrap bound is the enforced one", py=(
             "from compeval.tasks.sts.tasks import STS3k\n"
             "row = next(r for r in STS3k.Options.rows() if r['option'] == 'bootstrap')\n"

@@ -142,3 +142,17 @@ def test_a_skipthought_options_pickle_of_the_wrong_shape_is_one_line(tmp_path, p
     with pytest.raises(SpecError) as exc:
         read_options(path, "skipthought:X")
     assert len(str(exc.value).splitlines()) == 1 and "Skip-Thought options" in str(exc.value)
+
+
+def test_the_label_rule_on_large_fractional_and_non_finite_numbers():
+    from compeval.tasks.user.base import label_column
+    from compeval.tasks.user.tables import Table
+
+    values = [10**400, 2.5, 2.50, 2.0**60, 2**60, 1e300, 10**300, -0.0, 0]
+    table = Table("x.jsonl", "x", ["label"], [{"label": v} for v in values], list(range(1, 10)), "digest")
+    labels = label_column(table, "label", "label")
+    assert labels[:5] == [str(10**400), "2.5", "2.5", str(2**60), str(2**60)] and labels[7:] == ["0", "0"]
+    assert labels[5] == str(int(1e300)) != labels[6]  # the float 1e300 is not the integer 10**300
+    table.rows[2]["label"] = float("nan")
+    with pytest.raises(MalformedDataError, match="x.jsonl:3: column 'label': nan is not a label"):
+        label_column(table, "label", "label")

@@ -130,10 +130,12 @@ def label_cell(table: Table, i: int, column: str, value: Any) -> str:
         raise table.bad(i, column, "missing (every row needs it)")
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
         if not math.isfinite(value):
             raise table.bad(i, column, f"{value!r} is not a label")
-        return str(int(value)) if float(value).is_integer() else repr(float(value))
+        return str(int(value)) if value.is_integer() else repr(value)
     if not isinstance(value, str):
         raise table.bad(i, column, f"expected a label (text, a number or a boolean), got {value!r}")
     text = value.strip()

@@ -935,9 +935,140 @@ def clean_repeats() -> list[Scenario]:
     return [Scenario("clean", steps)]
 
 
+def round4_numerics() -> list[Scenario]:
+    """Issue 48's numerics and readers: Pearson on extreme scales, float noise ranked as signal (an averaging
+    model on word-order swaps), JSON Lines duplicate keys and raw U+2028, labels 1 and 1.0, mixed label kinds,
+    a bad declaration among several task files, a boolean for a count, the listed resample bound, and a
+    Skip-Thought options pickle that unpickles to the wrong thing."""
+    nouns = ["lawyer", "witness", "doctor", "patient", "teacher", "student", "chef", "waiter", "pilot"]
+
+    def setup(here: Path, fx: dict):
+        import pickle
+
+        import numpy as np
+
+        rng = np.random.default_rng(4)
+        pairs = []
+        for k, (a, b) in enumerate((a, b) for a in nouns for b in nouns if a != b):
+            s1 = f"the {a} saw the {b} near the old bridge"
+            s2 = f"the {b} saw the {a} near the old bridge" if k % 2 else f"a {a} met a {b} by the river"
+            pairs.append({"s1": s1, "s2": s2, "gold": round(float(rng.uniform(0, 5)), 3)})
+        (here / "swaps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in pairs), encoding="utf-8")
+        for name, scale in (("big", 1e160), ("tiny", 1e-165)):
+            (here / f"{name}.jsonl").write_text("".join(json.dumps({**r, "gold": r["gold"] * scale}) + "\n"
+                                                        for r in pairs), encoding="utf-8")
+        lines = [json.dumps(r) for r in pairs]
+        lines[2] = lines[2][:-1] + ', "gold": 4.5}'
+        (here / "dup.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        sep = [dict(r) for r in pairs]
+        sep[3]["s1"] = "the pilot\u2028saw the chef"
+        (here / "sep.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sep), encoding="utf-8")
+        probe = []
+        for k, (a, b) in enumerate((a, b) for a in nouns for b in nouns if a != b):
+            late = nouns.index(a) >= 4
+            probe.append({"text": f"the {a} saw the {b} at {k}", "label": (1 if k % 2 else 1.0) if late else 0})
+        (here / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in probe), encoding="utf-8")
+        mixed = [{**r, "label": "1" if r["label"] == 1 and k % 3 == 0 else (1 if r["label"] == 1 else 0)}
+                 for k, r in enumerate(probe)]
+        (here / "mixed.jsonl").write_text("".join(json.dumps(r) + "\n" for r in mixed), encoding="utf-8")
+        decl = here / "decl"
+        decl.mkdir(exist_ok=True)
+        good = 'kind = "pairs"\nsource = "../swaps.jsonl"\n[columns]\na = "s1"\nb = "s2"\nscore = "gold"\n'
+        (decl / "a_good.toml").write_text(good)
+        (decl / "b_bad.toml").write_text(good.replace('b = "s2"', 'b = "s3"').replace('"pairs"\n', '"pairs"\nname = "bad"\n', 1))
+        (decl / "c_good.toml").write_text(good.replace('"pairs"\n', '"pairs"\nname = "other"\n', 1))
+        (here / "boot.toml").write_text(good.replace("../swaps", "swaps") + "[options]\nbootstrap = true\n")
+        st = here / "skipthought"
+        st.mkdir(exist_ok=True)
+        (st / "uni_skip.npz.pkl").write_bytes(b"\x80\x02ccollections\nOrderedDict\nq\x00K\x01\x85q\x01Rq\x02.")
+        (st / "unhashable.pkl").write_bytes(b"\x80\x02}q\x00(]q\x01K\x01aK\x02u.")
+        (st / "bool.pkl").write_bytes(pickle.dumps({"dim": True, "dim_word": 4}))
+
+    check = (
+        "import json, numpy as np, pandas as pd\n"
+        "from scipy import stats\n"
+        "from compeval.runner import run\n"
+        "from compeval.results import results_frame\n"
+        "def shown(folder, subset, metric):\n"
+        "    df = results_frame(folder)\n"
+        "    return float(df[(df.subset == subset) & (df.metric == metric)].value.iloc[0])\n"
+        "def predictions(folder):\n"
+        "    (f,) = Path(folder).rglob('*.predictions.jsonl')\n"
+        "    return pd.read_json(f, lines=True, dtype=False)\n"
+        "def wrong(what):\n"
+        "    print('wrong number: ' + what, file=__import__('sys').stderr)\n"
+        "    return 3\n"
+    )
+    steps = []
+    for name in ("big", "tiny"):
+        steps.append(Step(f"pearson: gold scores near {'1e160' if name == 'big' else '1e-165'}", py=check + (
+            f"run(['hashbag'], ['pairs:' + str(here / '{name}.jsonl') + ',a=s1,b=s2,score=gold,bootstrap=40'], "
+            f"here / 'p-{name}', data_dir=fx['data'], cache_dir=None)\n"
+            f"p = predictions(here / 'p-{name}')\n"
+            "gold = pd.read_json(here / 'swaps.jsonl', lines=True).gold  # the same golds at unit scale\n"
+            "expected = stats.pearsonr(p.score, gold).statistic\n"
+            f"got = shown(here / 'p-{name}', 'all', 'pearson')\n"
+            "rc = 0 if abs(got - expected) < 1e-9 else wrong(f'pearson {got} against scipy {expected}')\n")))
+    steps += [
+        Step("spearman: an averaging model on word-order swaps ties them", py=check + (
+            "run(['hashbag'], ['pairs:' + str(here / 'swaps.jsonl') + ',a=s1,b=s2,score=gold,bootstrap=40'], "
+            "here / 'swaps', data_dir=fx['data'], cache_dir=None)\n"
+            "p = predictions(here / 'swaps')\n"
+            "same = [sorted(a.split()) == sorted(b.split()) for a, b in zip(p.sentence_1, p.sentence_2)]\n"
+            "exact = np.where(same, 1.0, p.score)\n"
+            "expected = stats.spearmanr(exact, p.gold).statistic\n"
+            "got = shown(here / 'swaps', 'all', 'spearman')\n"
+            "rc = 0 if abs(got - expected) < 1e-9 else wrong(f'spearman {got}, with the swaps tied {expected}')\n")),
+        Step("spearman: verify recomputes the tied result", cli=["verify", "{here}/swaps"], readonly="{here}/swaps"),
+        Step("triplets: two swaps of the anchor are a tie", py=check + (
+            "rows = ['anchor,closer,farther'] + [f'the {a} saw the {b} near the old bridge,the {b} saw the {a} near "
+            "the old bridge,near the old bridge the {a} saw the {b}' for a in ['chef', 'pilot', 'lawyer'] for b in "
+            "['doctor', 'nurse', 'judge']]\n"
+            "(here / 'trip.csv').write_text('\\n'.join(rows) + '\\n')\n"
+            "run(['hashbag'], ['triplets:' + str(here / 'trip.csv') + ',bootstrap=40'], here / 'trip', "
+            "data_dir=fx['data'], cache_dir=None)\n"
+            "got = shown(here / 'trip', 'all', 'accuracy')\n"
+            "rc = 0 if got == 0.0 else wrong(f'accuracy {got} where every ordering is a tie')\n")),
+        Step("jsonl: a row gives gold twice", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-t",
+                                                         "pairs:{here}/dup.jsonl,a=s1,b=s2,score=gold"], expect="fail"),
+        Step("jsonl: a raw U+2028 inside a string", cli=RUN + ["-o", "{here}/sep", "-m", "hashbag", "-t",
+                                                               "pairs:{here}/sep.jsonl,a=s1,b=s2,score=gold"]),
+        Step("labels: 1 and 1.0 are one label", py=check + (
+            "from compeval.tasks.registry import get_tasks\n"
+            "(t,) = get_tasks('probe:' + str(here / 'labels.jsonl') + ',text=text,label=label')\n"
+            "rc = 0 if t.values == ['0', '1'] else wrong(f'labels {t.values}: one probe became {len(t.choices)}')\n")),
+        Step("labels: text '1' beside number 1", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-t",
+                                                            "probe:{here}/mixed.jsonl,text=text,label=label"],
+             expect="fail"),
+        Step("toml: tasks --path with one bad file of three", cli=["tasks", "--path", "{here}/decl"], expect="fail"),
+        Step("toml: the error names the bad file", py=(
+            "from compeval.errors import CompevalError\n"
+            "from compeval.tasks.user.listing import declared_rows\n"
+            "try:\n    declared_rows(here / 'decl'); rc = 1\n"
+            "except CompevalError as e:\n    print(e); rc = 0 if 'b_bad.toml' in str(e) else 1\n")),
+        Step("toml: bootstrap = true", cli=RUN + ["-o", "{here}/out", "-m", "hashbag", "-t", "{here}/boot.toml"],
+             expect="fail"),
+        Step("toml: bootstrap = true is refused as a boolean, not read as 1", py=(
+            "from compeval.errors import CompevalError\n"
+            "from compeval.tasks.registry import get_tasks\n"
+            "try:\n    get_tasks(str(here / 'boot.toml')); rc = 1\n"
+            "except CompevalError as e:\n    print(e); rc = 0 if 'bootstrap=true' in str(e) else 1\n")),
+        Step("tasks sts3k: the listed bootstrap bound is the enforced one", py=(
+            "from compeval.tasks.sts.tasks import STS3k\n"
+            "row = next(r for r in STS3k.Options.rows() if r['option'] == 'bootstrap')\n"
+            "print(row['values']); rc = 0 if '>= 40' in row['values'] else 1\n")),
+    ]
+    for name in ("uni_skip.npz.pkl", "unhashable.pkl", "bool.pkl"):
+        steps.append(Step(f"skipthought: options pickle {name}", py=(
+            "from compeval.models.skipthought import read_options\n"
+            f"read_options(here / 'skipthought' / '{name}', 'skipthought:X'); rc = 0\n"), expect="fail"))
+    return [Scenario("round4-numerics", steps, setup)]
+
+
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
-            + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats())
+            + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
+            + round4_numerics())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

@@ -117,12 +117,16 @@ class OptionsBase(BaseModel):
         """Validate keyword values (Python objects or the CLI's strings; a group's fields by their option
         names or as the group). A SpecError names ``where`` (``task 'x'``, a model spec), the option, the
         value and what is allowed, in one line."""
-        aliases, seen = cls.aliases(), {}
-        for key in values:
+        aliases, seen, fields = cls.aliases(), {}, cls.flat_fields()
+        for key, value in values.items():
             name = aliases.get(key, key)
             if name in seen:
                 raise SpecError(f"{where}: option {name} given twice (as {seen[name]} and {key})")
             seen[name] = key
+            # pydantic would read true as 1: a boolean (a TOML file's, the Python API's) is no count
+            if isinstance(value, bool) and name in fields and _base_type(fields[name][1]) in (int, float):
+                raise SpecError(f"{where}: option {key}={_show(value)}: expected {_allowed(fields[name][1])}, not "
+                                "true or false")
         try:
             options = cls.model_validate(cls._nest(values))
         except ValidationError as exc:

@@ -3,17 +3,21 @@
 Every reader decodes through here, so every reader treats the same bytes the same way: UTF-8 only (another
 encoding is a one-line ``MalformedDataError`` with the file and line), a leading UTF-8 byte-order mark is
 stripped (Windows editors write one; it would otherwise become part of the first word or text), a ``.gz``
-file is read compressed and one that is not gzip is an error naming the file. ``first_seen`` is the
-duplicate-key rule: a key met twice is an error naming both lines, never a silent last-one-wins.
+file is read compressed and one that is not gzip is an error naming the file. A line ends at ``\n`` (a
+``\r`` before it dropped) and nowhere else: JSON and TSV text may hold U+2028, U+0085 or a form feed raw,
+which ``str.splitlines`` would take for line ends. ``first_seen`` is the duplicate-key rule: a key met twice
+is an error naming both lines, never a silent last-one-wins; ``json_line`` applies it to the keys of one
+JSON Lines object.
 """
 from __future__ import annotations
 
 import gzip
 import io
+import json
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from .errors import MalformedDataError
 
@@ -91,3 +95,35 @@ def first_seen(seen: dict[str, int], key: str, line_no: int, path: Path | str, w
         shown = key if len(key) <= 60 else key[:60] + "…"
         raise MalformedDataError(path, line_no, f"duplicate {what} {shown!r}: also on line {before}; "
                                                 "keep one of them")
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as ``lines`` reads a file's: split at ``\n`` only, a trailing ``\r`` dropped."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, int] = {}
+    for k, (key, _) in enumerate(pairs):
+        if seen.setdefault(key, k) != k:
+            raise _DuplicateKey(key)
+    return dict(pairs)
+
+
+def json_line(line: str, path: Path | str, line_no: int) -> Any:
+    """One JSON Lines value; invalid JSON, or an object (at any depth) that gives a key twice, is an error
+    naming the line (JSON leaves duplicates undefined, and Python's parser would keep the last silently)."""
+    try:
+        return json.loads(line, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        key = str(exc.args[0])
+        shown = key if len(key) <= 60 else key[:60] + "…"
+        raise MalformedDataError(path, line_no, f"key {shown!r} is given twice in one object; keep one") from None
+    except json.JSONDecodeError as exc:
+        raise MalformedDataError(path, line_no, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise MalformedDataError(path, line_no, "not valid JSON (nested too deeply)") from None

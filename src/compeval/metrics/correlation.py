@@ -1,24 +1,65 @@
-"""Correlations that work on 1-D arrays and, row-wise, on 2-D bootstrap matrices."""
+"""Correlations that work on 1-D arrays and, row-wise, on 2-D bootstrap matrices.
+
+Pearson follows ``scipy.stats.pearsonr``: deviations from the mean are scaled by their largest magnitude
+before they are squared or multiplied, so scores near 1e160 (whose squares overflow) or near 1e-165 (whose
+squares underflow) give scipy's value, not 0 or NaN; each row is first divided by a power of two near its
+largest value (exact: only the exponent moves), so even the mean of values near the largest float is finite.
+A correlation of NaN values, or a Pearson correlation of infinite ones, is refused (a ``DataError``): no value
+would be right. Spearman ranks scores at the rank precision of ``ties`` (values equal up to it are ties, average ranks), then correlates
+the ranks as Pearson does.
+"""
 from __future__ import annotations
 
 import numpy as np
 from scipy import stats
 
+from ..errors import DataError
+from .ties import at_rank_precision
+
+
+def _finite(name: str, values: np.ndarray, what: str = "NaN or infinite") -> np.ndarray:
+    bad = np.isnan(values) if what == "NaN" else ~np.isfinite(values)
+    if bad.any():
+        raise DataError(f"{name}: {int(bad.sum())} of the values are {what}; a correlation needs "
+                        f"{'ordered' if what == 'NaN' else 'finite'} values (drop or replace the missing ones first)")
+    return values
+
+
+def _power_of_two_scaled(x: np.ndarray) -> np.ndarray:
+    """Each row (last axis) divided by 2**e, where 2**(e-1) <= max |x| < 2**e: exact, and the row's sum cannot
+    overflow."""
+    _, exponent = np.frexp(np.max(np.abs(x), axis=-1, keepdims=True))
+    return np.ldexp(x, -exponent)
+
 
 def pearson_rows(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    xm = x - x.mean(axis=axis, keepdims=True)
-    ym = y - y.mean(axis=axis, keepdims=True)
-    num = (xm * ym).sum(axis=axis)
-    den = np.sqrt((xm * xm).sum(axis=axis) * (ym * ym).sum(axis=axis))
+    """Pearson r along ``axis`` (NaN where a row is constant), computed as ``scipy.stats.pearsonr``."""
+    x = np.moveaxis(_finite("pearson", np.asarray(x, dtype=np.float64)), axis, -1)
+    y = np.moveaxis(_finite("pearson", np.asarray(y, dtype=np.float64)), axis, -1)
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"pearson: {x.shape[-1]} values against {y.shape[-1]}")
+    constant = np.all(x == x[..., :1], axis=-1) | np.all(y == y[..., :1], axis=-1)
+    x, y = _power_of_two_scaled(x), _power_of_two_scaled(y)
+    xm = x - x.mean(axis=-1, keepdims=True)
+    ym = y - y.mean(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return num / den
+        xmax = np.max(np.abs(xm), axis=-1, keepdims=True)
+        ymax = np.max(np.abs(ym), axis=-1, keepdims=True)
+        normx = xmax * np.linalg.vector_norm(xm / xmax, axis=-1, keepdims=True)
+        normy = ymax * np.linalg.vector_norm(ym / ymax, axis=-1, keepdims=True)
+        r = np.clip(np.vecdot(xm / normx, ym / normy, axis=-1), -1.0, 1.0)
+    if x.shape[-1] == 2:  # two points lie on a line: exactly ±1
+        r = np.round(r)
+    return np.where(constant, np.nan, r)
 
 
 def spearman_rows(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Spearman ρ with average ranks for ties (as ``scipy.stats.spearmanr``), along ``axis``."""
-    return pearson_rows(stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis), axis=axis)
+    """Spearman ρ with average ranks for ties (as ``scipy.stats.spearmanr``), along ``axis``; values equal at
+    the rank precision (``ties.RANK_BITS``) are ties."""
+    x = _finite("spearman", np.asarray(x, dtype=np.float64), "NaN")  # ±inf have a rank
+    y = _finite("spearman", np.asarray(y, dtype=np.float64), "NaN")
+    return pearson_rows(stats.rankdata(at_rank_precision(x), axis=axis),
+                        stats.rankdata(at_rank_precision(y), axis=axis), axis=axis)
 
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
@@ -32,10 +73,11 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 def _resampled_ranks(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Average ranks of each row of ``x[idx]`` by counting, O(B·n) instead of sorting every row.
 
-    A resample only holds values of ``x``, so each row is ranked on the dense code grid of ``x``:
-    rank = (values below) + (ties + 1) / 2, exactly ``scipy.stats.rankdata(method="average")``.
+    A resample only holds values of ``x``, so each row is ranked on the dense code grid of ``x`` (at the rank
+    precision): rank = (values below) + (ties + 1) / 2, exactly ``scipy.stats.rankdata(method="average")``.
     """
-    _, codes1d = np.unique(x, return_inverse=True)
+    _, codes1d = np.unique(at_rank_precision(_finite("spearman", np.asarray(x, dtype=np.float64), "NaN")),
+                           return_inverse=True)
     k = int(codes1d.max()) + 1
     codes = codes1d[idx]
     b = idx.shape[0]

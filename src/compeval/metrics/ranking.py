@@ -7,7 +7,8 @@
 - Normalised rank of one answer among a document's candidates, ties at the median of the tied block.
 
 Missing scores (NaN: e.g. the cosine of a zero vector) carry no information: both metrics place them
-below every real score and tied with each other, so a model with no opinion scores chance (0.5).
+below every real score and tied with each other, so a model with no opinion scores chance (0.5). Scores
+equal at the rank precision (``ties.RANK_BITS``) are ties.
 """
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ import numpy as np
 from scipy import stats
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_ci, mean_ci
+from .ties import at_rank_precision
 from .. import seeds
 
 
 def _missing_at_bottom(scores: np.ndarray) -> np.ndarray:
-    scores = np.asarray(scores, dtype=np.float64)
+    """The scores at the rank precision, NaN below every real score."""
+    scores = at_rank_precision(scores)
     return np.where(np.isnan(scores), -np.inf, scores)
 
 

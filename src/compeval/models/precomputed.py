@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Sequence
 
@@ -82,7 +81,7 @@ def read_precomputed(path: Path, options: ModelOptions | None = None):
         raise SpecError(f"precomputed:{path} is a folder; give the file of scores or vectors")
     if not path.is_file():
         raise SpecError(f"precomputed file {path} does not exist")
-    lines = textfile.read_text(path).splitlines()
+    lines = textfile.split_lines(textfile.read_text(path))
     body = [(i, ln) for i, ln in enumerate(lines, 1) if ln.strip()]
     if not body:
         raise MalformedDataError(path, 1, "file is empty")
@@ -91,12 +90,12 @@ def read_precomputed(path: Path, options: ModelOptions | None = None):
     if first.startswith("{"):
         table = {}
         for i, ln in body:
+            obj = textfile.json_line(ln, path, i)
             try:
-                obj = json.loads(ln)
                 if not isinstance(obj, dict) or not isinstance(obj["text"], str):
                     raise TypeError("each line is an object with a string 'text'")
                 vector = np.asarray(obj["vector"], dtype=np.float32)
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError, RecursionError) as exc:
+            except (KeyError, TypeError, ValueError) as exc:
                 raise MalformedDataError(path, i, f"expected {{\"text\": …, \"vector\": […]}} ({exc})") from None
             textfile.first_seen(seen, obj["text"], i, path, "text")
             table[obj["text"]] = _finite(path, i, vector)

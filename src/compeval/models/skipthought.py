@@ -75,16 +75,23 @@ class _PlainUnpickler(pickle.Unpickler):
 
 
 def read_options(path: Path, where: str) -> dict:
-    """The released training options (``*.npz.pkl``): a dict with integer ``dim`` and ``dim_word``."""
+    """The released training options (``*.npz.pkl``): a dict with positive integer ``dim`` and ``dim_word``.
+
+    Any failure to rebuild the file as plain containers is one line: a damaged or foreign pickle can fail in
+    many ways (a container built from the wrong arguments is a TypeError, an unhashable key too, a truncated
+    stream an IndexError or EOFError), and each means the same thing here."""
     try:
         with open(path, "rb") as f:
             options = _PlainUnpickler(f, encoding="latin1").load()
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError) as exc:
+    except OSError as exc:
+        raise SpecError(f"{where}: cannot read Skip-Thought options {path} ({exc.strerror or exc})") from None
+    except Exception as exc:  # whatever a malformed pickle raises while it is rebuilt
         raise SpecError(f"{where}: cannot read Skip-Thought options {path} ({type(exc).__name__}: {exc}); give "
                         "the .npz.pkl released with the weights") from None
-    if not isinstance(options, dict) or not all(isinstance(options.get(k), int) for k in ("dim", "dim_word")):
-        raise SpecError(f"{where}: {path.name} has no integer dim and dim_word, so it is not a Skip-Thought "
-                        "options file")
+    if not isinstance(options, dict) or not all(type(options.get(k)) is int and options[k] > 0
+                                                for k in ("dim", "dim_word")):
+        raise SpecError(f"{where}: {path.name} has no positive integer dim and dim_word, so it is not a "
+                        "Skip-Thought options file")
     if options.get("encoder", "gru") != "gru":
         raise SpecError(f"{where}: {path.name}: encoder {options['encoder']!r}; the released encoders are GRUs")
     return options

@@ -11,13 +11,14 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from pydantic import Field
 from pydantic.fields import FieldInfo
 
 from ..errors import SpecError
 from ..metrics import DEFAULT_RESAMPLES, MAX_RESAMPLES, MIN_RESAMPLES
 from ..options import OptionsBase, domain_check
 
-__all__ = ["BOOTSTRAP", "TaskOptions", "domain_check", "path_text"]
+__all__ = ["BOOTSTRAP", "TaskOptions", "domain_check", "path_text", "resamples"]
 
 #: Bootstrap resamples behind every 95% interval (the paper setting in every suite).
 BOOTSTRAP = DEFAULT_RESAMPLES
@@ -26,8 +27,13 @@ BOOTSTRAP = DEFAULT_RESAMPLES
 #: largest task) when they declare no bound; other integers as ``compeval.options.OptionsBase.implicit_cap``.
 MAX_RESAMPLE_OPTION = MAX_RESAMPLES
 RESAMPLE_OPTIONS = ("bootstrap", "n_resamples", "splits", "repeats", "permutations")
-#: The resample counts behind a 95% interval: at least ``MIN_RESAMPLES`` (``compeval.metrics.bootstrap``).
-INTERVAL_OPTIONS = ("bootstrap", "n_resamples")
+
+
+def resamples() -> Any:
+    """The field of a resample count behind a 95% interval (a task's ``bootstrap`` / ``n_resamples``): the
+    paper's 1,000 by default, at least ``MIN_RESAMPLES`` (fewer cannot span a 95% interval; see
+    ``compeval.metrics.bootstrap``), so the bound a listing shows is the one enforced."""
+    return Field(BOOTSTRAP, ge=MIN_RESAMPLES)
 
 
 class TaskOptions(OptionsBase):
@@ -38,16 +44,6 @@ class TaskOptions(OptionsBase):
     def implicit_cap(cls, name: str, field: FieldInfo) -> int | None:
         cap = super().implicit_cap(name, field)
         return MAX_RESAMPLE_OPTION if cap is not None and name in RESAMPLE_OPTIONS else cap
-
-    @classmethod
-    def parse(cls, values: Mapping[str, Any], where: str) -> "OptionsBase":
-        options = super().parse(values, where)
-        for name in INTERVAL_OPTIONS:
-            value = getattr(options, name, None)
-            if isinstance(value, int) and not isinstance(value, bool) and 0 < value < MIN_RESAMPLES:
-                raise SpecError(f"{where}: option {name}={value!r} must be at least {MIN_RESAMPLES} (fewer "
-                                "resamples cannot span a 95% interval; see compeval.metrics.bootstrap)")
-        return options
 
     @classmethod
     def build(cls, task: str, values: Mapping[str, Any]) -> "TaskOptions":

@@ -17,7 +17,6 @@ string per document sentence) gives per-tag scores. Blank lines are skipped.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -32,12 +31,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for line_no, line in textfile.lines(path):  # UTF-8, a byte-order mark stripped, as every reader
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-            raise MalformedDataError(path, line_no, f"not valid JSON ({getattr(exc, 'msg', 'nested too deeply')}"
-                                                    f"{where})") from None
+        obj = textfile.json_line(line, path, line_no)
         if not isinstance(obj, dict):
             raise MalformedDataError(path, line_no, f"expected a JSON object, got {type(obj).__name__}")
         yield line_no, obj

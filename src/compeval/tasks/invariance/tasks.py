@@ -22,7 +22,7 @@ from ...models.registry import ModelBuilder, check_spec
 from ...results.schema import Score
 from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, path_text
+from ..options import path_text, resamples
 from ..recompute import checked_column
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare, pair_similarity
@@ -87,7 +87,7 @@ class InvarianceRelation(Task):
         negatives_per_type: int = Field(4, ge=1)  # NE sentences per negative type
         generator_seed: int = Field(0, ge=0)
         # resamples behind each 95% bootstrap interval
-        bootstrap: int = Field(BOOTSTRAP, ge=1)
+        bootstrap: int = resamples()
 
     def __init__(self, **options: Any):
         super().__init__(**options)
@@ -198,7 +198,7 @@ class InvarianceQA(Task):
         generator_seed: int = Field(0, ge=0)
         subset_model: str = "overlap"  # model spec of the baseline that defines the paper's "Subset"; "" for none
         # resamples behind each 95% bootstrap interval
-        bootstrap: int = Field(BOOTSTRAP, ge=1)
+        bootstrap: int = resamples()
 
         @field_validator("texts", mode="before")
         @classmethod

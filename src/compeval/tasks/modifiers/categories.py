@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ...metrics.ties import at_rank_precision
 from ...results.schema import Score
 from .stimuli import PAD
 from ... import seeds
@@ -71,7 +72,7 @@ def category_test(values: np.ndarray, adjectives: np.ndarray, adjective_types: n
 
     ``adjective_types`` holds each adjective's type id (0..4) and ``labels`` the type names in that order.
     """
-    values = np.asarray(values, dtype=np.float64)
+    values = at_rank_precision(values)  # a rank test: values equal at the rank precision are ties
     adjectives = np.asarray(adjectives)
     keep = ~np.isnan(values)
     values, adjectives = values[keep], adjectives[keep]

@@ -19,7 +19,7 @@ from ...data.registry import DataContext
 from ...results.schema import Score
 from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, TaskOptions
+from ..options import TaskOptions, resamples
 from ..registry import register_task
 from ...models.protocol import can_encode, capability
 from .aggregate import aggregate, bootstrap_note
@@ -67,7 +67,7 @@ class WordVectorModel(Protocol):
 
 
 class ModifierOptions(TaskOptions):
-    n_resamples: int = Field(BOOTSTRAP, ge=1)  # nouns resampled (cluster bootstrap) per interval
+    n_resamples: int = resamples()  # nouns resampled (cluster bootstrap) per interval
     # word-vector models: "authors" tokenises phrases as the authors' code does (the paper's figures);
     # "model" keeps the model's own convention (tok= in its spec). Other models are unaffected.
     word_tokenisation: Literal["authors", "model"] = "authors"

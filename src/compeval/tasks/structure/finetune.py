@@ -10,6 +10,8 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPRegressor
 
+from ...metrics.correlation import spearman
+
 # The paper's hidden sizes: roughly tenfold more parameters per added layer.
 LAYERS: dict[int, tuple[int, ...]] = {0: (), 1: (10,), 2: (60, 100), 3: (100, 100, 10)}
 
@@ -37,7 +39,7 @@ def fit_score(x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         reg = MLPRegressor(hidden_layer_sizes=hidden, random_state=seed).fit(x[train], y[train])
-    return float(stats.spearmanr(reg.predict(x[test]), y[test]).statistic)
+    return spearman(reg.predict(x[test]), y[test])
 
 
 def fit_scores(fits: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]], hidden: tuple[int, ...],
@@ -52,7 +54,7 @@ def fit_scores(fits: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, 
 
     jobs = [MLPJob(f"layers={len(hidden)}/seed={seed}", x[tr], y[tr], x[te], seed) for x, y, tr, te, seed in fits]
     out = fit_mlps(jobs, hidden=hidden, classify=False, settings=AdamSettings(), device=device)
-    return [float(stats.spearmanr(f.predictions, y[te]).statistic) for f, (x, y, tr, te, seed) in zip(out, fits)]
+    return [spearman(f.predictions, y[te]) for f, (x, y, tr, te, seed) in zip(out, fits)]
 
 
 def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:

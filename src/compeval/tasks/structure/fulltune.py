@@ -50,7 +50,7 @@ from ...models.protocol import role_scorer, sentence_transformer_source
 from ...results.schema import PublishedScore, Score
 from ...results.store import as_written
 from ..base import Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP
+from ..options import resamples
 from ..recompute import checked_column
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
@@ -302,7 +302,7 @@ class STS3kFinetuneFull(Task):
         n_pairs: int | None = Field(None, ge=4, le=2800)  # a fixed subset of STS3k (tests, quick checks)
         save_models: bool = False  # write each fold's fine-tuned model under the output folder
         # resamples behind each 95% bootstrap interval
-        bootstrap: int = Field(BOOTSTRAP, ge=1)
+        bootstrap: int = resamples()
 
     def load(self, data: DataContext) -> None:
         sts = STS3k()

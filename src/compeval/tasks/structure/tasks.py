@@ -12,11 +12,12 @@ from ... import textfile
 from ...data.registry import DataContext
 from ...errors import DataError, MalformedDataError, SpecError
 from ...metrics import mean_ci, percentile_interval, resample_indices
+from ...metrics.ties import at_rank_precision
 from ...results.schema import Score
 from ...results.store import as_written
 from ...training.settings import AdamSettings, Trainer
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, TaskOptions
+from ..options import TaskOptions, resamples
 from ..recompute import checked_column
 from ..registry import register_task
 from ...models.protocol import role_scorer
@@ -95,7 +96,7 @@ class STS3kTypes(Task):
     class Options(ComparisonOptions):
         parses: Literal["hand", "spacy"] = "hand"  # hand: the authors' parses, the labeler for pairs without one
         # resamples behind each 95% bootstrap interval
-        bootstrap: int = Field(BOOTSTRAP, ge=1)
+        bootstrap: int = resamples()
 
     def load(self, data: DataContext) -> None:
         from ...linguistics.roles import load_hand_parses
@@ -499,7 +500,7 @@ class MinimalPairsTask(Task):
     class Options(ComparisonOptions):
         n_bases: int = Field(40, ge=1, le=gen.MAX_BASES)  # generated base sentences
         # resamples behind each 95% bootstrap interval
-        bootstrap: int = Field(BOOTSTRAP, ge=1)
+        bootstrap: int = resamples()
         generator_seed: int = Field(0, ge=0)  # the stimuli (as in every generating suite); --seed: the intervals
 
     def load(self, data: DataContext) -> None:
@@ -537,8 +538,9 @@ class MinimalPairsTask(Task):
         scores, agree = [], []
         for i, hi_t in enumerate(gen.ORDER):
             for lo_t in gen.ORDER[i + 1:]:
-                d = means[hi_t].to_numpy() - means[lo_t].to_numpy()
-                ok = np.where(d > 0, 1.0, np.where(d == 0, 0.5, 0.0))
+                # means equal at the rank precision (metrics.ties) are a tie
+                hi_m, lo_m = at_rank_precision(means[hi_t].to_numpy()), at_rank_precision(means[lo_t].to_numpy())
+                ok = np.where(hi_m > lo_m, 1.0, np.where(hi_m == lo_m, 0.5, 0.0))
                 agree.append(ok)
                 lo, hi = mean_ci(ok, self.options.bootstrap, seed)
                 scores.append(Score(subset=f"{hi_t}>{lo_t}", metric="order_agreement", value=float(ok.mean()),

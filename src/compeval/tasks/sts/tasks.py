@@ -11,7 +11,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
 
 from ...data.registry import DataContext
 from ...errors import DataError
@@ -19,7 +18,7 @@ from ...metrics import pearson_rows, percentile_interval, resample_indices, spea
 from ...results.schema import Score
 from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP
+from ..options import resamples
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
 from . import loaders
@@ -38,7 +37,7 @@ def apply_missing(raw: np.ndarray, policy: str) -> np.ndarray:
 class STSOptions(ComparisonOptions):
     missing: Literal["zero", "drop"] = "zero"  # NaN scores: 0 (the STS3k authors' nan_to_num) or left out
     # resamples behind each 95% bootstrap interval
-    bootstrap: int = Field(BOOTSTRAP, ge=1)
+    bootstrap: int = resamples()
 
 
 class STSTask(Task):

@@ -117,14 +117,48 @@ def number_cell(table: Table, i: int, column: str, value: Any) -> float:
     return number
 
 
+#: The kinds of value a label column may hold (one per column): JSON text, numbers or booleans.
+LABEL_KINDS = {str: "text", bool: "a boolean", int: "a number", float: "a number"}
+
+
 def label_cell(table: Table, i: int, column: str, value: Any) -> str:
-    """A category or label: text, or a JSON number / boolean written as text."""
+    """A category or label as text, by one rule: text is stripped; a JSON number is the shortest text of its
+    value, an integral one without a fraction (``1`` and ``1.0`` are one label, ``1``; ``2.50`` is ``2.5``);
+    a JSON boolean is ``true`` / ``false``. ``label_column`` keeps a column to one of these kinds, so no
+    label of one kind can be taken for a label of another (a boolean ``true`` for the text "true")."""
     if value is None:
         raise table.bad(i, column, "missing (every row needs it)")
-    text = str(value).strip() if not isinstance(value, bool) else str(value).lower()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise table.bad(i, column, f"{value!r} is not a label")
+        return str(int(value)) if value.is_integer() else repr(value)
+    if not isinstance(value, str):
+        raise table.bad(i, column, f"expected a label (text, a number or a boolean), got {value!r}")
+    text = value.strip()
     if not text:
         raise table.bad(i, column, "empty value")
     return text
+
+
+def label_column(table: Table, column: str, role: str) -> list[str]:
+    """The labels of ``column`` (``label_cell``); values of two kinds (text and numbers, numbers and booleans)
+    are an error naming the first line of each kind, since which of them name one class is a guess."""
+    values = table.column(role, column)
+    first_of: dict[str, int] = {}
+    for i, v in enumerate(values):
+        kind = LABEL_KINDS.get(type(v))
+        if kind is None:
+            continue  # label_cell names it
+        first_of.setdefault(kind, i)
+        if len(first_of) > 1:
+            (k1, i1), (k2, i2) = first_of.items()
+            raise table.bad(i2, column, f"{values[i2]!r} is {k2}, but line {table.lines[i1]} holds {k1} "
+                                        f"({values[i1]!r}); write every value of the column as one kind")
+    return [label_cell(table, i, column, v) for i, v in enumerate(values)]
 
 
 def check_duplicates(table: Table, keys: list[Any], what: str) -> None:
@@ -139,7 +173,7 @@ def check_duplicates(table: Table, keys: list[Any], what: str) -> None:
 
 def subset_values(table: Table, column: str, role: str) -> list[str]:
     """A grouping column's values; ``all`` is taken (every item)."""
-    values = [label_cell(table, i, column, v) for i, v in enumerate(table.column(role, column))]
+    values = label_column(table, column, role)
     for i, v in enumerate(values):
         if v == "all":
             raise table.bad(i, column, "the value 'all' names every item; rename it")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ... import textfile
-from ...errors import MalformedDataError, SpecError
+from ...errors import CompevalError, DataError, MalformedDataError, SpecError
 from ...specs import Spec, quote_value
 from .base import DESCRIBING, UserTask
 
@@ -89,8 +89,12 @@ def from_file(path: Path | str) -> UserTask:
         if not isinstance(v, str):
             raise MalformedDataError(path, _line_of(path, k), f"{k!r} must be a string, got {v!r}")
     split = doc.get("split")
-    return KINDS[kind](doc["source"], split=split, base_dir=path.resolve().parent,
-                       spec_string=str(path.resolve()), **described, **columns, **options)
+    try:
+        return KINDS[kind](doc["source"], split=split, base_dir=path.resolve().parent,
+                           spec_string=str(path.resolve()), **described, **columns, **options)
+    except CompevalError as exc:  # a bad option or data row: the line says which declaration is at fault
+        base = next(c for c in type(exc).__mro__ if c in (SpecError, DataError, CompevalError))
+        raise base(f"{path}: {exc}") from None
 
 
 def _line_of(path: Path, key: str) -> int:

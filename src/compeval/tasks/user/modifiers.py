@@ -15,18 +15,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
 
 from ...errors import DataError
 from ...results.schema import Score
 from ..base import TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, TaskOptions
+from ..options import TaskOptions, resamples
 from ..modifiers.aggregate import aggregate, bootstrap_note
 from ..modifiers.measures import Embedded, intersectivity, non_subsectivity, pair_cases, pair_intersectivity
 from ..modifiers.stimuli import PAD, StringTable
 from ..modifiers.tasks import DISTANCE_NOTE, EncoderRequiredError
 from ..scoring import can_encode
-from .base import SUITE, UserTask, check_duplicates, label_cell, text_cell
+from .base import SUITE, UserTask, check_duplicates, label_column, text_cell
 from .tables import Table
 
 
@@ -35,7 +34,7 @@ class ModifiersOptions(TaskOptions):
     adjective2: str = ""  # column of a second adjective (an empty cell: an AN phrase); "" = AN phrases only
     noun: str = "noun"  # column of the noun
     category: str = "category"  # column of the first adjective's category (one category per adjective)
-    n_resamples: int = Field(BOOTSTRAP, ge=1)  # nouns resampled (cluster bootstrap) per interval
+    n_resamples: int = resamples()  # nouns resampled (cluster bootstrap) per interval
     ignore_distance_ge1: bool = False  # test 1: the authors' filter, comparisons at distance >= 1 left out
 
 
@@ -51,7 +50,7 @@ class UserModifiers(UserTask):
         o = self.options
         adj = [text_cell(table, i, o.adjective, v) for i, v in enumerate(table.column("adjective", o.adjective))]
         noun = [text_cell(table, i, o.noun, v) for i, v in enumerate(table.column("noun", o.noun))]
-        cats = [label_cell(table, i, o.category, v) for i, v in enumerate(table.column("category", o.category))]
+        cats = label_column(table, o.category, "category")
         adj2 = ([str(v).strip() if v is not None else "" for v in table.column("adjective2", o.adjective2)]
                 if o.adjective2 else [""] * len(adj))
         category: dict[str, tuple[str, int]] = {}

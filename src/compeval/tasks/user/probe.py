@@ -23,7 +23,7 @@ from ..base import TaskMetadata, TaskOutput
 from ..probing.classifiers import LOGREG_FOLDS
 from ..probing.evaluation import CONTROL_GAUSSIAN, CONTROL_RANDOM_PROBE, ClassifierOptions, ProbeProblem, ProbeSplit
 from ..probing.evaluation import evaluate_problems, score_predictions
-from .base import SUITE, UserTask, check_duplicates, label_cell, text_cell
+from .base import SUITE, UserTask, check_duplicates, label_column, text_cell
 from .tables import Table
 
 
@@ -48,15 +48,14 @@ class UserProbe(UserTask):
     def prepare(self, table: Table) -> None:
         o = self.options
         self.sentences = [text_cell(table, i, o.text, v) for i, v in enumerate(table.column("text", o.text))]
-        labels = [label_cell(table, i, o.label, v) for i, v in enumerate(table.column("label", o.label))]
+        labels = label_column(table, o.label, "label")
         check_duplicates(table, self.sentences, o.text)
         self.labels = np.array(labels, dtype=object)
         self.values = sorted(set(labels))
         if len(self.values) < 2:
             raise table.bad(0, o.label, f"every row has label {self.values[0]!r}; a probe needs two or more")
         if o.partition:
-            parts = [label_cell(table, i, o.partition, v).lower() for i, v in enumerate(table.column("partition",
-                                                                                                   o.partition))]
+            parts = [p.lower() for p in label_column(table, o.partition, "partition")]
             for i, p in enumerate(parts):
                 if p not in ("train", "test"):
                     raise table.bad(i, o.partition, f"{p!r}: write train or test")

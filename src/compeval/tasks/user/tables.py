@@ -109,17 +109,14 @@ def _delimited(text: str, path: Path, delimiter: str) -> tuple[list[str], list[d
 
 
 def _jsonl(text: str, path: Path) -> tuple[list[str], list[dict], list[int]]:
-    """One JSON object per line; the columns are the first object's keys, and every object must have them."""
+    """One JSON object per line (``textfile.json_line``: a key given twice is an error); the columns are the first
+    object's keys."""
     columns: list[str] | None = None
     rows, lines = [], []
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line in enumerate(textfile.split_lines(text), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise MalformedDataError(path, line_no, f"not valid JSON ({getattr(exc, 'msg', 'nested too deeply')})") \
-                from None
+        obj = textfile.json_line(line, path, line_no)
         if not isinstance(obj, dict):
             raise MalformedDataError(path, line_no, f"expected a JSON object, got {type(obj).__name__}")
         if columns is None:

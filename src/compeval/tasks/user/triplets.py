@@ -3,8 +3,8 @@ model orders them so.
 
 Per item, the share of candidate pairs (i before j in the declared order) with sim(anchor, c_i) >
 sim(anchor, c_j); a triplet has one such pair, so its value is 0 or 1, and a ranked list of k candidates
-(``ranked=C1|C2|…``) has k(k-1)/2. Ties and missing similarities (NaN) count as wrong, and their numbers are
-recorded. Accuracy is the mean over items with a percentile bootstrap interval over items
+(``ranked=C1|C2|…``) has k(k-1)/2. Ties (similarities equal at the rank precision, ``metrics.ties``) and
+missing similarities (NaN) count as wrong, and their numbers are recorded. Accuracy is the mean over items with a percentile bootstrap interval over items
 (``metrics.bootstrap.mean_ci``), overall and per value of an optional ``category`` column. Similarity is the
 model's own pair score, else the cosine of its vectors (``tasks.scoring.compare``). The per-item values are
 the predictions, so the report's paired tests compare two models item by item.
@@ -15,14 +15,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
 from ...errors import DataError, SpecError
 from ...metrics.bootstrap import mean_ci
+from ...metrics.ties import at_rank_precision
 from ...results.schema import Score
 from ...results.store import as_written
 from ..base import TaskMetadata, TaskOutput
-from ..options import BOOTSTRAP, TaskOptions
+from ..options import TaskOptions, resamples
 from ..scoring import compare
 from .base import SUITE, UserTask, check_duplicates, subset_values, text_cell
 from .tables import Table
@@ -35,7 +36,7 @@ class TripletsOptions(TaskOptions):
     farther: str = "farther"  # column of the candidate expected farther from it
     ranked: str = ""  # instead of closer/farther: candidate columns from closest to farthest, joined by '|'
     category: str = ""  # column whose values name subsets; "" = none
-    bootstrap: int = Field(BOOTSTRAP, ge=1)
+    bootstrap: int = resamples()
 
     @model_validator(mode="after")
     def _one_form(self) -> "TripletsOptions":
@@ -91,7 +92,7 @@ class UserTriplets(UserTask):
         # (items, candidates), declared order; as the predictions file holds them: verify recomputes exactly
         sims = as_written(np.asarray(sims, dtype=np.float64).ravel()).reshape(k, n).T
         i, j = np.triu_indices(k, 1)
-        before, after = sims[:, i], sims[:, j]
+        before, after = at_rank_precision(sims[:, i]), at_rank_precision(sims[:, j])
         scores, value = self._scores(sims, seed)
         B = self.options.bootstrap
         cols = self.options.candidate_columns()
@@ -128,7 +129,8 @@ class UserTriplets(UserTask):
         candidates) similarities: evaluate's and score_predictions' one path."""
         n, k = sims.shape
         i, j = np.triu_indices(k, 1)
-        before, after = sims[:, i], sims[:, j]
+        ranked = at_rank_precision(sims)  # equal at the rank precision: a tie
+        before, after = ranked[:, i], ranked[:, j]
         right = before > after  # NaN compares False: a missing similarity counts as wrong
         value = right.mean(axis=1)
         B = self.options.bootstrap

@@ -85,3 +85,35 @@ def test_a_folder_without_links_keeps_its_digest(tmp_path):
     for rel in ("1_Pooling/config.json", "config.json", "modules.json", "sub/deeper/w.bin"):
         h.update(rel.encode() + b"\0" + (model / rel).read_bytes())
     assert hub.content_digest(model) == "sha256:" + h.hexdigest()
+
+
+def test_verify_notices_a_model_folder_changed_in_place(tmp_path, tiny_models, hub_cache):
+    """A snapshot-shaped local folder whose pooling is switched in place: a run computes under a new id, and
+    ``verify`` no longer says the old mean-pooling result holds."""
+    from compeval.cli.verify import verify_folder
+    from compeval.runner import run
+    from hub_fakes import put_in_hub_cache
+
+    commit = put_in_hub_cache(hub_cache, "org/tiny-st", tiny_models["sbert"])
+    folder = hub_cache / "models--org--tiny-st" / "snapshots" / commit
+    out = tmp_path / "out"
+    (tmp_path / "pairs.csv").write_text("a,b,score\nthe dog runs,a dog is running,4\nthe cat sleeps,the dog runs,1\n"
+                                        "a big house,a large house,4.5\nthe river,a big red house,0.5\n",
+                                        encoding="utf-8")
+    task = f"pairs:{tmp_path / 'pairs.csv'},bootstrap=50"
+    run([str(folder)], [task], out, cache_dir=None, device="cpu", progress=False, report=False)
+    assert verify_folder(out)[0] == []
+    pooling = next(folder.glob("*_Pooling/config.json"))
+    config = json.loads(pooling.read_text(encoding="utf-8"))
+    if "pooling_mode" in config:  # sentence-transformers >= 6 writes one mode
+        assert config["pooling_mode"] == "mean"
+        config["pooling_mode"] = "cls"
+    else:
+        assert config["pooling_mode_mean_tokens"]
+        config.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    pooling.unlink()  # a snapshot's files may be links into the blobs: replace, as an editor saving would
+    pooling.write_text(json.dumps(config), encoding="utf-8")
+    findings, checked = verify_folder(out)
+    assert checked == 1 and len(findings) == 1
+    (problem,) = findings[0].problems
+    assert f"folder {folder}" in problem and "now has content digest" in problem and "new id" in problem

@@ -75,7 +75,7 @@ def recompute(result, path: Path, data) -> Recomputed:
             task = cls(**result.task.params)
             if data is None:
                 raise CompevalError("no data folder")
-            task.load(data)
+        task.load(data)  # a user task's rows are read already; this makes them its items
         predictions = pd.read_json(path.with_name(result.predictions_file), lines=True, dtype=False)
         scores = task.score_predictions(predictions, seed=result.seed)
     except (CompevalError, ValueError, KeyError, OSError) as exc:

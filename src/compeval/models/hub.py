@@ -5,9 +5,9 @@ Hub names (``ORG/NAME``) resolve through ``huggingface_hub.snapshot_download``: 
 returns the cached snapshot folder. The commit hash of that snapshot is the model's identity, so a
 result says exactly which weights produced it and a moved branch gives a new id. Local folders, a folder
 in snapshot layout given by its path included, are identified by a digest of their content (weights,
-configuration, tokenizer and pooling files: every file but README.md and .gitattributes), never by their
-path or the snapshot hash in it: a model fine-tuned into the same folder is a new model, whose vectors
-and results are computed afresh. The digest is taken once per run, when the spec is resolved
+configuration, tokenizer and pooling files: every file, linked folders read through, but README.md and
+.gitattributes), never by their path or the snapshot hash in it: a model fine-tuned into the same
+folder is a new model, whose vectors and results are computed afresh. The digest is taken once per run, when the spec is resolved
 (``registry.resolve_model``).
 """
 from __future__ import annotations

@@ -113,6 +113,33 @@ def test_triplets_predictions_with_dropped_or_repeated_rows_are_refused(edit, tm
     assert len(problems) == 1 and "could not be recomputed" in problems[0] and "once each" in problems[0]
 
 
+@pytest.mark.parametrize("kind", ["pairs", "probe", "modifiers"])
+@pytest.mark.parametrize("edit", ["drop", "repeat"])
+def test_every_kind_refuses_predictions_with_dropped_or_repeated_rows(kind, edit, tmp_path):
+    path = _run(_specs(tmp_path)[kind], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    lines = pred.read_text(encoding="utf-8").splitlines()
+    lines = lines[:2] + lines[3:] if edit == "drop" else lines + lines[2:3]
+    pred.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _resign(path, lambda d: None)
+    problems, _ = _verify(tmp_path / "out")
+    assert len(problems) == 1 and "could not be recomputed" in problems[0]
+
+
+def test_pairs_rows_are_known_by_their_item_number(tmp_path):
+    """Without the sentence columns, a dropped pair with another repeated in its place (as many rows as the
+    data) is still refused: the item numbers must be the data's, once each."""
+    path = _run(_specs(tmp_path)["pairs"], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    frame = pd.read_json(pred, lines=True, dtype=False).drop(columns=["sentence_1", "sentence_2"])
+    frame = pd.concat([frame.drop(index=3), frame.iloc[[2]]], ignore_index=True)
+    pred.write_text(predictions_jsonl(frame), encoding="utf-8")
+    _resign(path, lambda d: None)
+    problems, _ = _verify(tmp_path / "out")
+    assert len(problems) == 1 and "not the data's 25 items once each (25 rows, 1 item(s) repeated, 1 absent)" \
+        in problems[0]
+
+
 def test_a_stale_result_is_left_out_and_verify_says_what_a_rerun_does(tmp_path):
     spec = _specs(tmp_path)["triplets"]
     old = _run(spec, tmp_path / "out")

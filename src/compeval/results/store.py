@@ -253,8 +253,9 @@ class ResultStore:
         return pd.read_json(Path(path).with_name(result.predictions_file), lines=True)
 
     def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
-        """Every readable, trusted result; files that are not (stray, corrupt, other schema, unverified, in
-        another model's folder or task's file: ``result_problem``) go to ``unreadable`` with why."""
+        """Every readable, trusted, current result; files that are not (stray, corrupt, other schema, unverified,
+        in another model's folder or task's file: ``result_problem``; computed from an input file that has
+        changed since: ``stale_problem``) go to ``unreadable`` with why."""
         if not self.root.is_dir():
             raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
                                 f"{self.root} is a file; give the results folder written by `compeval run`")

@@ -1064,11 +1064,191 @@ def round4_numerics() -> list[Scenario]:
             f"read_options(here / 'skipthought' / '{name}', 'skipthought:X'); rc = 0\n"), expect="fail"))
     return [Scenario("round4-numerics", steps, setup)]
 
+def round4_verify() -> list[Scenario]:
+    """Issue 48, verify's part: a user task's edited score (checksum rewritten), its stale result after the
+    file changed, its data file gone, dropped or repeated triplet predictions, an edited saved dataset, a
+    linked sentence-transformers module replaced, and a model folder's pooling switched in place."""
+    roles = [("the lawyer questioned the witness", "the witness was questioned by the lawyer",
+              "the witness questioned the lawyer"),
+             ("the doctor helped the patient", "the patient was helped by the doctor", "the patient helped the doctor"),
+             ("the teacher called the student", "the student was called by the teacher",
+              "the student called the teacher"),
+             ("the chef praised the waiter", "the waiter was praised by the chef", "the waiter praised the chef"),
+             ("the pilot visited the mechanic", "the mechanic was visited by the pilot",
+              "the mechanic visited the pilot"),
+             ("the witness helped the chef", "the chef was helped by the witness", "the chef helped the witness")]
+    models = ("hashbag", "random,dim=8")
+    spec = "triplets:{here}/roles.csv,bootstrap=50"
+
+    def write_roles(here: Path, rows=roles) -> None:
+        with open(here / "roles.csv", "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([("anchor", "closer", "farther"), *rows])
+
+    def setup(here: Path, fx: dict) -> None:
+        write_roles(here)
+        _clean_run(here, fx, models=models, tasks=(spec.format(here=here),))
+
+    def resign(path: Path, change: Callable[[dict], None]) -> None:
+        from compeval.results.store import content_checksum
+
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        change(doc)
+        doc["predictions_sha256"] = hashlib.sha256(path.with_name(doc["predictions_file"]).read_bytes()).hexdigest()
+        doc["checksum"] = None
+        doc["checksum"] = content_checksum(doc)
+        path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+
+    def random_result(here: Path) -> Path:
+        return next((here / "out").glob("random*/roles__*.json"))
+
+    def edit_score(here: Path) -> None:
+        resign(random_result(here), _bump_score)
+
+    def edit_rows(kind: str) -> Callable[[Path], None]:
+        def prepare(here: Path) -> None:
+            path = random_result(here)
+            pred = path.with_name(path.stem + ".predictions.jsonl")
+            lines = pred.read_text(encoding="utf-8").splitlines()
+            lines = {"drop": lines[:3] + lines[4:], "repeat": lines + lines[:1],
+                     "swap": lines[:3] + lines[4:] + lines[2:3]}[kind]
+            pred.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            resign(path, lambda d: None)
+        return prepare
+
+    verify = lambda label, expect="fail": Step(label, cli=["verify", "{here}/out"], expect=expect,  # noqa: E731
+                                               readonly="{here}/out")
+    flagged = lambda label, words: Step(label, expect="ok", py=(  # noqa: E731
+        "from compeval.cli.verify import verify_folder\n"
+        "found = [p for f in verify_folder(here / 'out')[0] for p in f.problems]\n"
+        f"hit = [p for p in found if all(w in p for w in {words!r})]\n"
+        "print(found)\n"
+        "rc = 0 if hit else 3\n"
+        "if rc: print('wrong number: verify does not flag it', file=__import__('sys').stderr)\n"))
+    rerun = Step("user task: re-run after the edit", cli=RUN + ["-o", "{here}/out", "-m", models[0], "-m", models[1],
+                                                                 "-t", spec], expect="ok")
+    one_shown = Step("user task: results shows one current 'roles' score per model", expect="ok", py=(
+        "from compeval.results import results_frame\n"
+        "left = []\n"
+        "df = results_frame(here / 'out', left)\n"
+        "rows = df[(df.task == 'roles') & (df.subset == 'all')]\n"
+        "print(rows.to_string(), left)\n"
+        "rc = 0 if len(rows) == 2 and rows.model.nunique() == 2 and any('stale' in r for _, r in left) else 3\n"
+        "if rc: print('wrong number: a stale result is shown as current', file=__import__('sys').stderr)\n"))
+
+    def edit_file(here: Path) -> None:
+        write_roles(here, roles[:5] + [("the waiter thanked the pilot", "the pilot was thanked by the waiter",
+                                        "the pilot thanked the waiter")])
+
+    def save_dataset(here: Path, rows) -> None:
+        import datasets
+
+        shutil.rmtree(here / "ds", ignore_errors=True)
+        datasets.Dataset.from_list([{"anchor": a, "closer": c, "farther": f} for a, c, f in rows]).save_to_disk(
+            str(here / "ds"))
+
+    def dataset_setup(here: Path, fx: dict) -> None:
+        save_dataset(here, roles)
+        _clean_run(here, fx, models=models, tasks=(f"triplets:hf-dataset:{here}/ds,bootstrap=50",))
+
+    def pooling(config: Path, mode: str) -> None:
+        doc = json.loads(config.read_text(encoding="utf-8"))
+        if "pooling_mode" in doc:
+            doc["pooling_mode"] = mode
+        else:
+            doc.update(pooling_mode_mean_tokens=mode == "mean", pooling_mode_cls_token=mode == "cls")
+        config.unlink()
+        config.write_text(json.dumps(doc), encoding="utf-8")
+
+    def linked_setup(here: Path, fx: dict) -> None:
+        shutil.copytree(fx["model"], here / "m")
+        (module,) = [p for p in (here / "m").iterdir() if p.is_dir() and p.name.endswith("Pooling")]
+        (here / "linked").mkdir()
+        shutil.move(module, here / "linked" / module.name)
+        module.symlink_to(here / "linked" / module.name, target_is_directory=True)
+        write_roles(here)
+
+    def replace_linked(here: Path) -> None:
+        (link,) = [p for p in (here / "m").iterdir() if p.is_symlink()]
+        shutil.copytree(link.resolve(), here / "linked" / "cls")
+        pooling(here / "linked" / "cls" / "config.json", "cls")
+        link.unlink()
+        link.symlink_to(here / "linked" / "cls", target_is_directory=True)
+
+    def snapshot_setup(here: Path, fx: dict) -> None:
+        shutil.copytree(fx["model"], here / "hub" / "models--org--tiny" / "snapshots" / ("ab" * 20))
+        write_roles(here)
+
+    snap = "{here}/hub/models--org--tiny/snapshots/" + "ab" * 20
+    model_run = lambda label, model: Step(label, cli=RUN + ["-o", "{here}/out", "-m", model, "-t", spec],  # noqa: E731
+                                          expect="ok")
+    two_ids = Step("model changed: the re-run computes under a new id", expect="ok", py=(
+        "ids = sorted(p.name for p in (here / 'out').iterdir() if p.is_dir())\n"
+        "print(ids)\n"
+        "rc = 0 if len(ids) == 2 else 3\n"
+        "if rc: print('wrong number: two models share one id', file=__import__('sys').stderr)\n"))
+    out = [
+        Scenario("r4v-user-score", [
+            verify("user task: clean verify", expect="ok"),
+            Step("user task: score edited, checksum rewritten: verify", cli=["verify", "{here}/out"], expect="fail",
+                 prepare=edit_score),
+            flagged("user task: verify names the recomputed value", ["recomputed from its predictions is"]),
+        ], setup),
+        Scenario("r4v-user-stale", [
+            Step("user task: file edited: verify", cli=["verify", "{here}/out"], expect="fail", prepare=edit_file),
+            rerun,
+            Step("user task: results after the re-run", cli=["results", "{here}/out", "-f", "csv"], expect="fail",
+                 readonly="{here}/out"),
+            Step("user task: leaderboard after the re-run", cli=["results", "{here}/out", "--leaderboard", "-f",
+                                                                  "csv"], expect="fail", readonly="{here}/out"),
+            one_shown,
+            flagged("user task: verify says what a re-run does", ["new id"]),
+            Step("user task: report after the re-run", cli=["report", "{here}/out", "-o", "{here}/r.html",
+                                                            "--resamples", "50"], expect="any",
+                 readonly="{here}/out"),
+        ], setup),
+        Scenario("r4v-user-gone", [
+            Step("user task: data file gone: verify", cli=["verify", "{here}/out"], expect="fail",
+                 prepare=lambda here: (here / "roles.csv").unlink()),
+            flagged("user task: one line says the file is gone", ["roles.csv no longer exists"]),
+        ], setup),
+        *(Scenario(f"r4v-triplets-{kind}", [
+            Step(f"triplets predictions, rows {kind}: verify", cli=["verify", "{here}/out"], expect="fail",
+                 prepare=edit_rows(kind)),
+        ], setup) for kind in ("drop", "repeat", "swap")),
+        Scenario("r4v-saved-dataset", [
+            verify("saved dataset: clean verify", expect="ok"),
+            Step("saved dataset: a row edited: verify", cli=["verify", "{here}/out"], expect="fail",
+                 prepare=lambda here: save_dataset(here, roles[:5] + [("the waiter thanked the pilot",
+                                                                       "the pilot was thanked by the waiter",
+                                                                       "the pilot thanked the waiter")])),
+            Step("saved dataset: folder gone: verify", cli=["verify", "{here}/out"], expect="fail",
+                 prepare=lambda here: shutil.rmtree(here / "ds")),
+        ], dataset_setup),
+        Scenario("r4v-linked-module", [
+            model_run("linked module: run", "{here}/m"),
+            verify("linked module: clean verify", expect="ok"),
+            Step("linked module replaced (cls pooling): verify", cli=["verify", "{here}/out"], expect="fail",
+                 prepare=replace_linked),
+            model_run("linked module replaced: re-run", "{here}/m"),
+            two_ids,
+        ], linked_setup),
+        Scenario("r4v-snapshot-pooling", [
+            model_run("snapshot folder: run", snap),
+            verify("snapshot folder: clean verify", expect="ok"),
+            Step("snapshot folder: pooling switched in place: verify", cli=["verify", "{here}/out"], expect="fail",
+                 prepare=lambda here: pooling(next(Path(snap.format(here=here)).glob("*Pooling/config.json")), "cls")),
+            flagged("snapshot folder: verify names the folder", ["now has content digest", "models--org--tiny"]),
+            model_run("snapshot folder: re-run", snap),
+            two_ids,
+        ], snapshot_setup),
+    ]
+    return out
+
 
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
             + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
-            + round4_numerics())
+            + round4_numerics() + round4_verify())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

@@ -5,9 +5,11 @@ For each ``<model>/<task>.json``: its checksum and schema (a result without a ch
 file has no recorded SHA-256, is *unverified*), that it sits in its model's folder and its task's file,
 that its predictions file has the recorded SHA-256, that every data file it read (registry files under the
 data folder, a file named by a task option) still has the recorded hash, that the packages which change
-numbers have the recorded versions, and that the model's embedding cache file (when there is one) belongs
-to that model and holds only rows whose checksum holds. Then, for a task that declares how
-(``Task.score_predictions``), its scores are recomputed from the predictions and the data and compared with
+numbers have the recorded versions, that the model's files still have the content it was identified by (a
+local folder's digest, a weights file's SHA-256: ``model_changes``), and that the model's embedding cache
+file (when there is one) belongs to that model and holds only rows whose checksum holds. Then, for a task
+that declares how (``Task.score_predictions``), and for every task on a user's data (rebuilt from its
+recorded kind, options and data: ``user_task``), its scores are recomputed from the predictions and the data and compared with
 the stored ones within ``results.compare.FLOAT_TOLERANCE``: a checksum and a hash can be rewritten after an
 edit, the predictions and the data cannot lie about a recomputed score. The output says which results were
 recomputed and which were only checked, and why. Nothing is written. Exit 0 when everything holds, 1 when
@@ -46,26 +48,34 @@ def _number(x) -> str:
 
 def recompute(result, path: Path, data) -> Recomputed:
     """Recompute ``result``'s scores from its predictions file and the data (``Task.score_predictions``)
-    and compare them with the stored ones (value, interval and n, within ``FLOAT_TOLERANCE``)."""
+    and compare them with the stored ones (value, interval and n, within ``FLOAT_TOLERANCE``). A task on a
+    user's data is rebuilt from what its result records (``user_task``), registered or not."""
     import pandas as pd
 
     from ..results.compare import FLOAT_TOLERANCE, same
     from ..tasks.registry import TASKS, discover
+    from ..tasks.user.base import SUITE as USER_SUITE
 
     discover()
-    cls = TASKS.get(result.task.name)
-    if cls is None:
-        return Recomputed(why=f"{result.task.name}: not a registered task (a user's data task or one this "
-                              "compeval no longer has), so its scores are only checked")
-    if not cls.recomputes_scores():
+    user = result.task.suite == USER_SUITE and isinstance(result.counts.get("declaration_sha256"), str)
+    cls = None if user else TASKS.get(result.task.name)
+    if cls is None and not user:
+        return Recomputed(why=f"{result.task.name}: not a registered task (one this compeval no longer has), so "
+                              "its scores are only checked")
+    if cls is not None and not cls.recomputes_scores():
         return Recomputed(why=f"{result.task.name}: {cls.not_recomputed}")
     if not result.predictions_file:
         return Recomputed(problems=["its scores cannot be recomputed: it has no predictions file"])
+    if user:
+        task = user_task(result)
+        if isinstance(task, Recomputed):
+            return task
     try:
-        task = cls(**result.task.params)
-        if data is None:
-            raise CompevalError("no data folder")
-        task.load(data)
+        if not user:
+            task = cls(**result.task.params)
+            if data is None:
+                raise CompevalError("no data folder")
+        task.load(data)  # a user task's rows are read already; this makes them its items
         predictions = pd.read_json(path.with_name(result.predictions_file), lines=True, dtype=False)
         scores = task.score_predictions(predictions, seed=result.seed)
     except (CompevalError, ValueError, KeyError, OSError) as exc:
@@ -88,6 +98,93 @@ def recompute(result, path: Path, data) -> Recomputed:
     problems += [f"score {m} on {sub}: recomputed from its predictions but absent from the result"
                  for sub, m in missing]
     return Recomputed(metrics=sorted({m for _, m in fresh}), problems=problems)
+
+
+def user_task(result):
+    """The user task ``result`` was computed by, rebuilt from its recorded kind, options and data (the file
+    at its recorded path, which ``runner.reuse.data_changes`` has already hashed; the dataset folder or Hub
+    dataset, read again here), or what ``recompute`` reports instead: a data file that is gone or changed
+    (already one line of its own), data that cannot be read, or data whose content is no longer the one the
+    result was computed from."""
+    from ..data.registry import sha256_file
+    from ..tasks.user.declare import from_result
+
+    counts, name = result.counts, result.task.name
+    file = counts.get("data_file")
+    if isinstance(file, str) and (not Path(file).is_file() or sha256_file(Path(file)) != counts.get("data_sha256")):
+        return Recomputed(why=f"{name}: its data file is gone or changed (listed), so its scores are not recomputed")
+    folder = counts.get("hf_dataset")
+    if not isinstance(file, str) and isinstance(folder, str) and not counts.get("revision") \
+            and not Path(folder).is_dir():
+        return Recomputed(problems=[f"its dataset folder {folder} no longer exists"])
+    try:
+        task = from_result(name, result.task.params, counts)
+    except CompevalError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return Recomputed(problems=[f"its data cannot be read again ({first})"])
+    if task.digest == counts["declaration_sha256"]:
+        return task
+    if result.task.version != task.metadata.version:
+        return Recomputed(problems=[f"it was computed by version {result.task.version} of the {task.kind} kind; "
+                                    f"this compeval has version {task.metadata.version}"])
+    now, was = task.source_record.get("rows_sha256"), counts.get("rows_sha256")
+    if isinstance(now, str) and isinstance(was, str) and now != was:
+        return Recomputed(problems=[f"its data {task.source_record['source']} now has content digest {now[:12]}…, "
+                                    f"the result was computed from {was[:12]}… ({STALE})"])
+    return Recomputed(problems=[f"its declaration (options and data) now digests to {task.digest[:12]}…, the "
+                                f"result records {counts['declaration_sha256'][:12]}… ({STALE})"])
+
+
+#: What a re-run of the same models and tasks does with the results that do not hold.
+AFTER = ("a re-run of the same models and tasks recomputes in place a result that is damaged, unverified, edited "
+         "without its checksum, or computed from other data or packages; one whose checksum holds but whose "
+         "recomputed scores differ is reused by a re-run: replace it with `compeval run --overwrite`; where a line "
+         "says 'new id', a re-run writes a new result beside the old one")
+#: What a re-run does with a result whose inputs changed in place (a user's data, a model folder): they give
+#: a new id, so the run writes a new result beside it, and readers leave the old one out.
+STALE = "a re-run computes a new result beside it under a new id; this one stays until removed"
+
+
+def model_changes(model: dict, digests: dict[Path, str] | None = None) -> list[str]:
+    """Whether the files a result's model was identified by still have the recorded content: a local model
+    folder named by its content digest (``models.hub.content_digest``: name ``…@<8 hex digits>``), a weights
+    file's or a precomputed file's SHA-256; the model's parts too. ``digests`` memoises folders and files."""
+    import re
+
+    from ..data.registry import sha256_file
+    from ..models.hub import content_digest
+
+    digests = {} if digests is None else digests
+    problems = []
+    for child in model.get("children") or []:
+        if isinstance(child, dict):
+            problems += model_changes(child, digests)
+    params, location = model.get("params") or {}, model.get("location")
+    if not isinstance(location, str) or not isinstance(params, dict):
+        return problems
+    path = Path(location)
+    weights, sha = params.get("weights"), params.get("sha256")
+    if isinstance(weights, str) and weights.startswith("sha256:") and str(model.get("name", "")).endswith(
+            "@" + weights[7:15]):
+        recorded, whole_folder = weights, True
+    elif isinstance(weights, str) and re.fullmatch(r"sha256:[0-9a-f]{64}", weights) and not path.is_dir():
+        recorded, whole_folder = weights, False
+    elif isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha) and not path.is_dir():
+        recorded, whole_folder = "sha256:" + sha, False
+    else:
+        return problems
+    what = f"model {model.get('display') or model.get('name')}: {'folder' if whole_folder else 'file'} {path}"
+    if not (path.is_dir() if whole_folder else path.is_file()):
+        return problems + [f"{what} no longer exists, so the model it was computed by cannot be checked"]
+    try:
+        if path not in digests:
+            digests[path] = content_digest(path) if whole_folder else "sha256:" + sha256_file(path)
+    except (CompevalError, OSError) as exc:
+        return problems + [f"{what} cannot be read ({exc})"]
+    if digests[path] != recorded:
+        problems.append(f"{what} now has content digest {digests[path][7:19]}…, the result was computed from "
+                        f"{recorded[7:19]}… (changed in place: {STALE})")
+    return problems
 
 
 def cache_problems(cache_dir: Path | None, model_id: str) -> list[str]:
@@ -150,6 +247,7 @@ def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: P
     except CompevalError:
         data = None
     findings: list[Finding] = []
+    digests: dict[Path, str] = {}
     trusted = list(store.iter_results())
     loaded = dict(trusted)
     for path, _ in store.unreadable:  # left out by the store: what else no longer holds of those that load
@@ -163,9 +261,15 @@ def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: P
         problem = store.problem(path) if result is not None else reasons[path]
         problems = [] if problem is None else [problem]
         if result is not None:
-            problems += data_changes(result, data)
+            changes = data_changes(result, data)
+            file = result.counts.get("data_file")
+            if isinstance(result.counts.get("declaration_sha256"), str) and isinstance(file, str) \
+                    and Path(file).is_file():  # a user task's id holds its data's digest
+                changes = [f"{c} ({STALE})" for c in changes]
+            problems += changes
             problems += [f"package {change}" for change in environment_changes(result)]
             problems += seed_rule_changes(result)
+            problems += model_changes(result.model, digests)
             problems += cache_problems(cache_dir, str(result.model.get("id")))
         if result is not None and problem is None:  # its predictions are the ones it recorded: do they
             done = recompute(result, path, data)    # give its scores?
@@ -204,5 +308,5 @@ def verify(directory: Path, data_dir: Path | None, cache_dir: Path | None, no_ca
                       f"result(s): {'; '.join(only)}", highlight=False, soft_wrap=True)
     held = checked - len(findings)
     console.print(f"verify: {checked} result(s) checked, {held} hold, {len(findings)} do not"
-                  + ("" if not findings else " (a re-run recomputes them)"), highlight=False, soft_wrap=True)
+                  + ("" if not findings else f" ({AFTER})"), highlight=False, soft_wrap=True)
     return 1 if findings else 0

@@ -5,9 +5,9 @@ Hub names (``ORG/NAME``) resolve through ``huggingface_hub.snapshot_download``: 
 returns the cached snapshot folder. The commit hash of that snapshot is the model's identity, so a
 result says exactly which weights produced it and a moved branch gives a new id. Local folders, a folder
 in snapshot layout given by its path included, are identified by a digest of their content (weights,
-configuration, tokenizer and pooling files: every file but README.md and .gitattributes), never by their
-path or the snapshot hash in it: a model fine-tuned into the same folder is a new model, whose vectors
-and results are computed afresh. The digest is taken once per run, when the spec is resolved
+configuration, tokenizer and pooling files: every file, linked folders read through, but README.md and
+.gitattributes), never by their path or the snapshot hash in it: a model fine-tuned into the same
+folder is a new model, whose vectors and results are computed afresh. The digest is taken once per run, when the spec is resolved
 (``registry.resolve_model``).
 """
 from __future__ import annotations
@@ -29,6 +29,7 @@ IGNORE_PATTERNS = ["*.onnx", "onnx/*", "openvino/*", "*.msgpack", "*.h5", "*.ot"
                    "tf_model*", "flax_model*", "rust_model*"]
 _SNAPSHOT = re.compile(r"models--(?P<org>[^/]+?)--(?P<name>[^/]+)/snapshots/(?P<commit>[0-9a-f]{40})/?$")
 _SKIP = {"README.md", ".gitattributes"}
+_HIDDEN = (".git", ".cache")  # a clone's or a download's own bookkeeping, at any depth
 
 
 @dataclass(frozen=True)
@@ -195,16 +196,40 @@ def snapshot(repo: str, revision: str | None = None) -> Path:
 
 def content_digest(path: Path) -> str:
     """SHA-256 over the folder's files (relative names and bytes), so two folders that load the same
-    model share it and two that differ in weights, configuration or tokenizer never do."""
+    model share it and two that differ in weights, configuration or tokenizer never do. Linked files and
+    linked folders are followed (the loaders read through them: a sentence-transformers module folder may
+    be a link), named by their place in this folder; a link that leads back into a folder above it is one
+    line, never an endless walk."""
     h = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.name not in _SKIP
-                   and ".git" not in p.relative_to(path).parts and ".cache" not in p.relative_to(path).parts)
-    for p in files:
+    for p in _files(path):
         h.update(p.relative_to(path).as_posix().encode() + b"\0")
         with open(p, "rb") as f:
             for block in iter(lambda: f.read(1 << 22), b""):
                 h.update(block)
     return "sha256:" + h.hexdigest()
+
+
+def _files(root: Path) -> list[Path]:
+    """The files ``content_digest`` reads, in its order: every file under ``root`` (linked folders followed)
+    but ``_SKIP`` and anything under ``.git`` or ``.cache``."""
+    found: list[Path] = []
+    for top, dirs, names in _walk(root):
+        dirs[:] = [d for d in dirs if d not in _HIDDEN]
+        found += [Path(top) / n for n in names if n not in _SKIP and n not in _HIDDEN and (Path(top) / n).is_file()]
+    return sorted(found)
+
+
+def _walk(root: Path):
+    """``os.walk`` following linked folders, refusing a link back into a folder it is already inside."""
+    for top, dirs, names in os.walk(root, followlinks=True):
+        real = Path(top).resolve()
+        for d in dirs:
+            if (Path(top) / d).is_symlink():
+                target = (Path(top) / d).resolve()
+                if target == real or target in real.parents:
+                    raise SpecError(f"model folder {root}: {Path(top) / d} links back to {target}, a folder it is "
+                                    "inside; compeval reads every file of a model folder and cannot follow a loop")
+        yield top, dirs, names
 
 
 def bare_spec(spec: Spec) -> Spec:

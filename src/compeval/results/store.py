@@ -253,12 +253,14 @@ class ResultStore:
         return pd.read_json(Path(path).with_name(result.predictions_file), lines=True)
 
     def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
-        """Every readable, trusted result; files that are not (stray, corrupt, other schema, unverified, in
-        another model's folder or task's file: ``result_problem``) go to ``unreadable`` with why."""
+        """Every readable, trusted, current result; files that are not (stray, corrupt, other schema, unverified,
+        in another model's folder or task's file: ``result_problem``; computed from an input file that has
+        changed since: ``stale_problem``) go to ``unreadable`` with why."""
         if not self.root.is_dir():
             raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
                                 f"{self.root} is a file; give the results folder written by `compeval run`")
         self.unreadable = []
+        digests: dict[Path, str] = {}
         for path in sorted(self.root.glob("*/*.json")):
             if path.parent.is_symlink() or path.is_symlink():
                 self.unreadable.append((path, "behind a symbolic link, which compeval does not follow"))
@@ -271,6 +273,10 @@ class ResultStore:
             problem = self.result_problem(path, result, predictions=False)  # predictions: refused where read
             if problem is not None:
                 self.unreadable.append((path, f"{problem}; left out (a re-run recomputes it)"))
+                continue
+            stale = stale_problem(result, digests)
+            if stale is not None:
+                self.unreadable.append((path, stale))
                 continue
             yield path, result
 
@@ -300,6 +306,30 @@ def trust_problem(path: Path, result: TaskResult, *, predictions: bool = True) -
     if pred.is_file() and _sha256(pred) != result.predictions_sha256:
         return f"its predictions file {pred.name} does not have the recorded SHA-256"
     return None
+
+
+def stale_problem(result: TaskResult, digests: dict[Path, str] | None = None) -> str | None:
+    """Why a result no longer stands for its input, or None: the user's file it was computed from (a user
+    task's data, a file named by a task option: ``counts.data_file``) is there with other content. Such a
+    result is left out of tables, leaderboards and reports, never shown beside the result of the new
+    content under the same task name. A file that is gone proves nothing here (``compeval verify`` lists
+    it). ``digests`` memoises each file's SHA-256 over one reading of a folder."""
+    file, recorded = result.counts.get("data_file"), result.counts.get("data_sha256")
+    if not isinstance(file, str) or not isinstance(recorded, str) or not Path(file).is_file():
+        return None
+    digests = {} if digests is None else digests
+    path = Path(file)
+    try:
+        if path not in digests:
+            digests[path] = _sha256(path)
+    except OSError:
+        return None
+    if digests[path] == recorded:
+        return None
+    again = ("a re-run of its declaration writes the new content's result under a new id; remove this file"
+             if isinstance(result.counts.get("declaration_sha256"), str) else "a re-run recomputes it")
+    return (f"stale: its input file {path} has changed since (SHA-256 {digests[path][:12]}…, computed from "
+            f"{recorded[:12]}…); left out ({again})")
 
 
 def file_problem(path: Path, result: TaskResult, *, folder: bool = True) -> str | None:

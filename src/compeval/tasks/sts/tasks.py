@@ -17,7 +17,7 @@ from ...errors import DataError
 from ...metrics import pearson_rows, percentile_interval, resample_indices, spearman_resampled, spearman_rows
 from ...results.schema import Score
 from ...results.store import as_written
-from ..base import EvalCost, Task, TaskMetadata, TaskOutput
+from ..base import EvalCost, Task, TaskMetadata, TaskOutput, items_in_order
 from ..options import resamples
 from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
@@ -72,10 +72,9 @@ class STSTask(Task):
         the data's gold ratings, through ``_output`` as ``evaluate`` computes them; the predictions' pairs
         and gold ratings must be the loaded data's, in its order."""
         pairs = self.pairs
-        pred = predictions.sort_values("item") if "item" in predictions else predictions
-        if len(pred) != len(pairs) or "score" not in pred:
-            raise DataError(f"{self.slug}: the predictions hold {len(pred)} rows"
-                            f"{'' if 'score' in pred else ' without a score column'}; the data has {len(pairs)} pairs")
+        pred = items_in_order(predictions, len(pairs), self.slug)
+        if "score" not in pred:
+            raise DataError(f"{self.slug}: the predictions have no score column")
         for column in ("sentence_1", "sentence_2"):
             if column in pred and pred[column].astype(str).tolist() != pairs[column].astype(str).tolist():
                 raise DataError(f"{self.slug}: the predictions' {column} differ from the data's")

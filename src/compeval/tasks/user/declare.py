@@ -117,3 +117,21 @@ def declaration_files(folder: Path | str) -> list[Path]:
 def spec_of(kind: str, source: str, options: dict[str, Any]) -> str:
     """The command-line form of a declaration (docs and tests)."""
     return f"{kind}:{source}" + "".join(f",{k}={quote_value(str(v))}" for k, v in options.items())
+
+
+def from_result(name: str, params: dict[str, Any], counts: dict[str, Any]) -> UserTask:
+    """The task a stored result of a user's data was computed by, rebuilt from what the result records:
+    its kind, name and options, and its data where it was read (the file's recorded path, the dataset
+    folder, or the Hub dataset at its revision and split). Its ``digest`` says whether that data and
+    those options are still the ones the result was computed from (``counts['declaration_sha256']``)."""
+    kind = counts.get("kind")
+    if kind not in KINDS:
+        raise SpecError(f"task {name}: its result records kind {kind!r}; this compeval has {', '.join(KINDS)}")
+    if isinstance(counts.get("data_file"), str):
+        source = counts["data_file"]
+    elif isinstance(counts.get("hf_dataset"), str):
+        source = "hf-dataset:" + counts["hf_dataset"] + (f"@{counts['revision']}" if counts.get("revision") else "")
+    else:
+        raise SpecError(f"task {name}: its result records no data file or dataset")
+    return KINDS[kind](source, name=name, split=counts.get("split"), description=str(counts.get("description", "")),
+                       citation=str(counts.get("citation", "")), **params)

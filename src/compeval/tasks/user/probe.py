@@ -113,6 +113,6 @@ class UserProbe(UserTask):
         out = evaluate_problems(model, problems, seed=seed, options=self.options, device=self.context.torch_device(),
                                 probe_features=False, probe_vocab=[])
         out.counts.update(self.source_record, labels={v: int((self.labels == v).sum()) for v in self.values},
-                          split="column " + self.options.partition if self.options.partition else
+                          train_test="column " + self.options.partition if self.options.partition else
                           f"stratified, test_fraction={self.options.test_fraction}, seed={self.options.split_seed}")
         return out

@@ -22,7 +22,7 @@ from ...metrics.bootstrap import mean_ci
 from ...metrics.ties import at_rank_precision
 from ...results.schema import Score
 from ...results.store import as_written
-from ..base import TaskMetadata, TaskOutput
+from ..base import TaskMetadata, TaskOutput, items_in_order
 from ..options import TaskOptions, resamples
 from ..scoring import compare
 from .base import SUITE, UserTask, check_duplicates, subset_values, text_cell
@@ -112,11 +112,10 @@ class UserTriplets(UserTask):
         """The scores from the predictions' similarities (``sim_<m>``, NaN where missing); their anchors and
         candidates must be the user's rows, in order."""
         n, k = len(self.anchors), len(self.candidates)
-        pred = predictions.sort_values("item") if "item" in predictions else predictions
+        pred = items_in_order(predictions, n, self.slug)
         columns = ["anchor", *(f"candidate_{m}" for m in range(k)), *(f"sim_{m}" for m in range(k))]
-        if len(pred) != n or any(c not in pred for c in columns):
-            raise DataError(f"{self.slug}: the predictions hold {len(pred)} rows (the data: {n}) or lack one of "
-                            f"the columns {', '.join(columns)}")
+        if any(c not in pred for c in columns):
+            raise DataError(f"{self.slug}: the predictions lack one of the columns {', '.join(columns)}")
         for column, texts in [("anchor", self.anchors), *((f"candidate_{m}", c) for m, c in enumerate(self.candidates))]:
             if pred[column].astype(str).tolist() != list(texts):
                 raise DataError(f"{self.slug}: the predictions' {column} differ from the data's")

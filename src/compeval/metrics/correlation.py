@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from ..lazy import lazy_module
+
+stats = lazy_module("scipy.stats")
 
 
 def pearson_rows(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -12,10 +12,12 @@ below every real score and tied with each other, so a model with no opinion scor
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_ci, mean_ci
 from .. import seeds
+from ..lazy import lazy_module
+
+stats = lazy_module("scipy.stats")
 
 
 def _missing_at_bottom(scores: np.ndarray) -> np.ndarray:

@@ -24,11 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ...results.schema import Score
 from .stimuli import PAD
 from ... import seeds
+from ...lazy import lazy_module
+
+stats = lazy_module("scipy.stats")
 
 N_TYPES = 5
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from ...errors import DataError
@@ -28,6 +27,9 @@ from ..modifiers.tasks import DISTANCE_NOTE, EncoderRequiredError
 from ..scoring import can_encode
 from .base import SUITE, UserTask, check_duplicates, label_cell, text_cell
 from .tables import Table
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 class ModifiersOptions(TaskOptions):

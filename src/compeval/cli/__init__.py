@@ -80,14 +80,46 @@ def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbe
         return list_from(from_, out)
 
     if family:
-        from ..models.registry import resolve_family
+        from ..models.registry import ALIASES, resolve_family
 
+        if family in ALIASES:
+            return _packaged_model(ALIASES[family], wide)
         fam = resolve_family(family)
         _fitted(fam.options.rows(), ["option", "default", "values", "kind", "help"],
                 f"{fam.versioned}: {' | '.join(fam.spec_forms)}", wide)
         return
     _fitted(list_models(), ["name", "kind", "spec", "description"], "compeval models", wide)
     out.print("Every family takes ',name=…'; `compeval models FAMILY` lists a family's options. Normalisation is a task option: --task sts3k,norm=center|zscore.")
+
+
+def _packaged_model(alias, wide: bool) -> None:
+    """``compeval models NAME`` for a short name: what it runs, where its files are, its family's options."""
+    from rich.text import Text
+
+    from ..models.registry import resolve_family
+    from ..specs import parse_spec
+
+    import textwrap
+
+    def say(text: str) -> None:  # wrapped under its own indent; a path is never broken
+        for line in textwrap.wrap(text, width=max(out.width, 40), initial_indent="  ", subsequent_indent="    ",
+                                  break_long_words=False, break_on_hyphens=False):
+            out.print(line, highlight=False, soft_wrap=True)
+
+    fam = resolve_family(parse_spec(alias.target).name)
+    out.print(Text(alias.name, style="bold"), soft_wrap=True)
+    say(alias.description)
+    say(f"spec: {alias.target} (family {fam.versioned})")
+    if alias.folder is not None:
+        try:
+            folder = str(alias.folder())
+        except ImportError as exc:
+            folder = f"not installed (pip install {exc})"
+        out.print(f"  folder: {folder}", highlight=False, soft_wrap=True)  # one line, to copy whole
+    if alias.own:
+        say(f"your own version: {alias.own}")
+    _fitted(fam.options.rows(), ["option", "default", "values", "kind", "help"],
+            f"{fam.versioned} options: --model {alias.name},OPTION=VALUE", wide)
 
 
 TASKS_WIDTH = 100
@@ -137,7 +169,10 @@ def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) o
 def _task_options(name: str, format: str, wide: bool) -> None:
     """``compeval tasks NAME``: the task's options as ``compeval models FAMILY`` lists a family's."""
     from ..tasks.registry import TASKS, get_tasks, suites
+    from ..tasks.user.declare import KINDS
 
+    if name in KINDS and name not in TASKS and name not in suites():
+        return _kind_options(KINDS[name], format, wide)
     if name not in TASKS and name not in suites():
         get_tasks(name)  # the registry's one-line error for an unknown name (with its did-you-mean)
         raise CompevalError(f"{name!r} is not a task or suite name; `compeval tasks` lists them")
@@ -170,6 +205,38 @@ def _task_options(name: str, format: str, wide: bool) -> None:
     hint = f" (e.g. --task {names[0]},{example['option'].split(' ')[0]}={example['default'] or 'VALUE'})" if example \
         else ""
     out.print(f"Give options after the task name, comma-separated{hint}; they are part of each result's name.",
+              highlight=False)
+    if name in KINDS and format == "text":  # `modifiers`: a suite and a task kind on your own data
+        out.print()
+        _kind_options(KINDS[name], format, wide)
+
+
+def _kind_options(cls, format: str, wide: bool) -> None:
+    """``compeval tasks pairs`` (or triplets, probe, modifiers): a user task kind's columns and method options,
+    listed as a built-in task's options are, and how to declare a task of that kind."""
+    from ..tasks.user.base import DESCRIBING
+
+    rows = cls.Options.rows()
+    declare = (f"--task {cls.kind}:FILE[,OPTION=VALUE…] (FILE: .csv, .tsv or .jsonl, or hf-dataset:ORG/NAME@REV"
+               f"[,split=…]; {', '.join(f'{k}=…' for k in DESCRIBING)} describe it), or a TOML file with "
+               f"kind = \"{cls.kind}\" (docs/user-tasks.md)")
+    if format == "json":
+        listing = {cls.kind: {"suite": cls.metadata.suite, "description": cls.metadata.description,
+                              "declare": declare, "options": rows}}
+        sys.stdout.write(json.dumps(listing, indent=1) + "\n")
+        return
+    if format != "text":
+        raise CompevalError(f"unknown format {format!r}; choose text or json")
+    from rich.text import Text
+
+    from .tables import Col, fitted_tables, print_tables
+
+    columns = ["option", "default", "values", "help"]
+    out.print(Text(f"{cls.kind} (a task kind on your own data)", style="bold"))
+    out.print(" ".join(cls.metadata.description.split()), highlight=False)
+    print_tables(out, fitted_tables([Col(c, key=(k == 0)) for k, c in enumerate(columns)],
+                                    [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
+    out.print(f"The options whose help says 'column' name your file's columns. Declare a task as {declare}.",
               highlight=False)
 
 

@@ -1,5 +1,5 @@
 """``compeval`` command line (in the style of ``mteb run``): models | tasks | run | results | report | export |
-verify | download | data (the last two in ``cli/data.py``)."""
+verify | cite | download | data (the last two in ``cli/data.py``)."""
 from __future__ import annotations
 
 import json
@@ -505,6 +505,22 @@ def verify_command(
     status = verify(directory, data_dir, cache_dir, no_cache, console, out)
     if status:
         raise typer.Exit(status)
+
+
+@app.command()
+def cite(directory: Optional[Path] = typer.Argument(None, help="a results folder: what its results need cited "
+                                                    "(else every work compeval can cite)")):
+    """Print BibTeX for compeval and for the papers behind the methods and data sets of a results folder."""
+    from ..citations import cite as cited, results_uses
+
+    if directory is None:
+        sys.stdout.write(cited().bibtex())
+        return
+    uses = results_uses(directory)
+    if not uses:
+        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
+                            "files written by `compeval run`")
+    sys.stdout.write(cited(uses).bibtex())
 
 
 data_cli.register(app)  # compeval download, compeval data

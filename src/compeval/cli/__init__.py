@@ -311,6 +311,8 @@ def run(
     no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
+    wide: bool = typer.Option(False, "--wide", help="the ranking and --plan with every column at its natural "
+                              "width, one line per row (else they fit the terminal, 80 columns in a pipe)"),
 ):
     """Run every model on every task; without --model/--task, the default models on every default task (data
     downloaded as needed; without network, tasks whose data is not on disk are skipped)."""
@@ -340,7 +342,7 @@ def run(
                                     allow_modified=allow_modified_data, quick=quick)
     tasks_ = run_data.tasks
     if plan:
-        return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device)
+        return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device, out=out, wide=wide)
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter
 
@@ -359,7 +361,7 @@ def run(
     from .summary import end_of_run
 
     status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report,
-                        not_run=run_data.not_run)
+                        not_run=run_data.not_run, wide=wide)
     if status:
         raise typer.Exit(status)
 

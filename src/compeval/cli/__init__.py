@@ -66,7 +66,8 @@ def _fmt(v) -> str:
 
 
 @app.command()
-def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options"),
+def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options, or a "
+                                                  "packaged model (e.g. all-MiniLM-L6-v2): its spec, folder, options"),
            from_: Optional[str] = typer.Option(None, "--from", help="list what a model list selects: "
                                                "mteb:KEY=VALUE,… (e.g. mteb:lang=eng,max_params=8e9) or compeval:sweep"),
            wide: bool = typer.Option(False, "--wide", help="every column at its natural width, one line per row "
@@ -126,7 +127,8 @@ TASKS_WIDTH = 100
 
 
 @app.command()
-def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) or suite to list its options"),
+def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) or suite to list its options, or a "
+                                               "task kind on your own data (pairs, triplets, probe, modifiers)"),
           format: str = typer.Option("text", "--format", "-f", help="text (one line per task) | json"),
           path: Optional[Path] = typer.Option(None, "--path", help="list the task files (*.toml) of this folder "
                                               "instead: tasks on your own data (docs/user-tasks.md)"),

@@ -219,8 +219,17 @@ class OptionsBase(BaseModel):
             rows.append({"option": k + "".join(f" (or {a})" for a, n in aliases.items() if n == k),
                          "default": "" if d is None else _show(d), "values": _values(f),
                          "kind": "run setting" if is_run_setting(f) else "identity",
-                         "help": f.description or field_notes(owner).get(path[-1], "")})
+                         "help": plain(f.description or field_notes(owner).get(path[-1], ""))})
         return rows
+
+
+_REST_LITERAL = re.compile(r"(?::[a-z]+:)?``?([^`]+)``?")
+
+
+def plain(text: str) -> str:
+    """Help as plain text: the reStructuredText literals and roles of the comments and descriptions it is read
+    from (````_norml````, ``:class:`X```) shown as their bare text, as a terminal and JSON should."""
+    return _REST_LITERAL.sub(r"\1", text)
 
 
 @functools.cache

@@ -85,7 +85,7 @@ def _run_toy(tmp_path, *extra):
 
 
 def test_end_of_run_is_a_short_ranking_then_the_paths_and_the_report(tmp_path):
-    r, out = _run_toy(tmp_path)
+    r, out = _run_toy(tmp_path, "--wide")  # one line per ranking row (else fitted to 80 columns: test_narrow_output)
     assert r.returncode == 0, r.stderr
     text = r.stdout + r.stderr
     assert len(text.strip().splitlines()) <= 40, text
@@ -104,13 +104,13 @@ def test_end_of_run_is_a_short_ranking_then_the_paths_and_the_report(tmp_path):
 def test_a_relative_output_folder_still_gets_its_ranking(tmp_path):
     """`make run` writes to `results` (relative): the ranking matches the run's results by resolved path."""
     r = subprocess.run([sys.executable, "-m", "compeval", "run", "-m", "hashbag", "-m", "random,dim=16",
-                        "-t", TOY_TASKS[0], "-o", "results", "--no-report"], capture_output=True, text=True,
+                        "-t", TOY_TASKS[0], "-o", "results", "--no-report", "--wide"], capture_output=True, text=True,
                        cwd=tmp_path, env={**os.environ, "COLUMNS": "50", "COMPEVAL_CACHE_DIR": str(tmp_path / "c")})
     assert r.returncode == 0, r.stderr
     rows = [line for line in r.stdout.splitlines() if line.startswith("invariance-relation auc")]
     assert len(rows) == 1 and rows[0].count("★") <= 1, r.stdout  # ★ only where hashbag clears random's interval
-    # piped into a log narrower than the table, a row stays one line with the chance reference (random's
-    # score) and both models' cells
+    # with --wide, piped into a log narrower than the table, a row stays one line with the chance reference
+    # (random's score) and both models' cells
     assert len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", rows[0])) == 3, r.stdout
 
 

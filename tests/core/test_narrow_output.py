@@ -95,6 +95,44 @@ def test_the_leaderboard_and_the_ranking_fit_80_columns(results):
     assert "-0." in table or "0." in table
 
 
+def test_the_end_of_run_ranking_fits_80_columns_in_a_pipe_and_wide_is_one_line(results, tmp_path, data_dir):
+    """`make run > log`: the ranking a pipe gets fits COLUMNS=80, each value above its interval, neither cut;
+    --wide gives one line per headline."""
+    import re
+    import shutil
+
+    out, models, _ = results
+    out = Path(shutil.copytree(out, tmp_path / "copy"))
+    args = ["run", *sum((["-m", m] for m in MODELS), []), "-t", "gs2011,bootstrap=50", "-t",
+            "minimal-pairs,bootstrap=50", "-o", str(out), "--no-report", "--cache-dir", str(tmp_path / "c")]
+    text = cli(*args)  # every result is on disk: the run reuses them and prints the ranking
+    table = text[:text.index("★ best of the row")]
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for name in models:
+        assert whole(table, name), name
+    intervals = re.findall(r"\[-?\d\.\d{2}, -?\d\.\d{2}\]", table)
+    assert len(intervals) >= 2 * (len(MODELS) + 1)  # two headlines × (models + chance), each interval whole
+    wide = cli(*args, "--wide")
+    rows = [line for line in wide.splitlines() if re.search(r"[↑↓]", line) and "best" not in line]
+    assert len(rows) == 2 and all(len(re.findall(r"-?\d\.\d{3} \[-?\d\.\d{2}, -?\d\.\d{2}\]", r)) >= len(MODELS)
+                                  for r in rows), wide
+    assert max(len(line) for line in wide.splitlines()) > 80
+
+
+def test_plan_fits_80_columns_and_wide_is_one_line_per_model(tmp_path):
+    args = ["run", "--plan", "--device", "cpu", *sum((["-m", m] for m in MODELS), []), "-t", "gs2011",
+            "-o", str(tmp_path / "o")]
+    text = cli(*args)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert text.startswith("device kind: cpu-2core")
+    for name in MODELS:
+        assert whole(text, name), name
+    assert "est. " in text and "6 models" in text
+    wide = cli(*args, "--wide").splitlines()
+    assert sum(any(line.startswith(m + " ") for m in MODELS) for line in wide) == len(MODELS)
+    assert any("no transformer forward pass" in line and line.startswith("hashbag ") for line in wide)
+
+
 def test_models_fit_80_columns_and_keep_every_spec_token():
     from compeval.models.registry import list_models
 

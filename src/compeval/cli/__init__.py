@@ -1,5 +1,5 @@
 """``compeval`` command line (in the style of ``mteb run``): models | tasks | run | results | report | export |
-verify | download | data (the last two in ``cli/data.py``)."""
+verify | cite | download | data (the last two in ``cli/data.py``)."""
 from __future__ import annotations
 
 import json
@@ -66,7 +66,8 @@ def _fmt(v) -> str:
 
 
 @app.command()
-def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options"),
+def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbert) to list its options, or a "
+                                                  "packaged model (e.g. all-MiniLM-L6-v2): its spec, folder, options"),
            from_: Optional[str] = typer.Option(None, "--from", help="list what a model list selects: "
                                                "mteb:KEY=VALUE,… (e.g. mteb:lang=eng,max_params=8e9) or compeval:sweep"),
            wide: bool = typer.Option(False, "--wide", help="every column at its natural width, one line per row "
@@ -80,8 +81,10 @@ def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbe
         return list_from(from_, out)
 
     if family:
-        from ..models.registry import resolve_family
+        from ..models.registry import ALIASES, resolve_family
 
+        if family in ALIASES:
+            return _packaged_model(ALIASES[family], wide)
         fam = resolve_family(family)
         _fitted(fam.options.rows(), ["option", "default", "values", "kind", "help"],
                 f"{fam.versioned}: {' | '.join(fam.spec_forms)}", wide)
@@ -90,11 +93,42 @@ def models(family: Optional[str] = typer.Argument(None, help="a family (e.g. sbe
     out.print("Every family takes ',name=…'; `compeval models FAMILY` lists a family's options. Normalisation is a task option: --task sts3k,norm=center|zscore.")
 
 
+def _packaged_model(alias, wide: bool) -> None:
+    """``compeval models NAME`` for a short name: what it runs, where its files are, its family's options."""
+    from rich.text import Text
+
+    from ..models.registry import resolve_family
+    from ..specs import parse_spec
+
+    import textwrap
+
+    def say(text: str) -> None:  # wrapped under its own indent; a path is never broken
+        for line in textwrap.wrap(text, width=max(out.width, 40), initial_indent="  ", subsequent_indent="    ",
+                                  break_long_words=False, break_on_hyphens=False):
+            out.print(line, highlight=False, soft_wrap=True)
+
+    fam = resolve_family(parse_spec(alias.target).name)
+    out.print(Text(alias.name, style="bold"), soft_wrap=True)
+    say(alias.description)
+    say(f"spec: {alias.target} (family {fam.versioned})")
+    if alias.folder is not None:
+        try:
+            folder = str(alias.folder())
+        except ImportError as exc:
+            folder = f"not installed (pip install {exc})"
+        out.print(f"  folder: {folder}", highlight=False, soft_wrap=True)  # one line, to copy whole
+    if alias.own:
+        say(f"your own version: {alias.own}")
+    _fitted(fam.options.rows(), ["option", "default", "values", "kind", "help"],
+            f"{fam.versioned} options: --model {alias.name},OPTION=VALUE", wide)
+
+
 TASKS_WIDTH = 100
 
 
 @app.command()
-def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) or suite to list its options"),
+def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) or suite to list its options, or a "
+                                               "task kind on your own data (pairs, triplets, probe, modifiers)"),
           format: str = typer.Option("text", "--format", "-f", help="text (one line per task) | json"),
           path: Optional[Path] = typer.Option(None, "--path", help="list the task files (*.toml) of this folder "
                                               "instead: tasks on your own data (docs/user-tasks.md)"),
@@ -137,7 +171,10 @@ def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) o
 def _task_options(name: str, format: str, wide: bool) -> None:
     """``compeval tasks NAME``: the task's options as ``compeval models FAMILY`` lists a family's."""
     from ..tasks.registry import TASKS, get_tasks, suites
+    from ..tasks.user.declare import KINDS
 
+    if name in KINDS and name not in TASKS and name not in suites():
+        return _kind_options(KINDS[name], format, wide)
     if name not in TASKS and name not in suites():
         get_tasks(name)  # the registry's one-line error for an unknown name (with its did-you-mean)
         raise CompevalError(f"{name!r} is not a task or suite name; `compeval tasks` lists them")
@@ -170,6 +207,38 @@ def _task_options(name: str, format: str, wide: bool) -> None:
     hint = f" (e.g. --task {names[0]},{example['option'].split(' ')[0]}={example['default'] or 'VALUE'})" if example \
         else ""
     out.print(f"Give options after the task name, comma-separated{hint}; they are part of each result's name.",
+              highlight=False)
+    if name in KINDS and format == "text":  # `modifiers`: a suite and a task kind on your own data
+        out.print()
+        _kind_options(KINDS[name], format, wide)
+
+
+def _kind_options(cls, format: str, wide: bool) -> None:
+    """``compeval tasks pairs`` (or triplets, probe, modifiers): a user task kind's columns and method options,
+    listed as a built-in task's options are, and how to declare a task of that kind."""
+    from ..tasks.user.base import DESCRIBING
+
+    rows = cls.Options.rows()
+    declare = (f"--task {cls.kind}:FILE[,OPTION=VALUE…] (FILE: .csv, .tsv or .jsonl, or hf-dataset:ORG/NAME@REV"
+               f"[,split=…]; {', '.join(f'{k}=…' for k in DESCRIBING)} describe it), or a TOML file with "
+               f"kind = \"{cls.kind}\" (docs/user-tasks.md)")
+    if format == "json":
+        listing = {cls.kind: {"suite": cls.metadata.suite, "description": cls.metadata.description,
+                              "declare": declare, "options": rows}}
+        sys.stdout.write(json.dumps(listing, indent=1) + "\n")
+        return
+    if format != "text":
+        raise CompevalError(f"unknown format {format!r}; choose text or json")
+    from rich.text import Text
+
+    from .tables import Col, fitted_tables, print_tables
+
+    columns = ["option", "default", "values", "help"]
+    out.print(Text(f"{cls.kind} (a task kind on your own data)", style="bold"))
+    out.print(" ".join(cls.metadata.description.split()), highlight=False)
+    print_tables(out, fitted_tables([Col(c, key=(k == 0)) for k, c in enumerate(columns)],
+                                    [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
+    out.print(f"The options whose help says 'column' name your file's columns. Declare a task as {declare}.",
               highlight=False)
 
 
@@ -244,6 +313,8 @@ def run(
     no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
+    wide: bool = typer.Option(False, "--wide", help="the ranking and --plan with every column at its natural "
+                              "width, one line per row (else they fit the terminal, 80 columns in a pipe)"),
 ):
     """Run every model on every task; without --model/--task, the default models on every default task (data
     downloaded as needed; without network, tasks whose data is not on disk are skipped)."""
@@ -273,7 +344,7 @@ def run(
                                     allow_modified=allow_modified_data, quick=quick)
     tasks_ = run_data.tasks
     if plan:
-        return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device)
+        return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device, out=out, wide=wide)
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter
 
@@ -292,7 +363,7 @@ def run(
     from .summary import end_of_run
 
     status = end_of_run(summary, output_dir, console=console, out=out, verbose=verbose, report=not no_report,
-                        not_run=run_data.not_run)
+                        not_run=run_data.not_run, wide=wide)
     if status:
         raise typer.Exit(status)
 
@@ -438,6 +509,22 @@ def verify_command(
     status = verify(directory, data_dir, cache_dir, no_cache, console, out)
     if status:
         raise typer.Exit(status)
+
+
+@app.command()
+def cite(directory: Optional[Path] = typer.Argument(None, help="a results folder: what its results need cited "
+                                                    "(else every work compeval can cite)")):
+    """Print BibTeX for compeval and for the papers behind the methods and data sets of a results folder."""
+    from ..citations import cite as cited, results_uses
+
+    if directory is None:
+        sys.stdout.write(cited().bibtex())
+        return
+    uses = results_uses(directory)
+    if not uses:
+        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
+                            "files written by `compeval run`")
+    sys.stdout.write(cited(uses).bibtex())
 
 
 data_cli.register(app)  # compeval download, compeval data

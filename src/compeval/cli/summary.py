@@ -25,18 +25,23 @@ def ranking_table(rows, models: list[str], width: int = 80, wide: bool = False) 
     from .tables import Col, fitted_tables
 
     references = {m for r in rows for m in r.references}
-    columns = [Col("headline", key=True), Col("chance", key=True)] + \
-        [Col(f"{m} (ref)" if m in references else m) for m in models]
+    columns = [Col("headline", key=True), Col("chance", key=True, whole=True)] + \
+        [Col(f"{m} (ref)" if m in references else m, whole=True) for m in models]
+
+    def fmt(cell) -> str:  # fitted: the value above its interval, neither broken; wide: one line
+        text = fmt_cell(cell)
+        return text if wide else text.replace(" [", "\n[", 1)
+
     body = []
     for row in rows:
         best = row.best()
         ref = row.reference()
         cells = []
         for m in models:
-            text = fmt_cell(row.cells.get(m))
+            text = fmt(row.cells.get(m))
             cells.append((text + " ★", "bold green") if m == best else text)
         label = with_arrow(row.label, row.direction) + (f" ({row.note})" if row.note else "")
-        body.append([label, "–" if ref is None else fmt_cell(ref[1]), *cells])
+        body.append([label, "–" if ref is None else fmt(ref[1]), *cells])
     return fitted_tables(columns, body, width, wide=wide)
 
 
@@ -54,12 +59,13 @@ def ranking_notes(rows) -> list[str]:
 
 
 def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: Console, verbose: bool = False,
-               report: bool = True, not_run: list[NotRun] = ()) -> int:
+               report: bool = True, not_run: list[NotRun] = (), wide: bool = False) -> int:
     """Print the end of a run; return the exit status (1 when a job failed).
 
     ``not_run``: the tasks the run left out (no data offline, not in the default run…), counted by reason
     in the summary and listed under the ranking. A failed job's line is printed here only (the CLI's
-    progress reporter leaves it to the end)."""
+    progress reporter leaves it to the end). ``wide``: the ranking one line per row (else it fits ``out``'s
+    width, 80 columns in a pipe)."""
     done = [o for o in summary.outcomes if o.status == "done"]
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
     left_out = summary_line(not_run)
@@ -77,7 +83,7 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     if verbose and done:
         _full_table(done, output_dir, out)
     if present:
-        _print_ranking(present, output_dir, out, console)
+        _print_ranking(present, output_dir, out, console, wide)
     if not_run and present:
         for reason, tasks in grouped(not_run).items():
             out.print(f"[dim]not run, {escape(reason)}: {escape(', '.join(tasks))}[/]", highlight=False,
@@ -100,7 +106,7 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     return 1 if summary.failed else 0
 
 
-def _print_ranking(present, output_dir: Path, out: Console, console: Console) -> None:
+def _print_ranking(present, output_dir: Path, out: Console, console: Console, wide: bool = False) -> None:
     from ..report.loading import ResultsIndex
     from ..report.ranking import ranked_models, ranking
 
@@ -114,10 +120,14 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console) ->
         return
     from .tables import print_tables
 
-    # In a terminal the ranking fits its width; piped into a log, a row stays one line (grep finds it whole).
-    print_tables(out, ranking_table(rows, ranked_models(index, rows), out.width, wide=not out.is_terminal))
-    for line in ranking_notes(rows):
-        out.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
+    # fitted to the terminal, 80 columns in a pipe or a log; --wide keeps each row on one line
+    print_tables(out, ranking_table(rows, ranked_models(index, rows), out.width, wide=wide))
+    import textwrap
+
+    for note in ranking_notes(rows):
+        for line in [note] if wide else textwrap.wrap(note, out.width, break_long_words=False,
+                                                      break_on_hyphens=False):
+            out.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
 def _full_table(done, output_dir: Path, out: Console) -> None:

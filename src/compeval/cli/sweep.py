@@ -40,15 +40,29 @@ def list_from(query: str, out: Console) -> None:
 
 
 def print_plan(models: Sequence[str], tasks: Sequence[str], data_dir: Optional[Path], device: Optional[str],
-               run_device: str = "auto") -> None:
-    """``--plan``: the cost table on stdout (no weights load, nothing runs); ``device`` None: the kind of
-    the device the run would use (``run_device``, the run's ``--device``)."""
-    import sys
+               run_device: str = "auto", out: Console | None = None, wide: bool = False) -> None:
+    """``--plan``: the cost table on stdout (no weights load, nothing runs), fitted to the terminal (80
+    columns in a pipe; ``wide``: one line per model); ``device`` None: the kind of the device the run would
+    use (``run_device``, the run's ``--device``)."""
+    import textwrap
 
-    from ..runner.cost import default_plan_device, format_plan, plan_costs
+    from ..runner.cost import PLAN_COLUMNS, default_plan_device, plan_cells, plan_costs, plan_footer, plan_head
+    from .tables import Col, fitted_tables, print_tables
 
+    out = out or Console()
     kind = device or default_plan_device(run_device)
-    sys.stdout.write(format_plan(plan_costs(models, tasks, data_dir=data_dir, device=kind)) + "\n")
+    plan = plan_costs(models, tasks, data_dir=data_dir, device=kind)
+    columns = [Col(h, justify="right" if right else "left", key=(k == 0)) for k, (h, right) in enumerate(PLAN_COLUMNS)]
+
+    def say(text: str) -> None:
+        lines = [text] if wide else textwrap.wrap(text, out.width, break_long_words=False, break_on_hyphens=False)
+        for line in lines:
+            out.print(line, highlight=False, soft_wrap=True, markup=False)
+
+    say(plan_head(plan))
+    print_tables(out, fitted_tables(columns, plan_cells(plan), out.width, wide=wide))
+    for line in plan_footer(plan):
+        say(line)
 
 
 def write_leaderboard(directory: Path, output: Path, mteb_results: Optional[Path], console: Console) -> None:

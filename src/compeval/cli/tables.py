@@ -33,6 +33,7 @@ class Col:
     justify: str = "left"
     optional: bool = False  # shown only when every column fits at its natural width (else with --wide)
     key: bool = False  # repeated in every part when the other columns are split over several tables
+    whole: bool = False  # a cell's lines are never broken (a number and its interval): as wide as its longest
 
 
 def tokens(text: str) -> list[str]:
@@ -75,7 +76,8 @@ def fitted_tables(columns: Sequence[Col], rows: Sequence[Sequence[Cell]], width:
     """One table, or several, each at most ``width`` characters wide (``wide``: one, at natural width)."""
     cols = list(range(len(columns)))
     texts = [[_text(c) for c in r] for r in rows]
-    mins = [max([min_width(columns[i].header)] + [min_width(r[i]) for r in texts]) for i in cols]
+    mins = [max([min_width(columns[i].header)] + [(natural_width if columns[i].whole else min_width)(r[i])
+                                                   for r in texts]) for i in cols]
     nats = [max([natural_width(columns[i].header)] + [natural_width(r[i]) for r in texts]) for i in cols]
     if wide:
         return [_table(columns, rows, cols, nats, title, wrap_cells=False)]
@@ -137,12 +139,17 @@ def _table(columns, rows, idx, widths, title, *, wrap_cells: bool) -> Table:
     table = Table(title=title, box=None, pad_edge=False, header_style="bold", show_edge=False, title_justify="left")
     for i in idx:
         header = wrap(columns[i].header, widths[i]) if wrap_cells else columns[i].header
+        if columns[i].justify == "right":
+            header = "\n".join(line.rjust(widths[i]) for line in header.split("\n"))
         table.add_column(header, justify=columns[i].justify, no_wrap=True, width=widths[i], overflow="ignore")
     for r in rows:
         cells = []
         for i in idx:
             text, style = (r[i] if isinstance(r[i], tuple) else (str(r[i]), ""))
-            cells.append(Text(wrap(text, widths[i]) if wrap_cells else text, style=style))
+            text = wrap(text, widths[i]) if wrap_cells else text
+            if columns[i].justify == "right":  # padded here: a no-wrap cell is not justified by rich
+                text = "\n".join(line.rjust(widths[i]) for line in text.split("\n"))
+            cells.append(Text(text, style=style))
         table.add_row(*cells)
     return table
 

@@ -11,7 +11,9 @@ the ranks as Pearson does.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from ..lazy import lazy_module
+
+stats = lazy_module("scipy.stats")
 
 from ..errors import DataError
 from .ties import at_rank_precision

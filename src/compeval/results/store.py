@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
-import pandas as pd
 from pydantic import ValidationError
 
 from ..errors import CompevalError
 from ..paths import safe_component
 from .schema import SCHEMA_VERSION, TaskResult
+from ..lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 class DamagedResultError(CompevalError):

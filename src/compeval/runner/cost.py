@@ -419,28 +419,51 @@ def _minutes(x: float | None) -> str:
     return f"{x:.2f}" if x is not None else "–"
 
 
-def format_plan(plan: CostPlan) -> str:
-    """The plan as plain text: the device kind assumed, one row per model (encoding and evaluation
-    minutes), then the totals and the assumptions behind the minutes."""
-    head = (f"{'model':<40} {'texts':>6} {'tokens':>9} {'params':>7} {'FLOPs':>8} {'width':>5} {'encode':>7} "
-            f"{'evaluate':>8}  source")
-    lines = [f"device kind: {plan.device} (minutes below; --plan-device to change)", head, "-" * len(head)]
+#: The plan's columns: (header, right-aligned)
+PLAN_COLUMNS = (("model", False), ("texts", True), ("tokens", True), ("params", True), ("FLOPs", True),
+                ("width", True), ("encode", True), ("evaluate", True), ("source", False))
+
+
+def plan_head(plan: CostPlan) -> str:
+    return f"device kind: {plan.device} (minutes below; --plan-device to change)"
+
+
+def plan_cells(plan: CostPlan) -> list[list[str]]:
+    """One row of ``PLAN_COLUMNS`` cells per model (specs redacted)."""
+    rows = []
     for r in plan.rows:
         src = ", ".join(x for x in (f"params: {r.params_from}" if r.params_from else "",
                                      f"tokens: {r.tokenizer}" if r.tokenizer else "", r.note) if x)
-        spec = redact(r.spec)  # redacted before it is cut: a cut secret would slip past the redaction
-        name = spec if len(spec) <= 40 else spec[:39] + "…"
-        lines.append(f"{name:<40} {r.texts:>6} {r.tokens if r.tokens is not None else '–':>9} {_si(r.params):>7} "
-                     f"{_si(r.flops):>8} {r.width or '–':>5} {_minutes(r.minutes(plan.device)):>7} "
-                     f"{_minutes(r.eval_minutes):>8}  {src}")
-    lines.append("-" * len(head))
+        rows.append([redact(r.spec), str(r.texts), "–" if r.tokens is None else str(r.tokens), _si(r.params),
+                     _si(r.flops), str(r.width or "–"), _minutes(r.minutes(plan.device)), _minutes(r.eval_minutes),
+                     src])
+    return rows
+
+
+def plan_footer(plan: CostPlan) -> list[str]:
+    """The totals and the assumptions behind the minutes, then the notes."""
     ev = plan.eval_minutes
     total = (f"est. {plan.total_minutes + ev:.1f} min on {plan.device}: encoding {plan.total_minutes:.1f} + "
              f"evaluation {ev:.1f}" if ev is not None else
              f"est. {plan.total_minutes:.1f} min of encoding on {plan.device}, evaluation not estimated")
-    lines.append(f"{len(plan.rows)} models, {len(plan.tasks)} tasks with texts; total tokens {plan.total_tokens:,}, "
-                 f"forward FLOPs {_si(plan.total_flops)}; {total} (encoding at an assumed sustained "
-                 f"{_si(DEVICE_FLOPS[plan.device], 'FLOP/s')}; evaluation from the tasks' measured costs; "
-                 "weight loading and data download not included)")
-    lines += [f"note: {n}" for n in plan.notes]
-    return "\n".join(lines)
+    lines = [f"{len(plan.rows)} models, {len(plan.tasks)} tasks with texts; total tokens {plan.total_tokens:,}, "
+             f"forward FLOPs {_si(plan.total_flops)}; {total} (encoding at an assumed sustained "
+             f"{_si(DEVICE_FLOPS[plan.device], 'FLOP/s')}; evaluation from the tasks' measured costs; "
+             "weight loading and data download not included)"]
+    return lines + [f"note: {n}" for n in plan.notes]
+
+
+def format_plan(plan: CostPlan) -> str:
+    """The plan as plain text, one line per model at natural width: the device kind assumed, one row per
+    model (encoding and evaluation minutes), then the totals and the assumptions behind the minutes (the CLI
+    prints the same cells fitted to the terminal: ``cli/sweep.py``)."""
+    cells = plan_cells(plan)
+    widths = [max([len(h)] + [len(r[k]) for r in cells]) for k, (h, _) in enumerate(PLAN_COLUMNS)]
+
+    def line(values):
+        return " ".join(v.rjust(w) if right else v.ljust(w)
+                        for v, w, (_, right) in zip(values, widths, PLAN_COLUMNS)).rstrip()
+
+    head = line([h for h, _ in PLAN_COLUMNS])
+    rule = "-" * max(len(head), *(len(line(r)) for r in cells)) if cells else "-" * len(head)
+    return "\n".join([plan_head(plan), head, rule, *(line(r) for r in cells), rule, *plan_footer(plan)])

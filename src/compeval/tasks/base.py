@@ -10,13 +10,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..context import DEFAULT_CONTEXT, RunContext
 from ..data.registry import DataContext
 from ..results.schema import Direction, PublishedScore, Score, TaskInfo
 from .options import TaskOptions
+from ..lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 class TaskMetadata(BaseModel):
@@ -93,12 +95,19 @@ class EvalCost(BaseModel):
 class TaskOutput(BaseModel):
     """What ``Task.evaluate`` returns; the runner adds provenance and writes a ``TaskResult``."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     scores: list[Score]
     n_items: int
-    predictions: pd.DataFrame | None = None  # one row per item, for error analysis
+    # a pandas DataFrame, one row per item, for error analysis; typed Any and checked below, because pydantic
+    # resolves a field's type when the class is made, and listing tasks should not load pandas
+    predictions: Any = None
     counts: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("predictions")
+    @classmethod
+    def _frame(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, pd.DataFrame):
+            raise ValueError(f"predictions must be a pandas DataFrame or None, not {type(value).__name__}")
+        return value
 
 
 class Task(ABC):

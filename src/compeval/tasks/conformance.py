@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 from pydantic_core import to_json
 
 from .. import seeds
@@ -24,6 +23,9 @@ from ..results.schema import Score
 from .base import Task, TaskMetadata, TaskOutput
 from .options import TaskOptions
 from .registry import TASKS, get_tasks
+from ..lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Iterable
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError
 from ..results.store import as_written
+from ..lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 def checked_column(slug: str, predictions: pd.DataFrame, data: pd.DataFrame, keys: Iterable[str],

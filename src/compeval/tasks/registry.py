@@ -69,13 +69,17 @@ def get_tasks(spec: str) -> list[Any]:
     if parsed.arg is not None:
         raise SpecError(f"task spec {spec!r}: tasks take options as ',key=value', not ':'")
     names = [parsed.name] if parsed.name in TASKS else suites().get(parsed.name)
+    if not names and parsed.name in SPEC_KINDS:
+        raise SpecError(f"{parsed.name!r} is a task kind on your own data: give {parsed.name}:FILE[,OPTION=VALUE…]; "
+                        f"`compeval tasks {parsed.name}` lists its columns and options")
     if not names:
         import difflib
 
-        close = difflib.get_close_matches(parsed.name, [*TASKS, *suites()], 1, 0.6)
+        close = difflib.get_close_matches(parsed.name, [*TASKS, *suites(), *SPEC_KINDS], 1, 0.6)
         hint = f"did you mean {close[0]}? " if close else ""
         raise SpecError(f"unknown task {parsed.name!r}; {hint}`compeval tasks` lists tasks and suites "
-                        f"({', '.join(sorted(suites()))})")
+                        f"({', '.join(sorted(suites()))}); task kinds on your own data: "
+                        f"{', '.join(sorted(SPEC_KINDS))}")
     # Each task's Options converts and checks the CLI's strings (one-line SpecError naming the option).
     return [TASKS[n](**parsed.options) for n in names]
 

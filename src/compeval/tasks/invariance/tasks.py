@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from ...data.registry import DataContext, sha256_file
@@ -29,6 +28,9 @@ from ..scoring import ComparisonOptions, compare, pair_similarity
 from . import generator, loaders, usp
 from .published import QA_PUBLISHED, RELATION_PUBLISHED
 from ... import seeds
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 CHEUNG_PENN = "Cheung & Penn (2012), EACL: Evaluating distributional models of semantics for syntactically invariant inference"
 

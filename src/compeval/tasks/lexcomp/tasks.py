@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator
 
 from ...data.registry import DataContext
@@ -28,6 +27,9 @@ from . import bio, majority, settings
 from .data import SpanItem, load_splits
 from .published import published
 from .embed import TokenCache
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 SUITE = "lexcomp"
 REFERENCE = ("Shwartz & Dagan (2019), Still a Pain in the Neck: Evaluating Text Representations on "

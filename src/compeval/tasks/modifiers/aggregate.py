@@ -14,10 +14,12 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
 
 from ...metrics.bootstrap import bootstrap_ci
 from ...results.schema import Score
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 LEVEL = 0.95
 

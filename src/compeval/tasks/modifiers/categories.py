@@ -24,12 +24,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ...metrics.ties import at_rank_precision
 from ...results.schema import Score
 from .stimuli import PAD
 from ... import seeds
+from ...lazy import lazy_module
+
+stats = lazy_module("scipy.stats")
 
 N_TYPES = 5
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from ...errors import DataError, ModelCapabilityError
@@ -29,6 +28,9 @@ from .measures import (Embedded, adjective_weights, all_compared_ignored, inters
                        pair_cases, pair_intersectivity, word_pair_distances)
 from .stimuli import PAD, Stimuli, build_stimuli, strings_for
 from .words import ADJECTIVE_TYPES, ADJECTIVES, NOUNS
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 SUITE = "modifiers"
 REFERENCE = ("Carvalho, Manino, Rozanova, Cordeiro & Freitas, 'Montague semantics and modifier consistency "

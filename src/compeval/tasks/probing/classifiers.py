@@ -23,12 +23,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegressionCV
-from sklearn.model_selection import StratifiedKFold
-from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from ...training.settings import AdamSettings, LBFGSSettings, Trainer
 
@@ -64,6 +58,8 @@ def fit_many(requests: list[FitRequest], *, mlp: AdamSettings, logreg: LBFGSSett
     if trainer == "sklearn":
         return [fit_predict(r.classifier, r.x_train, r.y_train, r.x_test, seed=r.seed, mlp=mlp, logreg=logreg)
                 for r in requests]
+    from sklearn.model_selection import StratifiedKFold
+
     from ...training.logreg import LogRegProblem, logreg_cv_many
     from ...training.mlp import MLPJob, fit_mlps
 
@@ -90,6 +86,13 @@ def fit_predict(name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np.
                 mlp: AdamSettings, logreg: LBFGSSettings) -> tuple[np.ndarray, dict]:
     """Train classifier ``name`` with scikit-learn and predict the test items; returns (predictions,
     fitted settings)."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegressionCV
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     y_train = np.asarray(y_train, dtype=bool)
     if len(np.unique(y_train)) < 2:
         raise ValueError("the training labels have a single class; a probe needs both")

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from ... import textfile
 from ...data.registry import DataContext
@@ -21,6 +20,9 @@ from ...results.schema import Score
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..registry import register_task
 from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems, score_predictions
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 SOURCE = "ettinger2018_compeval"
 REFERENCE = ("Ettinger, Elgohary, Phillips & Resnik (2018), Assessing Composition in Sentence Vector "

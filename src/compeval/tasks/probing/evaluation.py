@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 from pydantic import field_validator
 
 from ...errors import DataError, SpecError
@@ -24,6 +23,9 @@ from ..options import TaskOptions, domain_check
 from ..scoring import embed
 from .classifiers import CLASSIFIERS, FitRequest, fit_many, gaussian_vectors, one_hots, random_one_hots
 from ... import seeds
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 CONTROL_RANDOM_PROBE = "control-random-probe"
 CONTROL_GAUSSIAN = "control-gaussian"

@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from ...data.registry import DataContext
@@ -24,6 +23,9 @@ from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_pr
 from .grammar import ASPECT_SETS, GrammarConfig, StructurePool
 from .lexicon import CATEGORIES
 from .published import HAS_HUMAN_PUBLISHED, HAS_X_PUBLISHED, X_AS_AGENT_PUBLISHED
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 SUITE = "probing"
 REFERENCE = ("Ettinger, Elgohary & Resnik (2016), Probing for semantic evidence of composition by means of "

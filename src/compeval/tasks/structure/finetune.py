@@ -5,10 +5,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
-from sklearn.decomposition import PCA
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.neural_network import MLPRegressor
+from ...lazy import lazy_module
+
+stats = lazy_module("scipy.stats")
 
 from ...metrics.correlation import spearman
 
@@ -27,6 +26,8 @@ def pair_features(vectors: np.ndarray, ia: np.ndarray, ib: np.ndarray, train_row
     """Both sentences' vectors concatenated; with ``n_components``, PCA fitted on the training pairs'
     sentences only (so the test sentences never shape the projection)."""
     if n_components:
+        from sklearn.decomposition import PCA
+
         fit_on = np.unique(np.concatenate([ia[train_rows], ib[train_rows]]))
         pca = PCA(n_components=n_components, random_state=seed).fit(vectors[fit_on])
         vectors = pca.transform(vectors)
@@ -36,6 +37,9 @@ def pair_features(vectors: np.ndarray, ia: np.ndarray, ib: np.ndarray, train_row
 def fit_score(x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, hidden: tuple[int, ...],
               seed: int) -> float:
     """Spearman on the test pairs of an MLPRegressor (default settings) trained on the training pairs."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPRegressor
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         reg = MLPRegressor(hidden_layer_sizes=hidden, random_state=seed).fit(x[train], y[train])

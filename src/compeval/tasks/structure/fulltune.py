@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from ...data.registry import DataContext
@@ -56,6 +55,9 @@ from ..registry import register_task
 from ..scoring import ComparisonOptions, compare
 from ..sts.tasks import FODOR, STS3k
 from ... import seeds
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 @dataclass(frozen=True)

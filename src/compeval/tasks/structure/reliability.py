@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from sklearn.metrics import cohen_kappa_score
 
 from ...errors import DataError, MalformedDataError
 from ... import seeds
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 def read_ratings_long(path: Path) -> pd.DataFrame:
@@ -66,6 +67,8 @@ def split_half(ratings: np.ndarray, rows: np.ndarray, n_splits: int = 100, seed:
         with np.errstate(invalid="ignore", divide="ignore"):
             halves.append(sums / counts)  # (rows × splits), 1–7 scale, NaN if unrated
     a, b = halves
+    from sklearn.metrics import cohen_kappa_score
+
     pearson = np.empty(n_splits)
     kappa = np.empty(n_splits)
     kappa_q = np.empty(n_splits)

@@ -5,7 +5,6 @@ import json
 from typing import Any, Callable, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from ... import textfile
@@ -31,6 +30,9 @@ from .types import (CATEGORIES, CATEGORY_MAX_MODIFIERS, CATEGORY_NORMALISER, CAT
                     TYPES, added_modifier_count, added_modifier_kind, categories, group_means, infer_type, slot_heads,
                     type_counts)
 from ... import seeds
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 # Profile types, in the spec's order of increasing structural change; check pairs are left out.
 PROFILE_TYPES = ("added_modifiers", "single_verb", "single_dobj", "single_subj", "double_swap", "triple_swap",

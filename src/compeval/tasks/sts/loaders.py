@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import pandas as pd
 
 from ... import textfile
 from ...errors import MalformedDataError
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 def _frame(rows: list[tuple[str, str, float, int]]) -> pd.DataFrame:

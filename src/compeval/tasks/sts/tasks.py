@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 
 from ...data.registry import DataContext
 from ...errors import DataError
@@ -24,6 +23,9 @@ from ..scoring import ComparisonOptions, compare
 from . import loaders
 from .published import published
 from ... import seeds
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 FODOR = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics"
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...errors import DataError
 from ...results.schema import Score
@@ -27,6 +26,9 @@ from ..modifiers.tasks import DISTANCE_NOTE, EncoderRequiredError
 from ..scoring import can_encode
 from .base import SUITE, UserTask, check_duplicates, label_column, text_cell
 from .tables import Table
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 class ModifiersOptions(TaskOptions):

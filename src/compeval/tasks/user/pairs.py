@@ -10,13 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...data.registry import DataContext
 from ..base import TaskMetadata
 from ..sts.tasks import STSOptions, STSTask
 from .base import SUITE, UserTask, check_duplicates, number_cell, subset_values, text_cell
 from .tables import Table
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 class PairsOptions(STSOptions):

@@ -16,7 +16,6 @@ from pydantic import Field
 
 from ... import seeds
 from ...errors import MalformedDataError
-import pandas as pd
 
 from ...results.schema import Score
 from ..base import TaskMetadata, TaskOutput
@@ -25,6 +24,9 @@ from ..probing.evaluation import CONTROL_GAUSSIAN, CONTROL_RANDOM_PROBE, Classif
 from ..probing.evaluation import evaluate_problems, score_predictions
 from .base import SUITE, UserTask, check_duplicates, label_column, text_cell
 from .tables import Table
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 class ProbeOptions(ClassifierOptions):

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from pydantic import model_validator
 
 from ...errors import DataError, SpecError
@@ -28,6 +27,9 @@ from ..scoring import compare
 from .base import SUITE, UserTask, check_duplicates, subset_values, text_cell
 from .tables import Table
 from ... import seeds
+from ...lazy import lazy_module
+
+pd = lazy_module("pandas")
 
 
 class TripletsOptions(TaskOptions):

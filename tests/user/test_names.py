@@ -284,3 +284,47 @@ def test_task_names_that_name_files_as_written():
     assert "no '__'" in task_name_problem("a__b")
     assert "at most 100" in task_name_problem("x" * 101)
     assert text_problem("négation", "subset") is None and text_problem("ne\u0301gation", "subset") is not None
+
+
+def test_a_task_name_that_is_not_a_file_name_is_refused_before_any_job(tmp_path):
+    """``négation`` / ``a+b`` (compeval 56ab6b1: computed, written as ``a_b__…-<hash>.json``, then disowned by
+    every reader and left out of the run's own ranking, exit 0): refused in one line, nothing computed."""
+    data = write_csv(tmp_path / "négation.csv", pair_rows(12))
+    for extra in (",name=a+b", ",name=négation", ""):  # "": the name is the file's
+        rc, out, err = cli("run", "--no-cache", "--no-report", "-m", "hashbag", "-o", str(tmp_path / "out"),
+                           "-t", f"pairs:{data},a=s1,b=s2,score=gold,bootstrap=40{extra}")
+        assert rc == 2 and "task name" in err and "Traceback" not in err, err
+        assert len([line for line in err.splitlines() if line.strip()]) == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_user_subset_named_as_compeval_s_own_score_is_refused(tmp_path):
+    """``non_minus_adv`` (compeval 56ab6b1: two numbers under one (metric, subset) key, readers pick one by
+    position) and ``all``, in pairs and triplets alike."""
+    rows = [dict(r, kind=("non", "adv", "non_minus_adv")[i % 3]) for i, r in enumerate(pair_rows(12))]
+    data = write_csv(tmp_path / "p.csv", rows)
+    with pytest.raises(MalformedDataError, match=r"p.csv:4: column 'kind': 'non_minus_adv' names a subset of "
+                                                 r"compeval's own \(all, non_minus_adv"):
+        get_tasks(f"pairs:{data},a=s1,b=s2,score=gold,subset=kind")
+    rows = [{"s": f"s{i}", "c": f"c{i}", "f": f"f{i}", "cat": "all"} for i in range(4)]
+    data = write_csv(tmp_path / "t.csv", rows)
+    with pytest.raises(MalformedDataError, match="'all' names a subset of compeval's own"):
+        get_tasks(f"triplets:{data},anchor=s,closer=c,farther=f,category=cat")
+
+
+def test_a_run_whose_result_its_readers_disown_exits_1(tmp_path):
+    """The run's own ranking reads the folder back: a result it wrote that the readers leave out is an error
+    line and exit status 1, never a quiet 0."""
+    from rich.console import Console
+
+    from compeval.cli.summary import end_of_run
+
+    data = write_csv(tmp_path / "p.csv", pair_rows(12))
+    summary = run(["hashbag"], [f"pairs:{data},a=s1,b=s2,score=gold,bootstrap=40"], tmp_path / "out", cache_dir=None)
+    buf = io.StringIO()
+    console = Console(file=buf, width=300)
+    assert end_of_run(summary, tmp_path / "out", console=console, out=console, report=False) == 0
+    (path,) = [o.path for o in summary.outcomes]
+    path.write_text(path.read_text().replace('"name": "p"', '"name": "q"', 1))  # another task's, in p's file
+    assert end_of_run(summary, tmp_path / "out", console=console, out=console, report=False) == 1
+    assert "written by this run, is left out of its ranking" in buf.getvalue()

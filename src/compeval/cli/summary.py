@@ -76,8 +76,7 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     present = [o for o in done + skipped if o.path is not None]
     if verbose and done:
         _full_table(done, output_dir, out)
-    if present:
-        _print_ranking(present, output_dir, out, console)
+    disowned = _print_ranking(present, output_dir, out, console) if present else []
     if not_run and present:
         for reason, tasks in grouped(not_run).items():
             out.print(f"[dim]not run, {escape(reason)}: {escape(', '.join(tasks))}[/]", highlight=False,
@@ -97,27 +96,43 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     elif present:
         console.print(f"report: not written (--no-report); compeval report {escape(str(output_dir))}",
                       highlight=False, soft_wrap=True)
-    return 1 if summary.failed else 0
+    return 1 if summary.failed or disowned else 0
 
 
-def _print_ranking(present, output_dir: Path, out: Console, console: Console) -> None:
+def _print_ranking(present, output_dir: Path, out: Console, console: Console) -> list:
+    """The ranking of this run's results; returns those of them its readers do not take (each said in a
+    line: the run then exits 1, never 0 with a result missing from its own ranking)."""
     from ..report.loading import ResultsIndex
     from ..report.ranking import ranked_models, ranking
 
+    rows, unreadable = [], []
     try:
         index = ResultsIndex(output_dir)
+        unreadable = index.unreadable
         rows = ranking(index, keep=[o.path for o in present])
     except CompevalError as exc:
         console.print(f"[yellow]warning:[/] no ranking: {escape(str(exc))}", soft_wrap=True)
-        return
+        if not unreadable:  # the folder held nothing readable: which of this run's results, and why
+            from ..results.store import ResultStore
+            from ..tasks.registry import result_slug
+
+            store = ResultStore(output_dir, result_slug)
+            list(store.iter_results())
+            unreadable = store.unreadable
+    mine = {Path(o.path).resolve() for o in present}
+    disowned = [(path, why) for path, why in unreadable if Path(path).resolve() in mine]
+    for path, why in disowned:
+        console.print(f"[red]error:[/] {escape(str(path))}, written by this run, is left out of its ranking: "
+                      f"{escape(why)}", soft_wrap=True)
     if not rows:
-        return
+        return disowned
     from .tables import print_tables
 
     # In a terminal the ranking fits its width; piped into a log, a row stays one line (grep finds it whole).
     print_tables(out, ranking_table(rows, ranked_models(index, rows), out.width, wide=not out.is_terminal))
     for line in ranking_notes(rows):
         out.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
+    return disowned
 
 
 def _full_table(done, output_dir: Path, out: Console) -> None:

@@ -328,3 +328,12 @@ def test_a_run_whose_result_its_readers_disown_exits_1(tmp_path):
     path.write_text(path.read_text().replace('"name": "p"', '"name": "q"', 1))  # another task's, in p's file
     assert end_of_run(summary, tmp_path / "out", console=console, out=console, report=False) == 1
     assert "written by this run, is left out of its ranking" in buf.getvalue()
+
+
+def test_a_library_error_s_first_line_names_its_type():
+    """A report that cannot be built is a warning line; matplotlib's mathtext error starts with a newline and
+    its first line is one token (``\\frac{``), so the line leads with the exception's type."""
+    from compeval.runner.progress import first_line
+
+    assert first_line(ValueError("\n\\frac{\n^\nExpected token")) == "ValueError: \\frac{"
+    assert first_line(SpecError("task name 'a+b': use letters")) == "task name 'a+b': use letters"

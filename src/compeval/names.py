@@ -36,10 +36,10 @@ MAX_LABEL = 100
 #: overrides, zero-width spaces), line and paragraph separators, surrogates, private use, unassigned.
 _INVISIBLE = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
 #: Markdown's inline syntax in a table cell, each made literal by a backslash (CommonMark 2.4): ``|`` ends
-#: the cell; code, emphasis, HTML, entities and GitHub's strikethrough and math; an ``_`` except inside a word
-#: (``non_minus_adv`` is never emphasis); ``[``/``(`` right after ``]`` (only then do brackets make a link:
-#: a name such as ``Overlap [published]`` stays as written).
-_MARKDOWN = re.compile(r"[\\|`*<>&~$]|(?<=\])[(\[]|(?<![^\W_])_|_(?![^\W_])")
+#: the cell; code, emphasis, HTML, entities and GitHub's strikethrough and math; a run of ``_`` except between
+#: letters or digits, where it never marks emphasis (``non_minus_adv``, ``p__3f2a``); ``[``/``(`` right after
+#: ``]`` (only then do brackets make a link: a name such as ``Overlap [published]`` stays as written).
+_MARKDOWN = re.compile(r"[\\|`*<>&~$]|(?<=\])[(\[]|_+")
 #: matplotlib's settings that draw a text as written: no mathtext (``$\frac{$`` is a label, not a formula
 #: that fails to parse) and no LaTeX. Every report figure is drawn under them (``rc_context``).
 PLAIN_TEXT = {"text.parse_math": False, "text.usetex": False}
@@ -81,4 +81,13 @@ def task_name_problem(name: object) -> str | None:
 def markdown(text: object) -> str:
     """``text`` as one markdown table cell that renders as written: markup characters backslash-escaped,
     line breaks as spaces (a cell is one line)."""
-    return _MARKDOWN.sub(lambda m: "\\" + m.group(0), " ".join(str(text).split()))
+    text = " ".join(str(text).split())
+
+    def escaped(m: re.Match) -> str:
+        run = m.group(0)
+        if run[0] == "_" and 0 < m.start() and m.end() < len(text) and text[m.start() - 1].isalnum() \
+                and text[m.end()].isalnum():
+            return run
+        return "".join("\\" + c for c in run)
+
+    return _MARKDOWN.sub(escaped, text)

@@ -272,7 +272,8 @@ def test_mathtext_name_draws_in_a_run_s_own_report(tmp_path):
     ("a|b", "a|b"), ("<script>x</script>", "<script>x</script>"), ("_a_", "_a_"), ("**b**", "**b**"),
     ("[x](javascript:alert(1))", "[x](javascript:alert(1))"), ("&lt;", "&lt;"), ("`c`", "`c`"),
     ("~~s~~", "~~s~~"), ("non_minus_adv", "non_minus_adv"), ("Overlap [published]", "Overlap [published]"),
-    ("a\\|b", "a\\|b"), ("$x$", "$x$"),
+    ("a\\|b", "a\\|b"), ("$x$", "$x$"), ("p__3f2a", "p__3f2a"), ("__init__", "__init__"), ("a__b__", "a__b__"),
+    ("__a__b", "__a__b"), ("*a*_b_", "*a*_b_"), ("é_x_é", "é_x_é"), ("_é_", "_é_"),
 ])
 def test_markdown_escape_reads_back_as_written(text, seen):
     (row,) = markdown_cells(f"| h |\n|---|\n| {markdown(text)} |\n").rows[1:]

@@ -934,6 +934,155 @@ def clean_repeats() -> list[Scenario]:
     steps.append(Step("clean tasks", cli=["tasks"]))
     return [Scenario("clean", steps)]
 
+#: Names a careless or hostile user could give (issue 48, "Must show" 3): the markup of each view, paths,
+#: separators, invisible and right-to-left characters, look-alikes, and names compeval gives its own scores.
+#: Per name: whether compeval must take it as a task name, a subset value and a model name (else it must
+#: refuse it with one line and exit 2), by the rule of ``compeval.names``.
+HOSTILE_NAMES: list[tuple[str, bool, bool, bool]] = [
+    ("ok-name", True, True, True), ("v2.1_b", True, True, True), ("|", False, True, True),
+    ("a|b", False, True, True), ("<script>alert(1)</script>", False, False, True), ("<b>", False, True, True),
+    ("$\\frac{$", False, True, True), ("$x$", False, True, True), ("négation", False, True, True),
+    ("a+b", False, True, True), ("../x", False, False, True), ("a/b", False, False, True),
+    ("a\nb", False, False, False), ("x" * 300, False, False, True), ("\u202eevil", False, False, False),
+    ("שלום עולם", False, True, True), ("`code`", False, True, True), ("*", False, True, True),
+    ("_a_", False, True, True), ("[x](javascript:alert(1))", False, True, True), ("&lt;", False, True, True),
+    ("[red]x", False, True, True), ("a  b", False, False, False), ("e\u0301", False, False, False),
+    ("zero\u200bwidth", False, False, False), ("a,b", False, True, True), ('q"uote', False, True, True),
+    ("=1+1", False, True, True), ("all", True, False, True), ("non_minus_adv", True, False, True),
+    ("a__b", False, True, True), ("..", False, True, True),
+]
+_NAMES_PRELUDE = (
+    "import csv, io, json, hashlib\n"
+    "import numpy as np\n"
+    "from markdown_it import MarkdownIt\n"
+    "from html.parser import HTMLParser\n"
+    "from compeval.runner import run\n"
+    "from compeval.models.protocol import ModelConfig\n"
+    "class Named:\n"
+    "    def __init__(self, name): self.config = ModelConfig(family='named.v1', name=name, params={'dim': 8})\n"
+    "    def encode(self, texts):\n"
+    "        return np.asarray([np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:8], 16)).standard_normal(8) for t in texts], dtype=np.float32)\n"
+    "class Cells(HTMLParser):\n"
+    "    def __init__(self): super().__init__(); self.rows, self.tags, self.cell = [], [], None\n"
+    "    def handle_starttag(self, tag, attrs):\n"
+    "        self.tags.append(tag)\n"
+    "        if tag == 'tr': self.rows.append([])\n"
+    "        if tag in ('td', 'th'): self.cell = []\n"
+    "    def handle_endtag(self, tag):\n"
+    "        if tag in ('td', 'th') and self.cell is not None: self.rows[-1].append(''.join(self.cell)); self.cell = None\n"
+    "    def handle_data(self, data):\n"
+    "        if self.cell is not None: self.cell.append(data)\n"
+    "def cells(html):\n"
+    "    p = Cells(); p.feed(html); return p\n"
+    "def md_cells(text):\n"
+    "    return cells(MarkdownIt('commonmark').enable(['table', 'strikethrough']).render(text))\n"
+    "def shown(folder):\n"
+    "    return {json.loads(p.read_text(encoding='utf-8'))['model']['display'] for p in folder.glob('*/*.json')}\n"
+)
+
+
+def _names_data(here: Path, subsets: list[str], n: int = 4) -> Path:
+    """A pairs file, ``n`` rows per subset value, deterministic."""
+    words = ["lawyer", "witness", "doctor", "patient", "teacher", "student", "chef", "waiter"]
+    rows = []
+    for k in range(n * len(subsets)):
+        a, b = words[k % 8], words[(k * 3 + 1) % 8]
+        rows.append({"s1": f"the {a} saw the {b} {k}", "s2": f"the {b} saw the {a} {k}", "gold": f"{(k * 7) % 11 / 2:.1f}",
+                     "kind": subsets[k % len(subsets)]})
+    here.mkdir(parents=True, exist_ok=True)
+    path = here / "pairs.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def round4_names() -> list[Scenario]:
+    """Every hostile name as a task name, a subset value and a model name (``HOSTILE_NAMES``): refused in one
+    line (exit 2, nothing computed) or taken and read back as written from every view: results JSON, ``results``
+    csv / json / markdown / table, the leaderboard in markdown and as a page, the report and its figures."""
+    def quoted(v: str) -> str:
+        if any(ch in v for ch in ',"\\\n\t') or v != v.strip():
+            return '"' + v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
+        return v
+
+    task = "pairs:{here}/pairs.csv,a=s1,b=s2,score=gold,bootstrap=40"
+    steps = [Step(f"task name {n[:40]!r}", expect="ok" if ok else "fail",
+                  cli=["run", "--no-report", "--no-cache", "-m", "hashbag", "-o", "{here}/t", "-t",
+                       task + ",name=" + quoted(n).replace("{", "{{").replace("}", "}}")])
+             for n, ok, _, _ in HOSTILE_NAMES]
+    steps.append(Step("task named by a non-ASCII file name", expect="fail",
+                      prepare=lambda here: shutil.copy(here / "pairs.csv", here / "négation.csv"),
+                      cli=["run", "--no-report", "--no-cache", "-m", "hashbag", "-o", "{here}/t2", "-t",
+                           "pairs:{here}/négation.csv,a=s1,b=s2,score=gold,bootstrap=40"]))
+    steps.append(Step("nothing written by a refused task name", py=(
+        "import pathlib\n"
+        "names = sorted(p.stem for p in (here / 't').glob('*/*.json'))\n"
+        "print(names)\n"
+        "rc = 0 if all(n.split('__')[0] in ('ok-name', 'v2.1_b', 'all', 'non_minus_adv') for n in names) and len(names) == 4 else 1\n")))
+    tasks = Scenario("round4-names-task", steps, setup=lambda here, fx: _names_data(here, ["x", "y"]))
+
+    steps = []
+    for k, (n, _, ok, _) in enumerate(HOSTILE_NAMES):
+        def prepare(here: Path, n=n, k=k) -> None:
+            _names_data(here / f"s{k}", [n, "plain"])
+        steps.append(Step(f"subset {n[:40]!r}", expect="ok" if ok else "fail", prepare=prepare,
+                          cli=["run", "--no-report", "--no-cache", "-m", "hashbag", "-o", f"{{here}}/s{k}/out", "-t",
+                               f"pairs:{{here}}/s{k}/pairs.csv,a=s1,b=s2,score=gold,subset=kind,bootstrap=40"]))
+    taken = [n for n, _, ok, _ in HOSTILE_NAMES if ok]
+    models = [n for n, _, _, ok in HOSTILE_NAMES if ok]
+    views = _NAMES_PRELUDE + (
+        f"subsets, models = {taken!r}, {models!r}\n"
+        "out = here / 'all' / 'out'\n"
+        "labels = shown(out)\n"
+        "bad = []\n"
+        "from compeval.cli import main\n"
+        "def view(*argv):\n"
+        "    import sys, contextlib\n"
+        "    buf = io.StringIO()\n"
+        "    sys.argv = ['compeval', *argv]\n"
+        "    with contextlib.redirect_stdout(buf):\n"
+        "        try: main()\n"
+        "        except SystemExit as e: assert not e.code, (argv, e.code)\n"
+        "    return buf.getvalue()\n"
+        "import pandas as pd\n"
+        "df = pd.read_csv(io.StringIO(view('results', str(out), '-f', 'csv')), keep_default_na=False)\n"
+        "bad += [('csv subsets', set(subsets) ^ set(df.subset) - {'all'})] if set(df.subset) - {'all'} != set(subsets) else []\n"
+        "bad += [('csv models', set(df.model) ^ labels)] if set(df.model) != labels else []\n"
+        "rows = json.loads(view('results', str(out), '-f', 'json'))\n"
+        "bad += [('json', 0)] if {r['subset'] for r in rows} - {'all'} != set(subsets) or {r['model'] for r in rows} != labels else []\n"
+        "page = md_cells(view('results', str(out), '-f', 'markdown'))\n"
+        "head, *body = page.rows\n"
+        "bad += [('markdown cells', head)] if any(len(r) != len(head) for r in body) else []\n"
+        "bad += [('markdown models', {r[0] for r in body} ^ labels)] if {r[0] for r in body} != labels else []\n"
+        "bad += [('markdown subsets', {r[3] for r in body} ^ set(subsets))] if {r[3] for r in body} - {'all'} != set(subsets) else []\n"
+        "bad += [('markdown markup', set(page.tags))] if {'script', 'a', 'em', 'strong', 'code', 'del'} & set(page.tags) else []\n"
+        "page = md_cells(view('results', str(out), '--leaderboard', '-f', 'markdown', '--no-published'))\n"
+        "head, *body = page.rows\n"
+        "bad += [('leaderboard markdown', {r[0] for r in body} ^ labels)] if {r[0] for r in body} != labels or any(len(r) != len(head) for r in body) else []\n"
+        "view('report', str(out), '-o', str(here / 'r.html'), '--resamples', '40', '--figures', str(here / 'f'), '--format', 'png')\n"
+        "page = cells((here / 'r.html').read_text(encoding='utf-8'))\n"
+        "bad += [('report', labels - {c for r in page.rows for c in r})] if not labels <= {c for r in page.rows for c in r} or 'script' in page.tags else []\n"
+        "view('report', str(out), '--leaderboard', '-o', str(here / 'board.html'))\n"
+        "page = cells((here / 'board.html').read_text(encoding='utf-8'))\n"
+        "bad += [('leaderboard page', labels - {c for r in page.rows for c in r})] if not labels <= {c for r in page.rows for c in r} or 'script' in page.tags else []\n"
+        "print(f'{len(subsets)} subsets, {len(labels)} models, 7 views; mismatches: {bad}')\n"
+        "rc = 1 if bad else 0\n")
+    run_all = _NAMES_PRELUDE + (
+        f"subsets, models = {taken!r}, {models!r}\n"
+        "s = run([Named(n) for n in models], ['pairs:' + str(here / 'all' / 'pairs.csv') + ',a=s1,b=s2,score=gold,subset=kind,bootstrap=40,name=hostile'], here / 'all' / 'out', cache_dir=None)\n"
+        "print(s.warnings)\n"
+        "rc = 1 if s.warnings or s.report is None or any(o.status != 'done' for o in s.outcomes) else 0\n")
+    steps.append(Step("every taken name: models × subsets, with the run's report", py=run_all,
+                      prepare=lambda here: _names_data(here / "all", taken)))
+    steps.append(Step("every taken name read back from 7 views", py=views, readonly="{here}/all/out"))
+    for n, _, _, ok in HOSTILE_NAMES:
+        steps.append(Step(f"model name {n[:40]!r}", expect="ok" if ok else "fail",
+                          py=_NAMES_PRELUDE + f"Named({n!r})\nrc = 0\n"))
+    subsets = Scenario("round4-names-views", steps)
+    return [tasks, subsets]
+
 
 def round4_numerics() -> list[Scenario]:
     """Issue 48's numerics and readers: Pearson on extreme scales, float noise ranked as signal (an averaging
@@ -1248,7 +1397,7 @@ def round4_verify() -> list[Scenario]:
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
             + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
-            + round4_numerics() + round4_verify())
+            + round4_numerics() + round4_verify() + round4_names())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

@@ -530,15 +530,12 @@ def cite(directory: Optional[Path] = typer.Argument(None, help="a results folder
 data_cli.register(app)  # compeval download, compeval data
 
 
-def _markdown_cell(text: str) -> str:
-    """One Markdown table cell: a ``|`` escaped, line breaks as spaces (either would break the table)."""
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def _markdown(df) -> str:
-    lines = ["| " + " | ".join(df.columns) + " |", "|" + "---|" * len(df.columns)]
+    from ..names import markdown
+
+    lines = ["| " + " | ".join(map(markdown, df.columns)) + " |", "|" + "---|" * len(df.columns)]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_markdown_cell(_fmt(v)) if v == v else "" for v in row) + " |")
+        lines.append("| " + " | ".join(markdown(_fmt(v)) if v == v else "" for v in row) + " |")
     return "\n".join(lines)
 
 

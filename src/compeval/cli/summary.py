@@ -82,8 +82,7 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     present = [o for o in done + skipped if o.path is not None]
     if verbose and done:
         _full_table(done, output_dir, out)
-    if present:
-        _print_ranking(present, output_dir, out, console, wide)
+    disowned = _print_ranking(present, output_dir, out, console, wide) if present else []
     if not_run and present:
         for reason, tasks in grouped(not_run).items():
             out.print(f"[dim]not run, {escape(reason)}: {escape(', '.join(tasks))}[/]", highlight=False,
@@ -103,21 +102,36 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     elif present:
         console.print(f"report: not written (--no-report); compeval report {escape(str(output_dir))}",
                       highlight=False, soft_wrap=True)
-    return 1 if summary.failed else 0
+    return 1 if summary.failed or disowned else 0
 
 
-def _print_ranking(present, output_dir: Path, out: Console, console: Console, wide: bool = False) -> None:
+def _print_ranking(present, output_dir: Path, out: Console, console: Console, wide: bool = False) -> list:
+    """The ranking of this run's results; returns those of them its readers do not take (each said in a
+    line: the run then exits 1, never 0 with a result missing from its own ranking)."""
     from ..report.loading import ResultsIndex
     from ..report.ranking import ranked_models, ranking
 
+    rows, unreadable = [], []
     try:
         index = ResultsIndex(output_dir)
+        unreadable = index.unreadable
         rows = ranking(index, keep=[o.path for o in present])
     except CompevalError as exc:
         console.print(f"[yellow]warning:[/] no ranking: {escape(str(exc))}", soft_wrap=True)
-        return
+        if not unreadable:  # the folder held nothing readable: which of this run's results, and why
+            from ..results.store import ResultStore
+            from ..tasks.registry import result_slug
+
+            store = ResultStore(output_dir, result_slug)
+            list(store.iter_results())
+            unreadable = store.unreadable
+    mine = {Path(o.path).resolve() for o in present}
+    disowned = [(path, why) for path, why in unreadable if Path(path).resolve() in mine]
+    for path, why in disowned:
+        console.print(f"[red]error:[/] {escape(str(path))}, written by this run, is left out of its ranking: "
+                      f"{escape(why)}", soft_wrap=True)
     if not rows:
-        return
+        return disowned
     from .tables import print_tables
 
     # fitted to the terminal, 80 columns in a pipe or a log; --wide keeps each row on one line
@@ -128,6 +142,7 @@ def _print_ranking(present, output_dir: Path, out: Console, console: Console, wi
         for line in [note] if wide else textwrap.wrap(note, out.width, break_long_words=False,
                                                       break_on_hyphens=False):
             out.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
+    return disowned
 
 
 def _full_table(done, output_dir: Path, out: Console) -> None:

@@ -13,9 +13,11 @@ import json
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from .. import plugins
+from ..errors import SpecError
+from ..names import text_problem
 from ..vectors import cosine_rows
 
 Scalar = str | int | float | bool | None
@@ -39,6 +41,16 @@ class ModelConfig(BaseModel):
     children: tuple["ModelConfig", ...] = ()
     location: str | None = None
     settings: dict[str, ParamValue] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _shown_as_written(cls, name: str) -> str:
+        """A model's name is shown in every table and figure: it follows the rule of names
+        (``names.text_problem``, any length), one line (``SpecError``, which pydantic does not wrap)."""
+        problem = text_problem(name, "model name", limit=None)
+        if problem is not None:
+            raise SpecError(problem)
+        return name
 
     @computed_field  # type: ignore[misc]
     @property

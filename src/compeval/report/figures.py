@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CompevalError
+from ..names import PLAIN_TEXT
 
 #: Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -82,7 +83,7 @@ class FigureSink:
 
 
 def _rc(fig_id: str) -> dict:
-    return {"svg.hashsalt": fig_id, "svg.fonttype": "path", "font.size": 9, "axes.titlesize": 10,
+    return {**PLAIN_TEXT, "svg.hashsalt": fig_id, "svg.fonttype": "path", "font.size": 9, "axes.titlesize": 10,
             "axes.labelsize": 9, "legend.fontsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8}
 
 
@@ -90,8 +91,20 @@ def _save(fig, fig_id: str, path: Path, fmt: str) -> None:
     import matplotlib
 
     with matplotlib.rc_context(_rc(fig_id)):
+        _as_written(fig)
         meta = {"Date": None} if fmt == "svg" else {}
         fig.savefig(path, format=fmt, dpi=150 if fmt == "png" else 100, metadata=meta)
+
+
+def _as_written(fig) -> None:
+    """Every text of ``fig`` drawn as written (``names.PLAIN_TEXT``): a model or subset named ``$\\frac{$`` is a
+    label, not mathematics. Texts made before drawing read the settings when they were made, so each is set
+    here, where every figure is drawn; texts made while drawing (new ticks) read ``_rc``."""
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+        text.set_usetex(False)
 
 
 _PROLOGUE = re.compile(r"^.*?(?=<svg\b)", re.S)
@@ -106,6 +119,7 @@ def inline_svg(fig, fig_id: str) -> str:
 
     buf = io.StringIO()
     with matplotlib.rc_context(_rc(fig_id)):
+        _as_written(fig)
         fig.savefig(buf, format="svg", metadata={"Date": None})
     text = _PROLOGUE.sub("", buf.getvalue(), count=1)
     text = _METADATA.sub("", text, count=1)

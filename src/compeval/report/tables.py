@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import CompevalError
+from ..names import markdown
 from ..results.schema import PublishedScore
 from .loading import Entry, ResultsIndex
 from .sections import section, suite_order, task_order
@@ -202,9 +203,9 @@ def leaderboard_text(results_dir: Path | str, fmt: str = "markdown", include_pub
     if fmt == "markdown":
         header = ["model"] + [with_arrow(f"{t} ({s})", directions.get((s, t), 0))
                               for s, t in cells.columns]
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        for model, row in cells.iterrows():
-            lines.append("| " + " | ".join([str(model), *row.tolist()]) + " |")
+        lines = ["| " + " | ".join(map(markdown, header)) + " |", "|" + "---|" * len(header)]
+        for model, row in cells.iterrows():  # the cells are compeval's numbers, bold marked
+            lines.append("| " + " | ".join([markdown(model), *row.tolist()]) + " |")
         return "\n".join(lines) + "\n"
     cells.index.name = None  # else pandas adds a row holding only "model"
     tex = cells.to_latex(escape=True, multicolumn_format="c", caption="Main scores with 95\\% intervals; "

@@ -13,12 +13,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeRemainingColumn
 
+from ..errors import CompevalError
 from .jobs import JobOutcome, Reporter
 
 
 def first_line(text) -> str:
+    """The first line of a message; of an exception that is not compeval's own, after its type's name (a
+    library's first line alone can be one token, such as matplotlib's ``\\frac{``)."""
     lines = str(text or "").strip().splitlines()
-    return lines[0] if lines else "(no message)"
+    line = lines[0] if lines else "(no message)"
+    if isinstance(text, BaseException) and not isinstance(text, CompevalError):
+        return f"{type(text).__name__}: {line}"
+    return line
 
 
 def interactive(stream=None) -> bool:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...errors import MalformedDataError, SpecError
+from ...names import task_name_problem, text_problem
 from ..base import Task, TaskMetadata
 from .tables import HF_PREFIX, Table, read_file
 
@@ -37,6 +38,9 @@ class UserTask(Task):
     directions: ClassVar[dict[str, str]] = {}
     #: Least rows the method needs (fewer is a one-line error naming the file).
     min_rows: ClassVar[int] = 2
+    #: Subset names the method gives its own scores: a user's subset of one of these names is refused
+    #: (``subset_values``), else two numbers would sit under one (metric, subset) key.
+    own_subsets: ClassVar[tuple[str, ...]] = ("all",)
 
     def __init__(self, source: str, *, name: str | None = None, description: str = "", citation: str = "",
                  split: str | None = None, base_dir: Path | None = None, spec_string: str | None = None,
@@ -48,8 +52,8 @@ class UserTask(Task):
                                                                    f"method needs at least {self.min_rows}")
         self.prepare(table)
         self.source_record = {"kind": self.kind, "source": table.where, **table.record}
+        _check_name(name or table.stem, given=bool(name))
         name = name or table.stem
-        _check_name(name)
         identity = {"kind": self.kind, "version": type(self).metadata.version, "params": self.params,
                     "data_sha256": table.digest}
         self.digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode()).hexdigest()
@@ -82,11 +86,13 @@ def read_source(source: str, base_dir: Path | None = None, split: str | None = N
     return read_file(source, base_dir, split)
 
 
-def _check_name(name: str) -> None:
+def _check_name(name: str, given: bool = True) -> None:
+    """The rule of task names (``names.task_name_problem``), and no built-in task's or suite's name."""
     from ..registry import TASKS, suites
 
-    if not name or any(c.isspace() or c in ",:/\\" for c in name) or name.startswith("."):
-        raise SpecError(f"task name {name!r} must be non-empty, without spaces, ',', ':' or '/'; give name=…")
+    problem = task_name_problem(name)
+    if problem is not None:
+        raise SpecError(problem + ("" if given else "; the name is the data file's: give another with name=…"))
     if name in TASKS or name in suites():
         raise SpecError(f"task name {name!r} is a built-in task or suite; give another with name=…")
 
@@ -125,7 +131,8 @@ def label_cell(table: Table, i: int, column: str, value: Any) -> str:
     """A category or label as text, by one rule: text is stripped; a JSON number is the shortest text of its
     value, an integral one without a fraction (``1`` and ``1.0`` are one label, ``1``; ``2.50`` is ``2.5``);
     a JSON boolean is ``true`` / ``false``. ``label_column`` keeps a column to one of these kinds, so no
-    label of one kind can be taken for a label of another (a boolean ``true`` for the text "true")."""
+    label of one kind can be taken for a label of another (a boolean ``true`` for the text "true"). A label
+    is shown in every view as a subset's name, so it follows the rule of names (``names.text_problem``)."""
     if value is None:
         raise table.bad(i, column, "missing (every row needs it)")
     if isinstance(value, bool):
@@ -141,6 +148,9 @@ def label_cell(table: Table, i: int, column: str, value: Any) -> str:
     text = value.strip()
     if not text:
         raise table.bad(i, column, "empty value")
+    problem = text_problem(text, "value")
+    if problem is not None:
+        raise table.bad(i, column, problem)
     return text
 
 
@@ -171,10 +181,13 @@ def check_duplicates(table: Table, keys: list[Any], what: str) -> None:
             raise table.bad(i, what, f"duplicate item {shown!r}: also on line {table.lines[first]}; keep one")
 
 
-def subset_values(table: Table, column: str, role: str) -> list[str]:
-    """A grouping column's values; ``all`` is taken (every item)."""
+def subset_values(table: Table, column: str, role: str, own: tuple[str, ...] = ("all",)) -> list[str]:
+    """A grouping column's values, each a subset's name: ``own`` (the names the method gives its own scores,
+    ``UserTask.own_subsets``) are taken, and so is ``/``, which joins the parts of a probe's subsets
+    (``logreg/label=V``) and which the report's figure leaves out."""
     values = label_column(table, column, role)
     for i, v in enumerate(values):
-        if v == "all":
-            raise table.bad(i, column, "the value 'all' names every item; rename it")
+        if v in own or "/" in v:
+            raise table.bad(i, column, f"{v!r} names a subset of compeval's own ({', '.join(own)}, or a name with "
+                                       "'/'); rename it")
     return values

@@ -47,6 +47,8 @@ class UserModifiers(UserTask):
     Options = ModifiersOptions
     options: ModifiersOptions
     main_metric = "test1_macro"
+    #: Every phrase, and the phrase sizes; a pair of categories is ``c1|c2``.
+    own_subsets = ("all", "AN", "AAN")
 
     def prepare(self, table: Table) -> None:
         o = self.options
@@ -57,9 +59,9 @@ class UserModifiers(UserTask):
                 if o.adjective2 else [""] * len(adj))
         category: dict[str, tuple[str, int]] = {}
         for i, (a, c) in enumerate(zip(adj, cats)):
-            if c in ("all", "AN", "AAN") or "|" in c:
-                raise table.bad(i, o.category, f"{c!r} names a subset of its own (all, AN, AAN, or a pair with "
-                                               "'|'); rename the category")
+            if c in self.own_subsets or "|" in c or "/" in c:
+                raise table.bad(i, o.category, f"{c!r} names a subset of compeval's own ({', '.join(self.own_subsets)}, "
+                                               "a pair with '|', or a name with '/'); rename the category")
             before = category.setdefault(a, (c, i))
             if before[0] != c:
                 raise table.bad(i, o.category, f"adjective {a!r} has category {c!r} here and {before[0]!r} on line "

@@ -36,6 +36,8 @@ class UserPairs(UserTask, STSTask):
     options: PairsOptions
     main_metric = "spearman"
     min_rows = 3  # a correlation with an interval
+    #: ``non_minus_adv``: the STS method's gap (``STSTask``) when the subsets ``non`` and ``adv`` are given.
+    own_subsets = ("all", "non_minus_adv")
 
     def prepare(self, table: Table) -> None:
         o = self.options
@@ -48,7 +50,7 @@ class UserPairs(UserTask, STSTask):
             raise table.bad(0, o.score, "every gold score is the same; a correlation needs them to vary")
         self.groups: dict[str, np.ndarray] = {}
         if o.subset:
-            values = np.array(subset_values(table, o.subset, "subset"), dtype=object)
+            values = np.array(subset_values(table, o.subset, "subset", self.own_subsets), dtype=object)
             self.groups = {v: np.flatnonzero(values == v) for v in dict.fromkeys(values.tolist())}
 
     def subset_names(self) -> list[str]:

@@ -79,7 +79,7 @@ class UserTriplets(UserTask):
                                                                   "is undefined")
         check_duplicates(table, list(zip(self.anchors, *self.candidates)), ", ".join([o.anchor, *cols]))
         self.lines = list(table.lines)
-        self.categories = subset_values(table, o.category, "category") if o.category else None
+        self.categories = subset_values(table, o.category, "category", self.own_subsets) if o.category else None
 
     def subset_names(self) -> list[str]:
         return list(dict.fromkeys(self.categories)) if self.categories else []

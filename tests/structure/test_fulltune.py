@@ -483,3 +483,24 @@ def test_the_task_runs_without_datasets_and_gives_the_trainers_numbers(tiny, dat
     assert stored["non_to_adv"] == pytest.approx(float(spearman_rows(cos, y[adv])), abs=1e-9)
     predicted = result.counts["folds"][0]
     assert predicted["split"] == "non_to_adv" and predicted["spearman"] == pytest.approx(stored["non_to_adv"])
+
+
+def test_progress_in_a_log_is_plain_lines_not_bars(tiny, data_dir, capfd, monkeypatch):
+    """stderr not a terminal (a log file): no carriage-return bars; a plain line per interval (here every
+    step, the interval set to 0) and one at the end."""
+    from sentence_transformers import SentenceTransformer
+
+    task = _task(data_dir)
+    a, b = task.pairs["sentence_1"].tolist(), task.pairs["sentence_2"].tolist()
+    y = task.pairs["gold"].to_numpy(float)
+    st = SentenceTransformer(str(tiny), device="cpu")
+    capfd.readouterr()
+    monkeypatch.setattr(ft, "PROGRESS_LINE_SECONDS", 0.0)
+    ft.train(st, a, b, y, ft.Recipe(epochs=1, batch_size=8, evaluate=False), "cpu", progress="tiny non→adv")
+    err = capfd.readouterr().err
+    assert "\r" not in err and "%|" not in err
+    lines = [line for line in err.splitlines() if line.startswith("tiny non→adv: step")]
+    assert [line.split(",")[0] for line in lines] == [f"tiny non→adv: step {k}/5" for k in (1, 2, 3, 4, 5, 5)]
+    monkeypatch.setattr(ft, "PROGRESS_LINE_SECONDS", 3600.0)
+    ft.train(st, a, b, y, ft.Recipe(epochs=1, batch_size=8, evaluate=False), "cpu", progress="again")
+    assert [line.split(",")[0] for line in capfd.readouterr().err.splitlines()] == ["again: step 5/5"]

@@ -122,7 +122,7 @@ class _Progress:
 
         from ...runner.progress import interactive
 
-        self.desc, self.total, self.done = desc, total, 0
+        self.desc, self.total, self.done, self.shown = desc, total, 0, -1
         self.bar = self.last = None
         if desc is None:
             return
@@ -142,14 +142,14 @@ class _Progress:
     def _line(self) -> None:
         import sys
 
-        self.last = time.monotonic()
+        self.last, self.shown = time.monotonic(), self.done
         print(f"{self.desc}: step {self.done}/{self.total}, {self.last - self.start:.0f} s", file=sys.stderr,
               flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-        elif self.last is not None:
+        elif self.last is not None and self.shown != self.done:
             self._line()
 
 

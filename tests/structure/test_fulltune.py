@@ -3,7 +3,9 @@ packaged MiniLM's WordPiece vocabulary) and a 40-pair subset of STS3k, so each t
 
 Independent references: the training loss is recomputed from the encoder's vectors with numpy; which pairs
 each run trained on is read from the trainer's call (a spy around ``fulltune.train``), not from the task's
-own bookkeeping; the role weights are checked against ``scipy.optimize.nnls`` on centred data."""
+own bookkeeping; the role weights are checked against ``scipy.optimize.nnls`` on centred data; the task's
+torch-only training loop against sentence-transformers' ``SentenceTransformerTrainer`` (which needs
+``datasets`` and ``accelerate``), and the task run in a process where those two cannot be imported."""
 from __future__ import annotations
 
 import json
@@ -17,8 +19,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 
 pytest.importorskip("sentence_transformers")
-pytest.importorskip("accelerate")
-pytest.importorskip("datasets")
 
 from compeval.data.registry import DataContext  # noqa: E402
 from compeval.tasks.structure import fulltune as ft  # noqa: E402
@@ -347,3 +347,160 @@ def test_time_one_epoch_trains_the_given_model_for_the_gpu_check(tiny):
     seconds = ft.time_one_epoch(st, pairs, "cpu", batch_size=4, learning_rate=1e-3)
     after = ft.cosines(st, [p[0] for p in pairs[:2]], [p[1] for p in pairs[:2]])
     assert seconds > 0 and np.abs(after - before).max() > 1e-3
+
+
+def trainer_reference(model, a, b, y, recipe, *, held_out=None) -> dict:
+    """The recipe through sentence-transformers' ``SentenceTransformerTrainer`` on the CPU, seeded by the
+    task's seed rule: the reference the task's loop must equal."""
+    import tempfile
+
+    pytest.importorskip("datasets")
+    pytest.importorskip("accelerate")
+    from datasets import Dataset
+    from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    from sentence_transformers.sentence_transformer.evaluation import EmbeddingSimilarityEvaluator
+    from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
+    from transformers import PrinterCallback
+
+    from compeval import seeds
+
+    evaluator = None
+    if recipe.evaluate and held_out is not None:
+        evaluator = EmbeddingSimilarityEvaluator(list(held_out[0]), list(held_out[1]), [float(v) for v in held_out[2]],
+                                                 batch_size=max(recipe.batch_size, 32), name="held_out",
+                                                 similarity_fn_names=["cosine"], write_csv=False)
+    with seeds.library_scope(), tempfile.TemporaryDirectory() as scratch:
+        args = SentenceTransformerTrainingArguments(
+            output_dir=scratch, num_train_epochs=recipe.epochs, per_device_train_batch_size=recipe.batch_size,
+            learning_rate=recipe.learning_rate, warmup_steps=recipe.warmup, lr_scheduler_type="linear",
+            seed=seeds.derive(recipe.seed, "fine-tune", "trainer"),
+            data_seed=seeds.derive(recipe.seed, "fine-tune", "data-order"), use_cpu=True,
+            eval_strategy="epoch" if evaluator else "no", save_strategy="no", report_to="none", logging_steps=1,
+            disable_tqdm=True, dataloader_num_workers=0)
+        data = Dataset.from_dict({"sentence1": list(a), "sentence2": list(b), "score": [float(v) for v in y]})
+        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=data,
+                                             loss=CosineSimilarityLoss(model), evaluator=evaluator)
+        trainer.remove_callback(PrinterCallback)
+        out = trainer.train()
+        history = trainer.state.log_history
+    return {"steps": int(out.global_step), "train_loss": float(out.training_loss),
+            "held_out_spearman_by_epoch": [h["eval_held_out_spearman_cosine"] for h in history
+                                           if "eval_held_out_spearman_cosine" in h]}
+
+
+@pytest.mark.parametrize("evaluate", [False, True])
+def test_the_loop_trains_the_weights_sentence_transformers_trainer_trains(tiny, data_dir, evaluate):
+    """Same batches in the same order, dropout, AdamW, schedule and clipping: the trained weights equal the
+    Trainer's to float tolerance, with and without the per-epoch evaluation (which draws from the global
+    generator in the Trainer), over 3 epochs with a large learning rate so that any difference grows."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    task = _task(data_dir)
+    a, b = task.pairs["sentence_1"].tolist(), task.pairs["sentence_2"].tolist()
+    y = task.pairs["gold"].to_numpy(float)
+    recipe = ft.Recipe(epochs=3, batch_size=8, learning_rate=1e-3, warmup=0.2, seed=11, evaluate=evaluate)
+    held_out = (a[:12], b[:12], y[:12])
+    ours, theirs, base = (SentenceTransformer(str(tiny), device="cpu") for _ in range(3))
+    assert ours[0].auto_model.config.hidden_dropout_prob > 0  # dropout is on: its stream must match too
+    want = trainer_reference(theirs, a, b, y, recipe, held_out=held_out)
+    got = ft.train(ours, a, b, y, recipe, "cpu", held_out=held_out)
+    with torch.no_grad():
+        moved = max(float((p - q).abs().max()) for p, q in zip(theirs.parameters(), base.parameters()))
+        diff = max(float((p - q).abs().max()) for p, q in zip(theirs.parameters(), ours.parameters()))
+    assert moved > 1e-3 and diff <= 1e-6
+    assert got["steps"] == want["steps"] == 15
+    assert got["train_loss"] == pytest.approx(want["train_loss"], rel=1e-6)
+    assert got["held_out_spearman_by_epoch"] == pytest.approx(want["held_out_spearman_by_epoch"], abs=1e-9)
+    assert len(got["held_out_spearman_by_epoch"]) == (3 if evaluate else 0)
+    np.testing.assert_allclose(ft.cosines(ours, a, b), ft.cosines(theirs, a, b), atol=1e-6)
+
+
+def venv_without(root: Path, missing: tuple[str, ...] = ("datasets", "accelerate")) -> Path:
+    """A fresh venv (``python -m venv``) that sees this environment's packages except ``missing``: its one
+    ``.pth`` adds a folder of links to every other entry of this site-packages as a site directory (their
+    ``.pth`` files run), so the missing ones are absent as on a machine without them (``find_spec`` gives
+    None, no distribution metadata). Returns its python."""
+    import subprocess
+    import sysconfig
+
+    farm = root / "site-packages"
+    farm.mkdir(parents=True)
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.name.split("-")[0].split(".")[0].lower() not in missing:
+            (farm / entry.name).symlink_to(entry)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
+    python = root / "venv" / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    Path(purelib, "environment.pth").write_text(f"import site; site.addsitedir({str(farm)!r})\n")
+    return python
+
+
+def test_the_task_runs_without_datasets_and_gives_the_trainers_numbers(tiny, data_dir, tmp_path):
+    """``compeval run -t sts3k-finetune-full`` in a fresh venv without ``datasets`` and ``accelerate``: it
+    completes, and its non→adv predictions are those of a model trained by ``SentenceTransformerTrainer``
+    (here, with both installed) on the non pairs with the run's seed rule."""
+    import os
+    import subprocess
+
+    from sentence_transformers import SentenceTransformer
+
+    from compeval.metrics import spearman_rows
+    from compeval.results.store import ResultStore
+
+    out = tmp_path / "out"
+    spec = "sts3k-finetune-full,split=non_to_adv,n_pairs=40,epochs=2,batch_size=8,learning_rate=0.001,bootstrap=50"
+    code = (
+        "import importlib.util, runpy, sys\n"
+        "print('FOUND', [m for m in ('datasets', 'accelerate') if importlib.util.find_spec(m)])\n"
+        f"sys.argv = ['compeval', 'run', '--model', 'sbert:{tiny}', '--task', {spec!r}, '--output-dir', {str(out)!r},\n"
+        f"            '--data-dir', {str(data_dir)!r}, '--device', 'cpu', '--no-cache', '--seed', '3']\n"
+        "try:\n"
+        "    runpy.run_module('compeval', run_name='__main__')\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n")
+    python = venv_without(tmp_path / "env")
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(src)}
+    proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "FOUND []" in proc.stdout
+    (path,) = [p for p in out.rglob("*.json") if "sts3k-finetune-full" in p.name]
+    result = ResultStore(out).load(path)
+    stored = {s.subset: s.value for s in result.scores if s.metric == "spearman"}
+
+    task = _task(data_dir, split="non_to_adv", epochs=2, learning_rate=0.001, evaluate=True)
+    a, b = task.pairs["sentence_1"].to_numpy(), task.pairs["sentence_2"].to_numpy()
+    y = task.pairs["gold"].to_numpy(float)
+    non, adv = (np.flatnonzero(task.pairs["part"].to_numpy() == p) for p in ("non", "adv"))
+    reference = SentenceTransformer(str(tiny), device="cpu")
+    trainer_reference(reference, a[non], b[non], y[non],
+                      ft.Recipe(epochs=2, batch_size=8, learning_rate=0.001, seed=3),
+                      held_out=(a[adv], b[adv], y[adv]))
+    va, vb = (reference.encode(list(t), convert_to_numpy=True).astype(np.float64) for t in (a[adv], b[adv]))
+    cos = (va * vb).sum(1) / (np.linalg.norm(va, axis=1) * np.linalg.norm(vb, axis=1))
+    assert stored["non_to_adv"] == pytest.approx(float(spearman_rows(cos, y[adv])), abs=1e-9)
+    predicted = result.counts["folds"][0]
+    assert predicted["split"] == "non_to_adv" and predicted["spearman"] == pytest.approx(stored["non_to_adv"])
+
+
+def test_progress_in_a_log_is_plain_lines_not_bars(tiny, data_dir, capfd, monkeypatch):
+    """stderr not a terminal (a log file): no carriage-return bars; a plain line per interval (here every
+    step, the interval set to 0), and at the end the last step's line once."""
+    from sentence_transformers import SentenceTransformer
+
+    task = _task(data_dir)
+    a, b = task.pairs["sentence_1"].tolist(), task.pairs["sentence_2"].tolist()
+    y = task.pairs["gold"].to_numpy(float)
+    st = SentenceTransformer(str(tiny), device="cpu")
+    capfd.readouterr()
+    monkeypatch.setattr(ft, "PROGRESS_LINE_SECONDS", 0.0)
+    ft.train(st, a, b, y, ft.Recipe(epochs=1, batch_size=8, evaluate=False), "cpu", progress="tiny non→adv")
+    err = capfd.readouterr().err
+    assert "\r" not in err and "%|" not in err
+    lines = [line for line in err.splitlines() if line.startswith("tiny non→adv: step")]
+    assert [line.split(",")[0] for line in lines] == [f"tiny non→adv: step {k}/5" for k in (1, 2, 3, 4, 5)]
+    monkeypatch.setattr(ft, "PROGRESS_LINE_SECONDS", 3600.0)
+    ft.train(st, a, b, y, ft.Recipe(epochs=1, batch_size=8, evaluate=False), "cpu", progress="again")
+    assert [line.split(",")[0] for line in capfd.readouterr().err.splitlines()] == ["again: step 5/5"]

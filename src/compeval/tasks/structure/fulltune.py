@@ -4,7 +4,9 @@ pairs from the ordinary ones? Task ``sts3k-finetune-full`` (suite ``structure``)
 
 The recipe is sentence-transformers' own STS training script: ``SentenceTransformerTrainer`` with
 ``CosineSimilarityLoss`` (the pair's cosine against the rating, which STS3k already gives on 0–1), the
-paper's 4 epochs, batch 16, learning rate 2e-5, 10% linear warm-up. "Evaluated through training": after
+paper's 4 epochs, batch 16, learning rate 2e-5, 10% linear warm-up. ``train`` runs that Trainer's steps
+with torch and sentence-transformers alone (no ``datasets`` or ``accelerate``, which a GPU machine may
+lack); the tests check it gives the Trainer's trained weights. "Evaluated through training": after
 each epoch the held-out part's Spearman (sentence-transformers' ``EmbeddingSimilarityEvaluator``) is
 recorded as a learning curve; it never selects a model (the last epoch's model predicts), so the held-out
 pairs never shape the fitted weights.
@@ -73,8 +75,9 @@ class Recipe:
 
     def record(self) -> dict[str, Any]:
         return {**asdict(self), "loss": "CosineSimilarityLoss (MSE of cosine against the 0-1 rating)",
-                "trainer": "sentence_transformers.SentenceTransformerTrainer", "scheduler": "linear",
-                "optimizer": "AdamW (transformers' Trainer default)"}
+                "trainer": "SentenceTransformerTrainer's steps in torch (compeval fulltune.train)",
+                "scheduler": "linear", "optimizer": "AdamW (fused, weight decay 0: transformers' Trainer default)",
+                "max_grad_norm": 1.0}
 
 
 @dataclass(frozen=True)
@@ -107,86 +110,148 @@ def bf16_supported(device: str) -> bool:
     return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
 
 
-def _dataset(a: Sequence[str], b: Sequence[str], y: Sequence[float]) -> Any:
-    from datasets import Dataset
-
-    return Dataset.from_dict({"sentence1": list(a), "sentence2": list(b), "score": [float(v) for v in y]})
+#: Progress lines where stderr is not a terminal (a log file): at most one per this many seconds.
+PROGRESS_LINE_SECONDS = 30.0
 
 
-def _progress(desc: str) -> Any:
-    """A progress bar per training run (transformers' own bar has no label): ``desc`` and the steps."""
-    from tqdm.auto import tqdm
-    from transformers import TrainerCallback
+class _Progress:
+    """The steps of one training run on stderr, labelled ``desc``: a tqdm bar where stderr is a terminal;
+    elsewhere (a log file, a pipe) a plain line at most every ``PROGRESS_LINE_SECONDS`` and one at the end,
+    since a bar's carriage returns turn a log into one unreadable line."""
 
-    class FoldProgress(TrainerCallback):
-        bar = None
+    def __init__(self, desc: str | None, total: int):
+        import sys
 
-        def on_train_begin(self, args, state, control, **kwargs):
-            self.bar = tqdm(total=state.max_steps, desc=desc, unit="step", leave=False, dynamic_ncols=True)
+        from ...runner.progress import interactive
 
-        def on_step_end(self, args, state, control, **kwargs):
-            if self.bar is not None:
-                self.bar.update(1)
+        self.desc, self.total, self.done, self.shown = desc, total, 0, -1
+        self.bar = self.last = None
+        if desc is None:
+            return
+        self.start = self.last = time.monotonic()
+        if interactive(sys.stderr):
+            from tqdm.auto import tqdm
 
-        def on_train_end(self, args, state, control, **kwargs):
-            if self.bar is not None:
-                self.bar.close()
-                self.bar = None
+            self.bar = tqdm(total=total, desc=desc, unit="step", leave=False, dynamic_ncols=True)
 
-    return FoldProgress()
+    def step(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+        elif self.last is not None and time.monotonic() - self.last >= PROGRESS_LINE_SECONDS:
+            self._line()
+
+    def _line(self) -> None:
+        import sys
+
+        self.last, self.shown = time.monotonic(), self.done
+        print(f"{self.desc}: step {self.done}/{self.total}, {self.last - self.start:.0f} s", file=sys.stderr,
+              flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.last is not None and self.shown != self.done:
+            self._line()
 
 
-def _warmup(args_class: Any, share: float) -> dict[str, float]:
-    """The warm-up share as the installed transformers takes it: ``warmup_ratio`` (4.x) or a fractional
-    ``warmup_steps`` (5.x, which dropped ``warmup_ratio``)."""
-    fields = getattr(args_class, "__dataclass_fields__", {})
-    return {"warmup_ratio": share} if "warmup_ratio" in fields else {"warmup_steps": share}
+def _batch_features(batch: dict[str, Any], device: str) -> tuple[list[dict[str, Any]], Any]:
+    """The collator's batch as the loss takes it: one feature dict per column (``sentence1_*``,
+    ``sentence2_*``) and the labels, on ``device``."""
+    features = []
+    for column in ("sentence1", "sentence2"):
+        prefix = column + "_"
+        features.append({k[len(prefix):]: (v.to(device) if hasattr(v, "to") else v)
+                         for k, v in batch.items() if k.startswith(prefix)})
+    return features, batch["label"].to(device)
 
 
 def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], recipe: Recipe, device: str, *,
           held_out: tuple[Sequence[str], Sequence[str], Sequence[float]] | None = None, prompt: str = "",
           progress: str | None = None, bf16: bool | None = None) -> dict[str, Any]:
     """Fine-tune ``model`` (a SentenceTransformer, in place) on the pairs ``(a, b)`` with ratings ``y`` in
-    0–1. Returns what the run did: steps, seconds, the logged training losses, and (``recipe.evaluate``
-    with ``held_out``) the held-out Spearman after each epoch. Nothing is written to disk."""
-    from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    0–1. Returns what the run did: steps, seconds, the training losses, and (``recipe.evaluate`` with
+    ``held_out``) the held-out Spearman after each epoch. Nothing is written to disk.
+
+    The loop is ``SentenceTransformerTrainer``'s training step by step, with only torch and
+    sentence-transformers (the Trainer needs ``datasets`` and ``accelerate``, which a GPU machine may lack):
+    sentence-transformers' own collator (prompts included) and ``CosineSimilarityLoss``; AdamW as the
+    Trainer builds it (fused, weight decay 0, betas 0.9/0.999, eps 1e-8); the linear schedule with
+    ceil(warm-up share × steps) warm-up steps; gradient norm clipped at 1.0; bfloat16 autocast around the
+    loss where ``bf16``. The seeds are the Trainer's: ``transformers.set_seed(trainer seed)`` seeds the
+    global generators (dropout), each epoch's order is ``randperm`` from a generator seeded with data seed +
+    epoch (Accelerate's seedable sampler), a torch ``DataLoader`` draws its base seed from the global
+    generator per epoch as the Trainer's does, and so does the Trainer's evaluation after each epoch. ``tests/structure/test_fulltune.py`` checks it against the
+    Trainer on a tiny model: the same weights to float tolerance."""
+    import math
+
+    import torch
+    from sentence_transformers.sentence_transformer.data_collator import SentenceTransformerDataCollator
     from sentence_transformers.sentence_transformer.evaluation import EmbeddingSimilarityEvaluator
     from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
-    from transformers import PrinterCallback
+    from torch.utils.data import BatchSampler, DataLoader
+    from transformers import get_linear_schedule_with_warmup, set_seed
 
     use_bf16 = bf16_supported(device) if bf16 is None else bf16
-    steps_per_epoch = -(-len(a) // recipe.batch_size)
+    n = len(a)
+    steps_per_epoch = -(-n // recipe.batch_size)
+    total = recipe.epochs * steps_per_epoch
+    warmup_steps = math.ceil(total * recipe.warmup)
+    log_every = max(1, min(50, steps_per_epoch))
     evaluator = None
     if recipe.evaluate and held_out is not None and len(held_out[0]) > 1:
         evaluator = EmbeddingSimilarityEvaluator(list(held_out[0]), list(held_out[1]), [float(v) for v in held_out[2]],
                                                  batch_size=max(recipe.batch_size, 32), name="held_out",
-                                                 similarity_fn_names=["cosine"], write_csv=False)
-    # the Trainer wants a folder; it seeds the global generators itself (transformers' set_seed), so they are
-    # saved and restored around it
-    with seeds.library_scope(), tempfile.TemporaryDirectory(prefix="compeval-finetune-") as scratch:
-        args = SentenceTransformerTrainingArguments(
-            output_dir=scratch, num_train_epochs=recipe.epochs, per_device_train_batch_size=recipe.batch_size,
-            per_device_eval_batch_size=max(recipe.batch_size, 32), learning_rate=recipe.learning_rate,
-            **_warmup(SentenceTransformerTrainingArguments, recipe.warmup), lr_scheduler_type="linear",
-            seed=seeds.derive(recipe.seed, "fine-tune", "trainer"),
-            data_seed=seeds.derive(recipe.seed, "fine-tune", "data-order"),
-            bf16=use_bf16, use_cpu=not str(device).startswith("cuda"), eval_strategy="epoch" if evaluator else "no",
-            save_strategy="no", report_to="none", logging_strategy="steps",
-            logging_steps=max(1, min(50, steps_per_epoch)), disable_tqdm=True, dataloader_num_workers=0,
-            prompts=prompt or None)
+                                                 similarity_fn_names=["cosine"], write_csv=False,
+                                                 show_progress_bar=False)
+    rows = [{"sentence1": s1, "sentence2": s2, "score": float(v)} for s1, s2, v in zip(a, b, y)]
+    collate = SentenceTransformerDataCollator(preprocess_fn=model.preprocess, prompts=prompt or None)
+    data_seed = seeds.derive(recipe.seed, "fine-tune", "data-order")
+    cuda = str(device).startswith("cuda")
+    losses: list[float] = []
+    curve: list[float] = []
+    bar = _Progress(progress, total)
+    # set_seed seeds the global generators (the Trainer's rule); they are saved and restored around it
+    with seeds.library_scope():
+        set_seed(seeds.derive(recipe.seed, "fine-tune", "trainer"))
         model.to(device)
-        trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=_dataset(a, b, y),
-                                             loss=CosineSimilarityLoss(model), evaluator=evaluator,
-                                             callbacks=[_progress(progress)] if progress else None)
-        trainer.remove_callback(PrinterCallback)  # its log lines would interleave with the run's output
+        loss_fn = CosineSimilarityLoss(model)
+        params = [p for p in model.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(params, lr=recipe.learning_rate, betas=(0.9, 0.999), eps=1e-8,
+                                      weight_decay=0.0, fused=True)
+        schedule = get_linear_schedule_with_warmup(optimizer, warmup_steps, total)
+        order = torch.Generator()
         start = time.perf_counter()
-        out = trainer.train()
+        try:
+            for epoch in range(recipe.epochs):
+                order.manual_seed(data_seed + epoch)
+                batches = BatchSampler(torch.randperm(n, generator=order).tolist(), recipe.batch_size, drop_last=False)
+                for batch in DataLoader(rows, batch_sampler=batches, collate_fn=collate, num_workers=0):
+                    model.train()
+                    features, labels = _batch_features(batch, device)
+                    with torch.autocast("cuda" if cuda else "cpu", dtype=torch.bfloat16, enabled=use_bf16):
+                        loss = loss_fn(features, labels)
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(params, 1.0)
+                    optimizer.step()
+                    schedule.step()
+                    optimizer.zero_grad(set_to_none=True)
+                    losses.append(float(loss.detach()))
+                    bar.step()
+                if evaluator is not None:
+                    curve.append(float(evaluator(model)["held_out_spearman_cosine"]))
+                    # the Trainer's evaluation iterates an empty DataLoader, whose iterator draws its base
+                    # seed from the global generator: the next epoch's dropout starts one draw later
+                    torch.empty((), dtype=torch.int64).random_()
+        finally:
+            bar.close()
+        if cuda:
+            torch.cuda.synchronize()
         seconds = time.perf_counter() - start
-        history = trainer.state.log_history
-    curve = [h["eval_held_out_spearman_cosine"] for h in history if "eval_held_out_spearman_cosine" in h]
-    return {"steps": int(out.global_step), "seconds": seconds, "train_loss": float(out.training_loss),
-            "loss_log": [float(h["loss"]) for h in history if "loss" in h],
-            "held_out_spearman_by_epoch": [float(v) for v in curve], "bf16": use_bf16}
+    model.eval()
+    return {"steps": len(losses), "seconds": seconds, "train_loss": float(np.mean(losses)) if losses else float("nan"),
+            "loss_log": [float(np.mean(losses[i:i + log_every])) for i in range(0, len(losses), log_every)],
+            "held_out_spearman_by_epoch": curve, "bf16": use_bf16}
 
 
 def cosines(model: Any, a: Sequence[str], b: Sequence[str], *, prompt: str = "", batch_size: int = 64) -> np.ndarray:

@@ -272,9 +272,9 @@ class HFModel(TorchModel):
         if self.pooling not in ST_POOLING:
             raise SpecError(f"{self.where}: pool={self.pooling} has no sentence-transformers pooling; choose one of "
                             f"{', '.join(ST_POOLING)} to fine-tune")
-        kwargs: dict[str, Any] = {"trust_remote_code": self.setup.trust_remote_code}
-        if self.setup.dtype != "float32":
-            kwargs["dtype"] = torch_dtype(self.setup.dtype)
+        # dtype always named: transformers loads a checkpoint at its stored dtype unless told
+        kwargs: dict[str, Any] = {"trust_remote_code": self.setup.trust_remote_code,
+                                  "dtype": torch_dtype(self.setup.dtype)}
         first = Transformer(str(self.directory), max_seq_length=self.max_length, model_kwargs=kwargs,
                             processor_kwargs={"trust_remote_code": self.setup.trust_remote_code})
         check_loaded_weights(first.auto_model, self.directory, self.where)

@@ -108,7 +108,8 @@ class SentenceTransformerModel(TorchModel):
         quiet()
         from sentence_transformers import SentenceTransformer
 
-        kwargs = {"dtype": torch_dtype(self.setup.dtype)} if self.setup.dtype != "float32" else None
+        # always named: transformers loads a checkpoint at its stored dtype unless told
+        kwargs = {"dtype": torch_dtype(self.setup.dtype)}
         model = SentenceTransformer(str(self.directory), device=device, local_files_only=True,
                                     trust_remote_code=self.setup.trust_remote_code, model_kwargs=kwargs)
         inner = getattr(model[0], "auto_model", None)

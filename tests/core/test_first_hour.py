@@ -28,3 +28,41 @@ def test_quick_run_then_full_run_keep_reduced_results_out_of_the_default_folder(
     # the end-of-run ranking: one minimal-pairs row, from the full-size result
     rows = [line for line in full.stdout.splitlines() if line.startswith("minimal-pairs")]
     assert len(rows) == 1 and "invariance" not in full.stdout and "probe-x-as-agent" not in full.stdout
+
+
+def test_one_headline_number_for_sts3k_norm_center_in_every_view(tmp_path):
+    import json
+    import re
+
+    run = cli("run", "-m", "hashbag", "-t", "sts3k,norm=center", "--no-cache", "--offline", cwd=tmp_path,
+              COMPEVAL_DATA_DIR=DATA, COLUMNS="80")
+    assert run.returncode == 0, run.stderr
+    (path,) = (tmp_path / "results").rglob("sts3k__norm-center.json")
+    stored = json.loads(path.read_text())
+    adv = next(s["value"] for s in stored["scores"] if (s["subset"], s["metric"]) == ("adv", "spearman"))
+    assert stored["main_score"] == adv  # the task's main score is its headline: Spearman on the adversarial pairs
+    all_pairs = next(s["value"] for s in stored["scores"] if (s["subset"], s["metric"]) == ("all", "spearman"))
+    assert f"{adv:.3f}" != f"{all_pairs:.3f}"  # else this test could not tell the two apart
+    # the job line (a pipe gets one per finished job)
+    job = re.search(r"done hashbag × sts3k__norm-center \(.*main score (-?[0-9.]+)\)", run.stderr)
+    assert job and job.group(1) == f"{adv:.4f}", run.stderr
+    # the end-of-run ranking
+    row = next(line for line in run.stdout.splitlines() if line.startswith("STS3k adv ρ"))
+    assert f"{adv:.3f}" in row and f"{all_pairs:.3f}" not in row, row
+    # compeval results: the row of the main subset and metric
+    rows = json.loads(cli("results", "results", "-f", "json", cwd=tmp_path).stdout)
+    assert [r["value"] for r in rows if (r["subset"], r["metric"]) == ("adv", "spearman")] == [adv]
+    # compeval results --leaderboard: the task's column holds the headline, whatever its options
+    board = json.loads(cli("results", "results", "--leaderboard", "-f", "json", "--no-published", cwd=tmp_path).stdout)
+    cells = {r["column"]: r["value"] for r in board if r["model"] == "hashbag"}
+    assert cells["sts3k__norm-center"] == adv, cells
+    # the report's leaderboard cell
+    html = (tmp_path / "results" / "report.html").read_text()
+    table = html[html.index('id="leaderboard-sts"'):]
+    table = table[:table.index("</table>")]
+    assert f">{adv:.3f}<" in table and f">{all_pairs:.3f}<" not in table
+    # the MTEB export: the first subset is the headline's, its main_score the same number
+    assert cli("export", "results", "mteb", cwd=tmp_path).returncode == 0
+    (exported,) = (tmp_path / "mteb").rglob("sts3k__norm-center.json")
+    first = json.loads(exported.read_text())["scores"]["test"][0]
+    assert first["hf_subset"] == "adv" and first["main_score"] == adv

@@ -66,3 +66,60 @@ def test_one_headline_number_for_sts3k_norm_center_in_every_view(tmp_path):
     (exported,) = (tmp_path / "mteb").rglob("sts3k__norm-center.json")
     first = json.loads(exported.read_text())["scores"]["test"][0]
     assert first["hf_subset"] == "adv" and first["main_score"] == adv
+
+
+class _Sleepy:
+    """An encoder slow enough (a sleep per text) for a log's progress lines to fall during its encoding."""
+
+    def encode(self, texts):
+        import time
+
+        import numpy as np
+
+        time.sleep(0.0004 * len(texts))
+        return np.array([[len(t), t.count("a") + 1.0] for t in texts], dtype=np.float32)
+
+
+def test_a_log_gets_progress_lines_during_encoding_and_evaluation(tmp_path):
+    import io
+    import re
+
+    from rich.console import Console
+
+    from compeval.runner import run
+    from compeval.runner.progress import LOG_INTERVAL_S, RichReporter
+
+    assert 30 <= LOG_INTERVAL_S <= 60  # what a user's log gets
+    log = io.StringIO()
+    console = Console(file=log, force_terminal=False, width=200)
+    assert not console.is_terminal
+    with RichReporter(console, log_interval=0.05) as reporter:
+        run([_Sleepy()], ["sts3k"], tmp_path / "o", cache_dir=None, reporter=reporter, data_dir=DATA,
+            download=False)
+    text = log.getvalue()
+    pattern = (r"\[\d\d:\d\d:\d\d\] _Sleepy\S* × sts3k: encoding ([\d,]+)/([\d,]+) texts, ([\d.,]+) "
+               r"texts/s, ETA (\d+m\d\ds|\d+s)")
+    found = [[int(g.replace(",", "")) for g in m.groups()[:2]]
+             for line in text.splitlines() if (m := re.search(pattern, line))]
+    assert any(0 < done < total for done, total in found), text
+    assert "× sts3k: evaluating job 1/1" in text
+
+
+def test_log_lines_say_model_task_done_total_rate_eta_and_the_job_evaluated():
+    import io
+
+    from rich.console import Console
+
+    from compeval.runner.progress import RichReporter
+
+    reporter = RichReporter(Console(file=io.StringIO(), force_terminal=False), log_interval=0)
+    reporter.model_start("m", 3)
+    reporter.working_on("m", ["sts3k", "sick", "stsb", "gs2011"], "encoding")
+    reporter.encoding("m", 0, 6000)
+    since = reporter.doing["m"]["since"]
+    reporter.encoding("m", 1500, 6000)
+    (line,) = reporter.log_lines(now=since + 60)
+    assert line.endswith("m × sts3k, sick, stsb +1 more: encoding 1,500/6,000 texts, 25.0 texts/s, ETA 3m00s"), line
+    reporter.working_on("m", ["sick"], "evaluating")
+    (line,) = reporter.log_lines(now=reporter.doing["m"]["since"] + 75)
+    assert line.endswith("m × sick: evaluating job 1/3 (scoring, training any heads), 1m15s so far"), line

@@ -123,3 +123,34 @@ def test_log_lines_say_model_task_done_total_rate_eta_and_the_job_evaluated():
     reporter.working_on("m", ["sick"], "evaluating")
     (line,) = reporter.log_lines(now=reporter.doing["m"]["since"] + 75)
     assert line.endswith("m × sick: evaluating job 1/3 (scoring, training any heads), 1m15s so far"), line
+
+
+def test_plan_writes_nothing_and_names_the_tasks_it_could_not_count(tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(), work.mkdir()
+    r = cli("run", "--plan", "-m", "glove-6b-50d", "-t", "sts3k-pilot", "-t", "minimal-pairs,n_bases=6", cwd=work,
+            HOME=str(home), COMPEVAL_DATA_DIR="", COMPEVAL_CACHE_DIR="", XDG_CACHE_HOME="", COLUMNS="200")
+    assert r.returncode == 0, r.stderr
+    assert list(home.rglob("*")) == [] and list(work.rglob("*")) == []  # no data, no folders, no results
+    line = next(x for x in r.stderr.splitlines() if x.startswith("not counted sts3k-pilot:"))
+    assert "--plan downloads nothing" in line and "--offline" not in line
+    assert "1 tasks with texts" in r.stdout
+
+
+def test_verify_reads_the_data_folder_the_run_read_or_names_the_option(tmp_path):
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(f"{DATA}/sts3k", data / "sts3k")
+    env = dict(HOME=str(tmp_path / "home"), COMPEVAL_DATA_DIR="", COMPEVAL_CACHE_DIR="", COLUMNS="200")
+    run = cli("run", "-m", "hashbag", "-t", "sts3k-pilot", "--data-dir", str(data), "--no-cache", "--no-report",
+              "--offline", cwd=tmp_path, **env)
+    assert run.returncode == 0, run.stderr
+    ok = cli("verify", "results", "--no-cache", cwd=tmp_path, **env)  # no --data-dir: the folder the run read
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "recomputed from predictions: 1 result(s)" in ok.stderr and "1 hold, 0 do not" in ok.stderr
+    shutil.rmtree(data)  # the folder is gone: one line names the option to pass
+    bad = cli("verify", "results", "--no-cache", cwd=tmp_path, **env)
+    assert bad.returncode == 1
+    text = bad.stdout + bad.stderr
+    assert "--data-dir" in text and "(--offline)" not in text and "result(s): \n" not in text + "\n", text

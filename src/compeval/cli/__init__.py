@@ -276,9 +276,11 @@ def run(
 
     models_ = model_specs(model, models_list, models_file) or DEFAULT_MODELS
     run_data = data_cli.prepare_run(models_, task, data_dir, offline=offline, mirror=data_mirror, console=console,
-                                    allow_modified=allow_modified_data, quick=quick)
+                                    allow_modified=allow_modified_data, quick=quick, plan=plan)
     tasks_ = run_data.tasks
     if plan:
+        for spec, why in run_data.failed:  # named tasks without their data: left out of the counts, said so
+            console.print(f"[yellow]not counted[/] {spec}: {why}", soft_wrap=True, highlight=False)
         return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device)
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter

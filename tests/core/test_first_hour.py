@@ -154,3 +154,31 @@ def test_verify_reads_the_data_folder_the_run_read_or_names_the_option(tmp_path)
     assert bad.returncode == 1
     text = bad.stdout + bad.stderr
     assert "--data-dir" in text and "(--offline)" not in text and "result(s): \n" not in text + "\n", text
+
+
+def test_a_star_only_where_a_chance_level_is_known_and_cleared(tmp_path):
+    from compeval.cli.summary import ranking_notes, ranking_table
+    from compeval.report.loading import ResultsIndex
+    from compeval.report.ranking import ranking
+    from compeval.runner import run
+
+    run(["hashbag", "hashbag,dim=256"], ["probe-has-x,n_train=200,n_test=100", "modifiers-test3", "minimal-pairs"],
+        tmp_path / "r", cache_dir=None)
+    rows = {r.suite: r for r in ranking(ResultsIndex(tmp_path / "r"))}
+    probing, modifiers, structure = rows["probing"], rows["modifiers"], rows["structure"]
+    assert probing.reference() == ("chance", (0.5, None, None))  # balanced labels: the panel's dashed line too
+    assert modifiers.reference() is None and modifiers.best() is None  # no chance level: no ★
+    assert structure.reference() == ("chance", (0.5, None, None))
+    cleared = [m for m in structure.cells if structure.clears_reference(m)]
+    assert (structure.best() is None) == (not cleared)
+    notes = ranking_notes(list(rows.values()))
+    assert sum("no chance level" in line for line in notes) == 1
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=200)
+    for t in ranking_table(list(rows.values()), ["hashbag", "hashbag,dim=256"], 200):
+        console.print(t)
+    table = console.file.getvalue()
+    assert table.count("★") == sum(r.best() is not None for r in rows.values())

@@ -126,7 +126,8 @@ def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int],
               index: ResultsIndex | None = None) -> dict[tuple[str, str], str]:
     """(suite, column) → the computed model (not a published row) with the best value; given the results'
     ``index``, never a trivial reference nor a model whose interval overlaps chance (``ranking.RankRow.best``)."""
-    from .chance import CHANCE, REFERENCE_FAMILIES, RankRow
+    from .chance import REFERENCE_FAMILIES, RankRow
+    from .sections import chance_level
 
     metric = {(c.suite, c.label): c.metric for c in leaderboard_columns(index)} if index is not None else {}
     family = {e.model: str(e.result.model.get("family", "")).split(".v")[0] for e in index.entries} \
@@ -147,7 +148,7 @@ def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int],
             v = frame.loc[m, (*key, name)] if (*key, name) in frame.columns else np.nan
             return None if v != v else float(v)
 
-        row = RankRow(key[0], key[1], sign, chance=CHANCE.get(metric.get(key, "")),
+        row = RankRow(key[0], key[1], sign, chance=chance_level(key[0], metric.get(key, "")),
                       cells={m: (float(v), stat(m, "ci_low"), stat(m, "ci_high")) for m, v in values.items()},
                       references={m: REFERENCE_FAMILIES[family[m]] for m in values.index
                                   if family.get(m) in REFERENCE_FAMILIES})

@@ -32,4 +32,4 @@ bench: setup
 	$(PY) benchmarks/sts_benchmark.py
 
 clean:
-	rm -rf $(VENV) results
+	rm -rf $(VENV) results results-quick

@@ -35,6 +35,9 @@ def _root(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 
 
 DEFAULT_MODELS = ["glove-6b-50d", "glove-6b-50d,tok=sts3k", "all-MiniLM-L6-v2"]
+#: ``compeval run``'s results folder; ``--quick`` writes its reduced-size results into their own, so that they never
+#: sit beside full-size results on a ranking, leaderboard or mean rank.
+DEFAULT_OUTPUT, QUICK_OUTPUT = Path("results"), Path("results-quick")
 
 
 def _table(rows: list[dict], columns: list[str], title: str | None = None) -> Table:
@@ -274,7 +277,8 @@ def run(
                                           "(mteb's registry, offline), compeval:sweep (the pinned sweep), or a spec"),
     models_file: Optional[Path] = typer.Option(None, "--models-file", help="model specs, one per line, # comments"),
     task: List[str] = typer.Option(None, "--task", "-t", help="task or suite name (repeatable); see `compeval tasks`"),
-    output_dir: Path = typer.Option(Path("results"), "--output-dir", "-o", help="results folder"),
+    output_dir: Optional[Path] = typer.Option(None, "--output-dir", "-o", help="results folder (default: results, "
+                                              "with --quick results-quick)"),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="local data folder (else $COMPEVAL_DATA_DIR); data sets it lacks come from the cache or are downloaded"),
     offline: bool = typer.Option(False, "--offline", help=data_cli.OFFLINE_HELP),
     data_mirror: Optional[str] = typer.Option(None, "--data-mirror", help=data_cli.DATA_MIRROR_HELP),
@@ -309,7 +313,8 @@ def run(
                                               "h100 | h200 | a100 | l4 | t4 | cpu-2core (default: the kind of "
                                               "the device the run would use, cpu-2core on a CPU)"),
     quick: bool = typer.Option(False, "--quick", help="one task per suite at reduced sizes (about 2 minutes "
-                               "on a 2-core CPU with the default models), instead of the default tasks"),
+                               "on a 2-core CPU with the default models), instead of the default tasks, into "
+                               "results-quick unless -o is given"),
     no_report: bool = typer.Option(False, "--no-report", help="do not write OUTPUT/report.html after the run"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="a line per job and every score of every "
                                  "subset at the end, instead of the ranking"),
@@ -324,6 +329,7 @@ def run(
     from ..outputs import check_cache, check_output
     from ..paths import default_cache_dir
 
+    output_dir = output_dir if output_dir is not None else QUICK_OUTPUT if quick else DEFAULT_OUTPUT
     check_output(output_dir, "--output-dir", data_dir=data_dir)
     if not no_cache:
         check_cache(cache_dir or default_cache_dir(), data_dir=data_dir,
@@ -341,9 +347,11 @@ def run(
 
     models_ = model_specs(model, models_list, models_file) or DEFAULT_MODELS
     run_data = data_cli.prepare_run(models_, task, data_dir, offline=offline, mirror=data_mirror, console=console,
-                                    allow_modified=allow_modified_data, quick=quick)
+                                    allow_modified=allow_modified_data, quick=quick, plan=plan)
     tasks_ = run_data.tasks
     if plan:
+        for spec, why in run_data.failed:  # named tasks without their data: left out of the counts, said so
+            console.print(f"[yellow]not counted[/] {spec}: {why}", soft_wrap=True, highlight=False)
         return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device, out=out, wide=wide)
     cache = None if no_cache else (cache_dir or "default")
     from ..runner.progress import RichReporter

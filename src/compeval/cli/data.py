@@ -71,6 +71,9 @@ def set_mirror(mirror: Optional[str]) -> None:
         os.environ[MIRROR_ENV] = check_mirror(mirror) or ""
 
 
+#: Why a plan does not download: it writes nothing (no data, no folders), and counts the data on disk.
+PLAN_OFFLINE = "--plan downloads nothing; the run itself would"
+
 NOT_DEFAULT = "not in the default run (they train many models; name them with --task)"
 
 
@@ -118,10 +121,11 @@ class Fetched:
 
 
 def fetch_sources(names: list[str], data_dir: Optional[Path], *, offline: bool, console: Console,
-                  allow_modified: bool = False) -> Fetched:
+                  allow_modified: bool = False, offline_reason: str = "--offline") -> Fetched:
     from ..data.registry import DataContext
 
-    ctx = DataContext(data_dir, download=not offline, progress=RichDownloads(console), allow_modified=allow_modified)
+    ctx = DataContext(data_dir, download=not offline, progress=RichDownloads(console), allow_modified=allow_modified,
+                      offline_reason=offline_reason)
     out = Fetched(cache=ctx.cache_dir, how=ctx.how_to_get())
     t0 = time.perf_counter()
     for name in names:
@@ -142,11 +146,13 @@ class RunData:
 
 
 def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optional[Path], *, offline: bool,
-                mirror: Optional[str], console: Console, allow_modified: bool = False, quick: bool = False) -> RunData:
+                mirror: Optional[str], console: Console, allow_modified: bool = False, quick: bool = False,
+                plan: bool = False) -> RunData:
     """The tasks of a run with their data on disk: named ones (their data failures reported back) or the
     default ones (those that cannot get their data skipped, one line per reason); ``quick``: the quick
     mode's tasks (``tasks.registry.quick_tasks``), skipped like default ones. ``allow_modified`` is the
-    run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded)."""
+    run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded).
+    ``plan``: ``--plan``, which writes nothing, so downloads nothing: it counts the data on disk."""
     from ..models.registry import resolve_model
     from ..tasks.registry import get_tasks, quick_tasks
 
@@ -161,7 +167,9 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
 
     expanded = {spec: get_tasks(spec) for spec in specs}
     names = list(dict.fromkeys(s for tasks in expanded.values() for t in tasks for s in t.metadata.data_sources))
-    fetched = fetch_sources(names, data_dir, offline=offline, console=console, allow_modified=allow_modified)
+    why = "--offline" if offline or not plan else PLAN_OFFLINE
+    fetched = fetch_sources(names, data_dir, offline=offline or plan, console=console, allow_modified=allow_modified,
+                            offline_reason=why)
     if fetched.downloaded:
         console.print(f"data: downloaded {fetched.downloaded / 1e6:.2f} MB in {fetched.seconds:.1f}s into "
                       f"{escape(str(fetched.cache))}", highlight=False, soft_wrap=True)
@@ -179,17 +187,17 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
                 exc = fetched.errors[bad[t.slug]]
                 reason = _skip_reason(exc, fetched.how)
                 skipped.setdefault(reason, []).append(t.slug)
-                not_run.append(NotRun(t.slug, _short_reason(exc, offline), reason))
+                not_run.append(NotRun(t.slug, _short_reason(exc, offline or plan, why), reason))
     for reason, tasks in skipped.items():
         console.print(f"[yellow]skipped[/] {len(tasks)} task(s) ({escape(', '.join(tasks))}): {escape(reason)}",
                       soft_wrap=True, highlight=False)
     return RunData(parsed, keep, failed, not_run)
 
 
-def _short_reason(exc: CompevalError, offline: bool) -> str:
+def _short_reason(exc: CompevalError, offline: bool, why: str = "--offline") -> str:
     """The group a data-less task is counted in at the end of the run (the full line is printed first)."""
     if offline:
-        return "without their data on this machine (--offline: no downloads)"
+        return f"without their data on this machine ({why}: no downloads)"
     if isinstance(exc, NoNetworkError) and exc.host:
         return f"without their data (no network: cannot reach {exc.host})"
     return "without their data (" + str(exc).split(";")[0].split(": ", 1)[0] + ")"

@@ -50,6 +50,8 @@ def ranking_notes(rows) -> list[str]:
     lines = ["★ best of the row among models whose 95% interval clears chance (random vectors' score where "
              "they ran, else the metric's chance level); (ref): a trivial reference, never ★ · ↑ higher is "
              "better, ↓ lower · a suite mean's interval treats its tasks as independent"]
+    if any(row.reference() is None for row in rows):
+        lines.append("chance –: no chance level is known for the row, so none of its models is ★")
     for row in rows:
         if row.caveat:
             lines.append(f"note: {row.label}: {row.caveat}")

@@ -17,6 +17,7 @@ something does not (each listed), 2 when the folder holds no result at all.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,6 +228,31 @@ def cache_problems(cache_dir: Path | None, model_id: str) -> list[str]:
         con.close()
 
 
+#: Why verify reads no download: it checks what the run read, where the run read it.
+VERIFY_OFFLINE = "verify downloads nothing: pass --data-dir with the folder the run read its data from"
+
+
+def recorded_data(result, default):
+    """The data folder the run read (``DataProvenance.location`` less the data set's own folder), so that
+    ``verify`` without ``--data-dir`` reads the data the way the run did; ``default`` (the cache) when the run
+    read the cache, recorded no location, or that folder is gone."""
+    from ..data.registry import DataContext, get_source
+
+    for prov in result.data:
+        if not prov.location:
+            continue
+        try:
+            sub = Path(get_source(prov.source).folder or prov.source)
+        except CompevalError:
+            continue
+        location = Path(prov.location)
+        base = location.parents[len(sub.parts) - 1]
+        if default is not None and base == default.cache_dir or not base.is_dir():
+            continue
+        return DataContext(base, download=False, offline_reason=VERIFY_OFFLINE)
+    return default
+
+
 def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: Path | None = None,
                   recomputed: dict[Path, Recomputed] | None = None) -> tuple[list[Finding], int]:
     """(one finding per result file that does not hold, number of result files checked); ``recomputed``, when
@@ -243,9 +269,10 @@ def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: P
 
     store = ResultStore(directory, result_slug)
     try:
-        data = DataContext(data_dir, download=False)
+        data = DataContext(data_dir, download=False, offline_reason=VERIFY_OFFLINE)
     except CompevalError:
         data = None
+    given = data_dir is not None or bool(os.environ.get("COMPEVAL_DATA_DIR"))
     findings: list[Finding] = []
     digests: dict[Path, str] = {}
     trusted = list(store.iter_results())
@@ -260,8 +287,9 @@ def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: P
         result = loaded.get(path)
         problem = store.problem(path) if result is not None else reasons[path]
         problems = [] if problem is None else [problem]
+        result_data = data if given or result is None else recorded_data(result, data)
         if result is not None:
-            changes = data_changes(result, data)
+            changes = data_changes(result, result_data)
             file = result.counts.get("data_file")
             if isinstance(result.counts.get("declaration_sha256"), str) and isinstance(file, str) \
                     and Path(file).is_file():  # a user task's id holds its data's digest
@@ -272,7 +300,7 @@ def verify_folder(directory: Path, *, data_dir: Path | None = None, cache_dir: P
             problems += model_changes(result.model, digests)
             problems += cache_problems(cache_dir, str(result.model.get("id")))
         if result is not None and problem is None:  # its predictions are the ones it recorded: do they
-            done = recompute(result, path, data)    # give its scores?
+            done = recompute(result, path, result_data)  # give its scores?
             problems += done.problems
             if recomputed is not None:
                 recomputed[path] = done
@@ -302,7 +330,7 @@ def verify(directory: Path, data_dir: Path | None, cache_dir: Path | None, no_ca
     console.print(f"recomputed from predictions: {len(again)} result(s)"
                   + (f" ({', '.join(metrics)})" if metrics else ""), highlight=False, soft_wrap=True)
     only = sorted({d.why for d in done.values() if not d.metrics and d.why})
-    checked_only = sum(1 for d in done.values() if not d.metrics)
+    checked_only = sum(1 for d in done.values() if not d.metrics and d.why)  # the others are listed with ✗
     if checked_only:
         console.print(f"only checked (checksum, predictions hash, data, versions; not recomputed): {checked_only} "
                       f"result(s): {'; '.join(only)}", highlight=False, soft_wrap=True)

@@ -172,6 +172,9 @@ class DataContext:
 
     data_dir: Path | None = None
     download: bool = True  # False: --offline, nothing beyond the data folder and the cache
+    #: Why downloads are off, as the missing-data line names it: the option the user gave, or the command that
+    #: never downloads (``--plan``, ``compeval verify``).
+    offline_reason: str = "--offline"
     cache_dir: Path | None = None
     allow_modified: bool = False  # use local files whose hash differs from the pin (recorded)
     mirror: str | None = None  # base URL replacing the upstream host; else $COMPEVAL_DATA_MIRROR
@@ -344,7 +347,7 @@ class DataContext:
         where = " or ".join(str(f) for f in self.folders(src.name))
         what = (f"{derived.path} is built from upstream {spec.path}, which" if derived is not None
                 else spec.path)
-        return (f"data set {src.name!r}: {what} is not in {where}, and downloads are off (--offline); copy "
+        return (f"data set {src.name!r}: {what} is not in {where}, and downloads are off ({self.offline_reason}); copy "
                 f"{spec.url} to {src.folder or src.name}/{spec.path} in your data folder, or {self.how_to_get(src)}")
 
     def provenance(self, names: tuple[str, ...] | list[str]) -> list[DataProvenance]:

@@ -211,7 +211,8 @@ def _headline_figure(ctx: BuildContext) -> RenderedFigure | None:
     notes += "".join(f" {r.label}, {m}: {why}." for r in rows for m, why in r.na.items())
     return ctx.sink.render(fig, "fig-headline", "Headline of each suite",
                            "Per model, each suite's headline score with its 95% interval; dashed line: chance (random "
-                           "vectors' score where they ran, else the metric's chance level); black edge: the best of "
+                           "vectors' score where they ran, else the chance level; none where no chance level is known, and then no "
+                           "panel marks a best); black edge: the best of "
                            "the panel among models whose interval clears chance (random vectors and lemma overlap are "
                            "references, never best). The same numbers as the ranking at the end of `compeval run`. A "
                            "suite mean's interval treats its tasks as independent." + notes)

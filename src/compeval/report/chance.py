@@ -23,7 +23,8 @@ class RankRow:
     """One headline: its label, which way is better, and per model (value, ci_low, ci_high).
 
     ``references``: models that are trivial references (random vectors, lemma overlap), model → what they are;
-    ``chance``: the metric's chance level (``CHANCE``), used when no random-vector result is present;
+    ``chance``: the chance level (``sections.chance_level``: the suite's, else ``CHANCE``), used when no
+    random-vector result is present;
     ``caveat``: the headline's warning where a degenerate model can win; ``na``: model → why its interval
     is not shown."""
 
@@ -48,10 +49,11 @@ class RankRow:
         return None
 
     def clears_reference(self, model: str) -> bool:
-        """Whether the model's interval lies wholly on the better side of the reference (and of its interval)."""
+        """Whether the model's interval lies wholly on the better side of the reference (and of its interval);
+        False when no reference is known: a best that nothing was cleared against is not claimed."""
         ref = self.reference()
         if ref is None:
-            return True
+            return False
         (rv, rlo, rhi), (v, lo, hi) = ref[1], self.cells[model]
         if self.direction > 0:
             return (lo if lo is not None and math.isfinite(lo) else v) > (rhi if rhi is not None else rv)
@@ -59,7 +61,7 @@ class RankRow:
 
     def best(self) -> str | None:
         """The model with the best value among those that are not trivial references and whose interval clears
-        the reference (None when fewer than two models have a value, or none clears it)."""
+        the reference (None when fewer than two models have a value, none clears it, or no reference is known)."""
         have = {m: v for m, (v, _, _) in self.cells.items() if v is not None and math.isfinite(v)}
         if len(have) < 2 or self.direction == 0:
             return None

@@ -44,7 +44,9 @@ def export_mteb(results_dir: Path | str, output: Path | str) -> list[Path]:
                 row[f"{s.metric}_ci_low"], row[f"{s.metric}_ci_high"] = s.ci_low, s.ci_high
             if s.metric == r.task.main_metric:
                 row["main_score"] = s.value
-        rows = [row for row in subsets.values() if "main_score" in row]
+        # The task's headline subset first: its main_score is the number every other view shows for the task.
+        rows = sorted((row for row in subsets.values() if "main_score" in row),
+                      key=lambda row: row["hf_subset"] != r.task.main_subset)
         revision_of_data = ";".join(f"{d.source}@{d.revision}" for d in r.data if d.revision) or None
         payload = {
             "dataset_revision": revision_of_data,

@@ -15,7 +15,7 @@ import numpy as np
 
 from .chance import CHANCE, NA_RATIO, RATIO_SPREAD, REFERENCE_FAMILIES, RankRow, meaningless_interval
 from .loading import Entry, ResultsIndex
-from .sections import Headline, section, suite_order, task_order
+from .sections import Headline, chance_level, section, suite_order, task_order
 from .tables import ranked, with_arrow
 
 __all__ = ["CHANCE", "NA_RATIO", "RATIO_SPREAD", "REFERENCE_FAMILIES", "RankRow", "best_entry", "fmt_cell",
@@ -43,7 +43,7 @@ def _annotate(row: RankRow, entries: list[Entry], metric: str | None) -> RankRow
         if lo is not None and hi is not None and math.isnan(lo) and math.isnan(hi):
             row.na[m] = NA_RATIO
     if metric is not None:
-        row.chance = CHANCE.get(metric)
+        row.chance = chance_level(row.suite, metric)
     return row
 
 

@@ -56,7 +56,7 @@ def leaderboard_columns(index: ResultsIndex) -> list[Column]:
     for suite, slug in columns(index):
         entry = next(e for e in index.entries if e.task == slug)
         sec = section(suite)
-        heads = [h for h in (sec.headlines if sec else ()) if h.task == entry.task_name and slug == h.task]
+        heads = [h for h in (sec.headlines if sec else ()) if h.task == entry.task_name]  # every option set alike
         if not heads:
             out.append(Column(suite, slug, slug, entry.task_name, entry.info.main_subset, entry.info.main_metric,
                               entry.direction))
@@ -127,7 +127,8 @@ def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int],
               index: ResultsIndex | None = None) -> dict[tuple[str, str], str]:
     """(suite, column) → the computed model (not a published row) with the best value; given the results'
     ``index``, never a trivial reference nor a model whose interval overlaps chance (``ranking.RankRow.best``)."""
-    from .chance import CHANCE, REFERENCE_FAMILIES, RankRow
+    from .chance import REFERENCE_FAMILIES, RankRow
+    from .sections import chance_level
 
     metric = {(c.suite, c.label): c.metric for c in leaderboard_columns(index)} if index is not None else {}
     family = {e.model: str(e.result.model.get("family", "")).split(".v")[0] for e in index.entries} \
@@ -148,7 +149,7 @@ def best_rows(frame: pd.DataFrame, directions: dict[tuple[str, str], int],
             v = frame.loc[m, (*key, name)] if (*key, name) in frame.columns else np.nan
             return None if v != v else float(v)
 
-        row = RankRow(key[0], key[1], sign, chance=CHANCE.get(metric.get(key, "")),
+        row = RankRow(key[0], key[1], sign, chance=chance_level(key[0], metric.get(key, "")),
                       cells={m: (float(v), stat(m, "ci_low"), stat(m, "ci_high")) for m, v in values.items()},
                       references={m: REFERENCE_FAMILIES[family[m]] for m in values.index
                                   if family.get(m) in REFERENCE_FAMILIES})

@@ -86,6 +86,9 @@ class _QueueReporter:
     def encoding(self, name: str, done: int, total: int) -> None:
         self._put("encoding", name, done, total)
 
+    def working_on(self, name: str, tasks: list[str], stage: str) -> None:
+        self._put("working_on", name, list(tasks), stage)
+
     def job_done(self, outcome: JobOutcome) -> None:
         self._put("job", outcome)
 
@@ -259,6 +262,8 @@ class IsolatedExecutor:
                 reporter.loading(msg[1])
             elif kind == "encoding":
                 reporter.encoding(*msg[1:])
+            elif kind == "working_on" and callable(getattr(reporter, "working_on", None)):
+                reporter.working_on(*msg[1:])
             elif kind == "warning":
                 warn = getattr(reporter, "warning", None)
                 if callable(warn):

@@ -84,6 +84,13 @@ def _load(tasks: Sequence[Task], loader: TaskLoader, display: str, report: Execu
     return ready
 
 
+def _working_on(reporter: Reporter, name: str, tasks: list[str], stage: str) -> None:
+    """Tell the reporter what the model does now (a reporter written before ``working_on`` ignores it)."""
+    tell = getattr(reporter, "working_on", None)
+    if callable(tell):
+        tell(name, tasks, stage)
+
+
 def _done(report: ExecutionReport, reporter: Reporter, outcome: JobOutcome) -> None:
     report.outcomes.append(outcome)
     reporter.job_done(outcome)
@@ -107,8 +114,10 @@ def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store
     loader = loader if loader is not None else TaskLoader(context, reraise)
     ready = _load(tasks, loader, display, report, reporter)
     session = ModelSession(model, context, store, reporter=reporter, reraise=reraise)
+    _working_on(reporter, display, [task.slug for task, _ in ready], "encoding")
     session.prepare([task for task, _ in ready], shared=shared, encode=encode_one or len(ready) > 1)
     for task, files in ready:
+        _working_on(reporter, display, [task.slug], "evaluating")
         _done(report, reporter, session.evaluate(task, files))
     session.close()
     report.load_seconds += session.load_seconds

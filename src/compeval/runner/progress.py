@@ -3,10 +3,15 @@
 One bar per model from its first encoded batch, with texts/s and the time left; a line while weights load;
 finished jobs count on the model's line (each one printed with ``verbose``, and whenever the console is not a
 terminal: model, task, seconds), failures are always printed (by the CLI once, at the end of the run).
+
+A log has no bars: when the console is not a terminal, a line every ``LOG_INTERVAL_S`` seconds says what each
+model is doing (model, tasks, texts encoded of the union, rate and time left; or the job being evaluated,
+which is where heads are trained, and for how long), so that ``make run > log`` is never silent for long.
 """
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 from rich.console import Console
@@ -15,6 +20,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 
 from ..errors import CompevalError
 from .jobs import JobOutcome, Reporter
+
+#: Seconds between the progress lines of a log (the console is not a terminal).
+LOG_INTERVAL_S = 30.0
 
 
 def first_line(text) -> str:
@@ -27,6 +35,14 @@ def first_line(text) -> str:
     return line
 
 
+def _duration(seconds: float) -> str:
+    """``1h02m``, ``3m09s``, ``42s``: a log's times at a glance."""
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
 def interactive(stream=None) -> bool:
     """Whether progress is shown by default: the stream is a terminal."""
     stream = stream or sys.stderr
@@ -36,8 +52,13 @@ def interactive(stream=None) -> bool:
 class RichReporter(Reporter):
     """Bars and lines on stderr; usable as a context manager (the bars are removed when it exits)."""
 
-    def __init__(self, console: Console | None = None, verbose: bool = False, failures_at_end: bool = False):
+    def __init__(self, console: Console | None = None, verbose: bool = False, failures_at_end: bool = False,
+                 log_interval: float = LOG_INTERVAL_S):
         self.console = console or Console(stderr=True)
+        self.log_interval = log_interval
+        self.doing: dict[str, dict] = {}  # model -> what it does now: tasks, stage, done, total, since
+        self._ticker: threading.Thread | None = None
+        self._stop = threading.Event()
         self.verbose = verbose
         # The CLI lists failed jobs with their error once, at the end of the run (``cli/summary.py``).
         self.failures_at_end = failures_at_end
@@ -53,6 +74,10 @@ class RichReporter(Reporter):
         return self  # the bars start with the first model: an error while planning prints only itself
 
     def __exit__(self, *exc):
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._ticker = None
         if self._entered:
             self._entered = False
             self.progress.__exit__(*exc)
@@ -70,12 +95,58 @@ class RichReporter(Reporter):
     def model_start(self, name, n_jobs):
         self.jobs[name] = [0, n_jobs]
         self.started[name] = time.perf_counter()
+        if not self.console.is_terminal and self._ticker is None and self.log_interval > 0:
+            self._stop.clear()
+            self._ticker = threading.Thread(target=self._tick, name="compeval-progress-log", daemon=True)
+            self._ticker.start()
         self._bar(name, f"{escape(name)}: preparing {n_jobs} job(s)")
 
     def loading(self, name):
         self._bar(name, f"{escape(name)}: loading weights…")
 
+    def working_on(self, name, tasks, stage):
+        self.doing[name] = {"tasks": list(tasks), "stage": stage, "done": 0, "total": None,
+                            "since": time.perf_counter()}
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.log_interval):
+            for line in self.log_lines():
+                self.console.print(line, soft_wrap=True, highlight=False, markup=False)
+
+    def log_lines(self, now: float | None = None) -> list[str]:
+        """One line per model at work: what a log shows every ``log_interval`` seconds."""
+        now = time.perf_counter() if now is None else now
+        stamp = time.strftime("%H:%M:%S")
+        lines = []
+        for name, d in list(self.doing.items()):
+            tasks = d["tasks"]
+            what = ", ".join(tasks[:3]) + (f" +{len(tasks) - 3} more" if len(tasks) > 3 else "")
+            elapsed = max(now - d["since"], 1e-9)
+            head = f"[{stamp}] {name} × {what}:"
+            if d["stage"] == "encoding" and d["total"]:
+                done, total = d["done"], d["total"]
+                if not done:
+                    lines.append(f"{head} encoding 0/{total:,} texts, the first batch under way, "
+                                 f"{_duration(elapsed)} so far")
+                    continue
+                rate = done / elapsed
+                lines.append(f"{head} encoding {done:,}/{total:,} texts, {rate:,.1f} texts/s, "
+                             f"ETA {_duration((total - done) / rate)}")
+            elif d["stage"] == "encoding":
+                lines.append(f"{head} preparing to encode (loading weights, reading the cache), "
+                             f"{_duration(elapsed)} so far")
+            elif d["stage"] == "evaluating":
+                done, planned = self.jobs.get(name, [0, 0])
+                lines.append(f"{head} evaluating job {done + 1}/{planned} (scoring, training any heads), "
+                             f"{_duration(elapsed)} so far")
+        return lines
+
     def encoding(self, name, done, total):
+        d = self.doing.get(name)
+        if d is not None and d["stage"] == "encoding":
+            if d["total"] is None:  # the first batch call: rate and ETA count from here
+                d["since"] = time.perf_counter()
+            d["done"], d["total"] = done, total
         bar = self._bar(name, f"{escape(name)}: encoding", total)
         elapsed = time.perf_counter() - self.started.get(name, time.perf_counter())
         task = self.progress.tasks[[t.id for t in self.progress.tasks].index(bar)]
@@ -106,6 +177,7 @@ class RichReporter(Reporter):
             self._model_finished(o.model)
 
     def _model_finished(self, name: str) -> None:
+        self.doing.pop(name, None)
         if name in self.bars:
             self.progress.remove_task(self.bars.pop(name))
         self.console.print(f"[bold]{escape(name)}[/]: {self.jobs[name][1]} job(s) in "

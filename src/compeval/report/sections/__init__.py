@@ -4,11 +4,12 @@ absent contributes nothing; results of a suite without a section still reach the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
 
 from ... import plugins
 from ...registry import Registry
+from ..chance import CHANCE
 from ..loading import Entry
 from .base import BuildContext, ItemColumns, Section
 
@@ -46,6 +47,9 @@ class SuiteSection:
     headlines: tuple[Headline, ...] = ()
     headline_rest: bool = True  # the suite's other ranked tasks also get (mean) rows on the ranking
     headline_each: bool = False  # each of those tasks its own row, never a mean (tasks on unrelated data)
+    #: Metric → the score of a model with no signal where the suite's design fixes it (probing: balanced
+    #: labels, accuracy 0.5); the metric's own chance level (``chance.CHANCE``) otherwise.
+    chance: Mapping[str, float] = field(default_factory=dict)
 
 
 def _discover_sections() -> None:
@@ -60,14 +64,15 @@ SECTIONS: Registry[SuiteSection] = Registry("report section of suite", group="co
 def register_section(suite: str, *, title: str, order: int, build: Callable[[BuildContext], Section | None],
                      items: Callable[[Entry], ItemColumns | None] | None = None,
                      task_order: Sequence[str] = (), headlines: Sequence[Headline] = (),
-                     headline_rest: bool = True, headline_each: bool = False) -> SuiteSection:
+                     headline_rest: bool = True, headline_each: bool = False,
+                     chance: Mapping[str, float] | None = None) -> SuiteSection:
     """Called by a suite's ``report.py`` when it is imported; a second section for one suite is a
     ``RegistryError`` naming both places (the same ``build`` again is a no-op)."""
     old = SECTIONS.peek(suite)
     if old is not None and old.build is build:
         return old
     section = SuiteSection(suite, title, order, build, items or _no_items, tuple(task_order), tuple(headlines),
-                           headline_rest, headline_each)
+                           headline_rest, headline_each, dict(chance or {}))
     return SECTIONS.register(suite, section)
 
 
@@ -78,6 +83,15 @@ def sections() -> list[SuiteSection]:
 
 def section(suite: str) -> SuiteSection | None:
     return SECTIONS.get(suite)
+
+
+def chance_level(suite: str, metric: str) -> float | None:
+    """The score a model with no signal gets on ``metric`` in ``suite`` (its section's, else the metric's);
+    None when none is known: then no model is marked best against it."""
+    sec = section(suite)
+    if sec is not None and metric in sec.chance:
+        return sec.chance[metric]
+    return CHANCE.get(metric)
 
 
 def suite_order(suites: set[str]) -> list[str]:

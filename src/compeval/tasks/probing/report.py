@@ -123,4 +123,6 @@ def _published_table(ctx: BuildContext) -> Table | None:
                       "options (e.g. the default grammar or pooled probe words), not the paper's setting.")
 
 
-register_section(SUITE, title=TITLE, order=40, build=build, items=items, task_order=TASK_ORDER)
+#: Every probe is a balanced two-way choice: a model with no signal scores 0.5 accuracy.
+register_section(SUITE, title=TITLE, order=40, build=build, items=items, task_order=TASK_ORDER,
+                 chance={"accuracy": 0.5})

@@ -38,9 +38,14 @@ def test_runner_writes_listable_results(tmp_path):
     assert outcome.n_items == 732 and 0.0 <= outcome.main_score <= 1.0
     rows = results_frame(tmp_path)
     assert set(rows["subset"]) == {"AN", "S-I", "S-NI", "NS-Pl", "NS-Pr", "A"}
-    assert set(rows["metric"]) == {"test3_macro", "test3_micro", "types_kw_h", "types_kw_p"}
-    kw = rows[rows["metric"] == "types_kw_p"]
-    assert list(kw["subset"]) == ["AN"] and 0.0 <= float(kw["value"].iloc[0]) <= 1.0
+    assert set(rows["metric"]) == {"test3_macro", "test3_micro", "types_kw_h", "types_kw_p", "types_kw_p_chi2"}
+    for metric in ("types_kw_p", "types_kw_p_chi2"):
+        kw = rows[rows["metric"] == metric]
+        assert list(kw["subset"]) == ["AN"] and 0.0 <= float(kw["value"].iloc[0]) <= 1.0
+    # GloVe's types differ by phrase (χ², 732 phrases as independent draws) far more surely than by adjective
+    # (the permutation p over 61 adjectives, 999 relabellings: a multiple of 1/1000)
+    p_perm, p_chi2 = (float(rows.loc[rows["metric"] == m, "value"].iloc[0]) for m in ("types_kw_p", "types_kw_p_chi2"))
+    assert p_chi2 < 1e-10 < 1e-3 <= p_perm and round(p_perm * 1000) == pytest.approx(p_perm * 1000)
     assert (rows.loc[rows["subset"] == "AN", "n"] == 732).all()
 
 

@@ -62,3 +62,23 @@ def test_default_tokenisation_reproduces_the_authors_code():
     own = scores("glove-6b-50d", word_tokenisation="model")
     assert default == montague
     assert abs(own["NS-Pl", "test3_macro"] - montague["NS-Pl", "test3_macro"]) > 0.01
+
+
+def test_results_listing_shows_a_tiny_p_value_as_it_is():
+    """``compeval results`` prints a value too small for four decimals (the χ² p of GloVe's test 3 is about
+    1.6e-20) in two significant digits, not as 0.0000; values with an interval keep their decimals."""
+    import io
+
+    from rich.console import Console
+
+    from compeval.cli.tables import print_results
+
+    out = Console(file=io.StringIO(), width=200)
+    rows = [{"model": "m", "task": "modifiers-test3", "subset": "AN", "metric": "types_kw_p_chi2", "value": 1.596e-20,
+             "n": 732},
+            {"model": "m", "task": "modifiers-test3", "subset": "AN", "metric": "types_kw_p", "value": 0.02, "n": 732},
+            {"model": "m", "task": "modifiers-test3", "subset": "AN", "metric": "test3_macro", "value": 0.2022,
+             "ci_low": 0.15, "ci_high": 0.251, "n": 732}]
+    print_results(out, rows, ["model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"])
+    text = out.file.getvalue()
+    assert "1.6e-20" in text and "0.0200" in text and "0.2022 [0.150, 0.251]" in text and "0.0000" not in text

@@ -78,7 +78,8 @@ class FilterOptions(ModifierOptions):
 
 
 class TypeTestOptions(ModifierOptions):
-    # relabellings of the adjectives behind the permutation p-value of the adjective-type test (0: none)
+    # relabellings of the adjectives behind types_kw_p, the adjective-type test's p-value with the adjective as
+    # the unit (0: none, and no types_kw_p; types_kw_p_chi2 takes the phrase as the unit)
     permutations: int = Field(999, ge=0)
 
 

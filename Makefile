@@ -16,8 +16,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: setup
-	@echo "make run: the default run (3 models, every default task) takes about 30 minutes on a quiet 2-core CPU"
-	@echo "  by --plan's estimate (encoding 27, evaluation 2; \`compeval run --plan\` prints it for your machine),"
+	@echo "make run: the default run (3 models, every default task) takes about 34 minutes on a quiet 2-core CPU"
+	@echo "  by --plan's estimate (encoding 27, evaluation 7; \`compeval run --plan\` prints it for your machine),"
 	@echo "  and can take twice that or more when other jobs share the cores."
 	@echo "  A first look in about 2 minutes: make quick (compeval run --quick: one task per suite, reduced sizes)."
 	$(VENV)/bin/compeval run $(ARGS)

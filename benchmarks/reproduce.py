@@ -460,7 +460,7 @@ included) reproduces the paper's tables and the authors' normalised per-pair fil
 Not recomputable here: models whose weights are not available offline (InferSent, USE, ERNIE, DefSent,
 OpenAI, S3BERT, AMRBART; the modifier paper's transformer encoders and word2vec; InferSent runs natively,
 `infersent:PATH,vectors=PATH`, given the released weights and vectors), and the lexcomp models that need the BNC text or contextual encoders. The Ettinger et al. (2018) probes'
-MLPs (at most 100 epochs since issue 36; the paper's 700 with `mlp_max_iter=700`) are not in this table.
+MLPs (the paper's 700 epochs by default, `mlp_max_iter`) are not in this table.
 
 """
 

@@ -82,10 +82,15 @@ def test_type_test_equals_scipy_on_the_same_scores():
     groups = [preds["holds"][preds["subset"] == t].astype(float).to_numpy() for t in TYPES]
     h, p = stats.kruskal(*groups)
     assert got["AN", "types_kw_h"].value == pytest.approx(h, rel=1e-12)
-    assert got["AN", "types_kw_p"].value == pytest.approx(p, rel=1e-12)
+    # the χ² p (phrases as units) under its own name; the headline p is the permutation p over adjectives
+    assert got["AN", "types_kw_p_chi2"].value == pytest.approx(p, rel=1e-12)
     details = got["AN", "types_kw_h"].details
     assert details["df"] == 4 and details["group_sizes"] == {"S-I": 132, "S-NI": 72, "NS-Pl": 324, "NS-Pr": 168, "A": 36}
-    assert 1 / 201 <= details["p_permutation"] <= 1
+    perm = got["AN", "types_kw_p"]
+    assert perm.value == details["p_permutation"] and 1 / 201 <= perm.value <= 1
+    # a p on a multiple of 1/201: (1 + count) / (1 + 200 permutations), never the χ² p
+    assert round(perm.value * 201) == pytest.approx(perm.value * 201, abs=1e-9) and perm.value != pytest.approx(p)
+    assert perm.details["unit"].startswith("adjective") and got["AN", "types_kw_p_chi2"].details["unit"].startswith("phrase")
 
 
 def test_permutation_statistic_is_scipys_h_and_the_p_value_reacts():

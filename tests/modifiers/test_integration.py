@@ -38,9 +38,14 @@ def test_runner_writes_listable_results(tmp_path):
     assert outcome.n_items == 732 and 0.0 <= outcome.main_score <= 1.0
     rows = results_frame(tmp_path)
     assert set(rows["subset"]) == {"AN", "S-I", "S-NI", "NS-Pl", "NS-Pr", "A"}
-    assert set(rows["metric"]) == {"test3_macro", "test3_micro", "types_kw_h", "types_kw_p"}
-    kw = rows[rows["metric"] == "types_kw_p"]
-    assert list(kw["subset"]) == ["AN"] and 0.0 <= float(kw["value"].iloc[0]) <= 1.0
+    assert set(rows["metric"]) == {"test3_macro", "test3_micro", "types_kw_h", "types_kw_p", "types_kw_p_chi2"}
+    for metric in ("types_kw_p", "types_kw_p_chi2"):
+        kw = rows[rows["metric"] == metric]
+        assert list(kw["subset"]) == ["AN"] and 0.0 <= float(kw["value"].iloc[0]) <= 1.0
+    # GloVe's types differ by phrase (χ², 732 phrases as independent draws) far more surely than by adjective
+    # (the permutation p over 61 adjectives, 999 relabellings: a multiple of 1/1000)
+    p_perm, p_chi2 = (float(rows.loc[rows["metric"] == m, "value"].iloc[0]) for m in ("types_kw_p", "types_kw_p_chi2"))
+    assert p_chi2 < 1e-10 < 1e-3 <= p_perm and round(p_perm * 1000) == pytest.approx(p_perm * 1000)
     assert (rows.loc[rows["subset"] == "AN", "n"] == 732).all()
 
 
@@ -57,3 +62,23 @@ def test_default_tokenisation_reproduces_the_authors_code():
     own = scores("glove-6b-50d", word_tokenisation="model")
     assert default == montague
     assert abs(own["NS-Pl", "test3_macro"] - montague["NS-Pl", "test3_macro"]) > 0.01
+
+
+def test_results_listing_shows_a_tiny_p_value_as_it_is():
+    """``compeval results`` prints a value too small for four decimals (the χ² p of GloVe's test 3 is about
+    1.6e-20) in two significant digits, not as 0.0000; values with an interval keep their decimals."""
+    import io
+
+    from rich.console import Console
+
+    from compeval.cli.tables import print_results
+
+    out = Console(file=io.StringIO(), width=200)
+    rows = [{"model": "m", "task": "modifiers-test3", "subset": "AN", "metric": "types_kw_p_chi2", "value": 1.596e-20,
+             "n": 732},
+            {"model": "m", "task": "modifiers-test3", "subset": "AN", "metric": "types_kw_p", "value": 0.02, "n": 732},
+            {"model": "m", "task": "modifiers-test3", "subset": "AN", "metric": "test3_macro", "value": 0.2022,
+             "ci_low": 0.15, "ci_high": 0.251, "n": 732}]
+    print_results(out, rows, ["model", "task", "subset", "metric", "value", "ci_low", "ci_high", "n"])
+    text = out.file.getvalue()
+    assert "1.6e-20" in text and "0.0200" in text and "0.2022 [0.150, 0.251]" in text and "0.0000" not in text

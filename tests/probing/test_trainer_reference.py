@@ -1,5 +1,5 @@
 """The batched torch trainer against scikit-learn's estimators fitted one by one, on a small real probing
-problem (GloVe vectors of generated sentences) at the default settings (the 100-epoch MLP cap, the
+problem (GloVe vectors of generated sentences) at the default settings (the 2018 paper's 700-epoch MLP cap, the
 1,000-iteration logistic regressions): the same chosen C, and predictions that agree on ≥ 97% of the test
 items per head (the MLPs follow scikit-learn's trajectory up to float32 rounding; float64 there)."""
 import numpy as np

@@ -197,6 +197,15 @@ def test_modifier_type_test_and_published_rows_are_tables(toy_report, toy_result
     start = html.index('id="table-modifiers-types"')
     table = html[start:html.index("</table>", start)]
     assert f">{h.value:.3f}<" in table and f">{h.details['df']}<" in table
+    # the headline p is the permutation p with the adjective as the unit; the χ² p is labelled with its unit
+    from compeval.tasks.modifiers.report import _p
+    head = table[:table.index("</thead>")] if "</thead>" in table else table
+    assert "p (unit: adjective; permuted)" in head and "p (unit: phrase or comparison; asymptotic χ²)" in head
+    rows = [r for r in table.split("<tr")[1:] if ">test 3, AN phrases<" in r]
+    cells = [re.sub("<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", rows[0], re.S)]
+    assert cells[0] == entry.model  # the table's first test-3 row is the first model's, as firsts() orders them
+    perm, chi2 = entry.score("types_kw_p", "AN").value, entry.score("types_kw_p_chi2", "AN").value
+    assert cells[5:7] == [_p(perm), _p(chi2)], cells
     for absent in ("table2", "table6", "table7"):  # no test 1 or test 2 result in the toy folder
         assert f'id="table-modifiers-{absent}' not in html
     start = html.index('id="table-modifiers-table8"')

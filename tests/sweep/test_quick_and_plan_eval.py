@@ -33,6 +33,21 @@ def test_quick_mode_runs_one_default_task_per_suite_at_reduced_sizes():
     assert probe.options.n_train < type(probe)().options.n_train
 
 
+def test_quick_mode_says_which_settings_it_reduces(data_dir):
+    """The quick mode's output names every task it runs at reduced settings, with those settings, so a quick
+    result is not read as the papers' protocol (``--plan``: the same selection, no weights loaded)."""
+    r = subprocess.run([sys.executable, "-m", "compeval", "run", "--quick", "--plan", "--offline", "-m", "glove-6b-50d",
+                        "--data-dir", str(data_dir)], capture_output=True, text=True,
+                       env={**os.environ, "COLUMNS": "300"})
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in (r.stdout + r.stderr).splitlines() if x.startswith("quick mode:")]
+    reduced = [s for s in quick_tasks() if "," in s]
+    assert reduced and "reduced settings" in line
+    for spec in reduced:
+        name, options = spec.split(",", 1)
+        assert f"{name} {options}" in line, (spec, line)
+
+
 def test_quick_and_task_together_are_one_line_error():
     r = subprocess.run([sys.executable, "-m", "compeval", "run", "--quick", "--task", "sts3k-pilot", "--offline"],
                        capture_output=True, text=True, env={**os.environ, "COLUMNS": "100"})

@@ -22,6 +22,10 @@ def test_flat_option_names_map_onto_the_trainers_settings():
     assert not any(k.startswith(("mlp_", "logreg_")) for k in task.params)  # each setting recorded once
     assert task.slug == "probe-has-x__mlp_max_iter-300"  # the slug users know is unchanged
     assert task.options.spec_suffix() == ",mlp_max_iter=300"
+    # ids carry non-default options only: the paper's 700 epochs is the plain id, 100 is named in its id; the
+    # epochs are in every result's params, so a result trained at another cap is recomputed, never reused
+    assert get_tasks("ettinger2018-sr,mlp_max_iter=700")[0].slug == "ettinger2018-sr"
+    assert get_tasks("ettinger2018-sr,mlp_max_iter=100")[0].slug == "ettinger2018-sr__mlp_max_iter-100"
     # the Python API: a whole group, its recorded dict, or flat names all build the same options
     assert type(task)(mlp=AdamSettings(max_iter=300)).params == task.params
     assert type(task)(**task.params).params == task.params
@@ -56,7 +60,7 @@ def test_each_trainer_default_and_range_is_the_trainers_own():
         assert flat[f"mlp_{name}"][1] is field  # the same declaration, not a copy
     for name, field in LBFGSSettings.model_fields.items():
         assert flat[f"logreg_{name}"][1] is field and flat[f"logreg_{name}"][2] == field.default
-    assert flat["mlp_max_iter"][2] == 100 and AdamSettings().max_iter == 200  # the probes' cap, the library's
+    assert flat["mlp_max_iter"][2] == 700 and AdamSettings().max_iter == 200  # the 2018 paper's, scikit-learn's
     lex = LexcompOptions.flat_fields()
     assert all(lex[name][1] is field for name, field in EarlyStopping.model_fields.items())
     assert "'lexcomp-vpc': option patience='0' must be a whole number, at least 1" in _error("lexcomp-vpc,patience=0")

@@ -273,9 +273,9 @@ def test_tasks_train_on_the_run_device():
     assert task.context.torch_device() == "cpu"
     params = task.params
     assert "device" not in params  # a run setting, never part of the task's identity
-    # scikit-learn's settings with the probes' 100-epoch cap are the defaults, recorded once, nested as the
+    # scikit-learn's settings with the 2018 paper's 700 epochs are the defaults, recorded once, nested as the
     # trainer declares them (the cap, and the solver's 1,000 iterations, are in every result's identity)
-    assert params["mlp"] == {**AdamSettings().model_dump(), "max_iter": 100}
+    assert params["mlp"] == {**AdamSettings().model_dump(), "max_iter": 700}
     assert params["logreg"]["max_iter"] == 1000
     assert params["mlp"]["n_iter_no_change"] == 10 and params["mlp"]["tol"] == 1e-4
     assert params["logreg"] == LBFGSSettings().model_dump() and params["trainer"] == "torch"

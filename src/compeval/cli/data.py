@@ -163,6 +163,10 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
     if quick and named:
         raise CompevalError("--quick picks one task per suite itself; give --quick or --task, not both")
     specs = quick_tasks() if quick else list(named) if named else default_tasks(console, not_run)
+    if quick:
+        from ..tasks.registry import quick_note
+
+        console.print(escape(quick_note(specs)), highlight=False, soft_wrap=True)
     from ..tasks.registry import get_tasks
 
     expanded = {spec: get_tasks(spec) for spec in specs}

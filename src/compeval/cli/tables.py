@@ -207,6 +207,8 @@ def print_results(out: Console, records: list[dict], columns: list[str], *, wide
             v, lo, hi = (None if x is None or x != x else float(x) for x in (r.get("value"), r.get("ci_low"),
                                                                              r.get("ci_high")))
             value = "" if v is None else fmt_cell((v, lo, hi), digits=4)
+            if v is not None and lo is None and 0 < abs(v) < 5e-5:  # a tiny p-value is not 0.0000
+                value = f"{v:.2g}"
             body.append([str(r.get("task", "")), str(r.get("params", "") or ""), str(r.get("subset", "")),
                          str(r.get("metric", "")), value, _number(r.get("n"))])
         print_tables(out, fitted_tables(cols, body, out.width))

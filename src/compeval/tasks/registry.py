@@ -103,6 +103,16 @@ def quick_tasks() -> list[str]:
     return [",".join(x for x in (name, options) if x) for _, name, options in chosen]
 
 
+def quick_note(specs: list[str]) -> str:
+    """The line ``compeval run --quick`` prints: which of its tasks run at reduced settings, and which ones, so
+    that no one reads a quick result as the paper's protocol."""
+    reduced = [f"{name} {options}" for name, _, options in (s.partition(",") for s in specs) if options]
+    if not reduced:
+        return "quick mode: every task at its defaults"
+    return ("quick mode: reduced settings, not the papers' protocol: " + "; ".join(reduced)
+            + " (the other tasks at their defaults; the options are in each result's name)")
+
+
 def result_slug(result: Any) -> str | None:
     """The file name (without ``.json``) a stored result's task and recorded options are written under, or
     None when this compeval cannot rebuild that task (a user's data task, an unknown name, options it no

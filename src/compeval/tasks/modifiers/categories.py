@@ -5,18 +5,20 @@ the paired tests of ``compeval results`` compare models, not types. This module 
 whether the per-case outcomes (1 = the relation holds) differ between the adjective types (AN phrases),
 the ordered type pairs (AAN phrases of test 1) or the type pairs (a1, a2) of test 2.
 
-Two p-values, because the cases are not independent draws:
+Two p-values, because the cases are not independent draws; the permutation p is the headline
+(``types_kw_p``), the χ² p is kept under its own name (``types_kw_p_chi2``):
 
-- ``scipy.stats.kruskal`` on the cases grouped by type: the H statistic (tie-corrected; the outcomes are
-  0/1, so nearly everything is tied) and its asymptotic chi-square p-value with k - 1 degrees of freedom.
-  It treats the cases as independent, which they are not: every adjective meets the same 12 nouns,
-  so with 732 AN cases from 61 adjectives a type difference carried by a few adjectives looks very certain.
-- A permutation p-value with the **adjective** as the unit: the type labels are shuffled over the 61
-  adjectives (group sizes kept), the cases regrouped by the shuffled types, and H recomputed. This asks
-  whether adjectives of different types differ more than adjectives picked at random do, which is the
-  claim's question. The ranks do not change under relabelling, so each permutation's H is the rank-sum
-  formula on ``np.bincount`` (written here because scipy's ``permutation_test`` would re-rank up to
-  241,560 cases per resample); a test checks it equals scipy's H on the observed labels.
+- ``types_kw_p_chi2``: ``scipy.stats.kruskal`` on the cases grouped by type: the H statistic
+  (``types_kw_h``, tie-corrected; the outcomes are 0/1, so nearly everything is tied) and its asymptotic
+  chi-square p-value with k - 1 degrees of freedom. It treats the cases (phrases) as independent, which
+  they are not: every adjective meets the same 12 nouns, so with 732 AN cases from 61 adjectives a type
+  difference carried by a few adjectives looks very certain.
+- ``types_kw_p``: a permutation p-value with the **adjective** as the unit: the type labels are shuffled
+  over the 61 adjectives (group sizes kept), the cases regrouped by the shuffled types, and H recomputed.
+  This asks whether adjectives of different types differ more than adjectives picked at random do, which
+  is the claim's question. The ranks do not change under relabelling, so each permutation's H is the
+  rank-sum formula on ``np.bincount`` (written here because scipy's ``permutation_test`` would re-rank up
+  to 241,560 cases per resample); a test checks it equals scipy's H on the observed labels.
   p = (1 + #{H_perm >= H_obs}) / (1 + permutations) (Phipson & Smyth 2010).
 """
 from __future__ import annotations
@@ -104,18 +106,34 @@ def category_test(values: np.ndarray, adjectives: np.ndarray, adjective_types: n
     return CategoryTest(float(h), df, float(p), p_perm, permutations, len(values), sizes)
 
 
-def category_scores(test: CategoryTest, subset: str, grouping: str) -> list[Score]:
-    """Two scores in ``subset``: ``types_kw_h`` (H) and ``types_kw_p`` (asymptotic p); the permutation p-value,
-    degrees of freedom and group sizes ride in both scores' details."""
+#: What each p-value treats as its independent unit: the claim is about adjectives, so the headline p is the
+#: permutation p over adjectives; the χ² p is kept, named for what it assumes.
+P_UNITS = {
+    "types_kw_p": "adjective: permutation p, the type labels shuffled over the 61 adjectives (the claim's unit)",
+    "types_kw_p_chi2": "{case}: asymptotic χ² p (scipy.stats.kruskal), every {case} an independent draw",
+}
+
+
+def category_scores(test: CategoryTest, subset: str, grouping: str, case: str) -> list[Score]:
+    """Three scores in ``subset``: ``types_kw_h`` (H), ``types_kw_p`` (the permutation p with the adjective
+    as the unit, the headline) and ``types_kw_p_chi2`` (the asymptotic χ² p, ``case`` — the test's unit of
+    outcome, e.g. "phrase" — as the unit). Each score's ``unit`` detail says which; degrees of freedom and
+    group sizes ride in every score's details."""
     details = {"df": test.df, "grouped_by": grouping, "group_sizes": test.group_sizes,
                "p_permutation": test.p_permutation, "permutations": test.permutations,
                "permutation_unit": "adjective (type labels shuffled over the 61 adjectives)",
                "p_asymptotic": test.p_value}
     if test.statistic is None:
         details["reason"] = "every case has the same outcome (or one group only): no test"
+    elif not test.permutations:
+        details["reason"] = "permutations=0: no permutation p"
+    units = {m: u.format(case=case) for m, u in P_UNITS.items()}
     return [Score(subset=subset, metric="types_kw_h", value=test.statistic, n=test.n, details=details),
-            Score(subset=subset, metric="types_kw_p", value=test.p_value, n=test.n, details=details)]
+            Score(subset=subset, metric="types_kw_p", value=test.p_permutation, n=test.n,
+                  details={**details, "unit": units["types_kw_p"]}),
+            Score(subset=subset, metric="types_kw_p_chi2", value=test.p_value, n=test.n,
+                  details={**details, "unit": units["types_kw_p_chi2"]})]
 
 
-#: The two metrics describe, they do not rank.
-CATEGORY_DIRECTIONS = {"types_kw_h": "none", "types_kw_p": "none"}
+#: The three metrics describe, they do not rank.
+CATEGORY_DIRECTIONS = {"types_kw_h": "none", "types_kw_p": "none", "types_kw_p_chi2": "none"}

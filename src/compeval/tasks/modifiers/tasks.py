@@ -80,7 +80,8 @@ class FilterOptions(ModifierOptions):
 
 
 class TypeTestOptions(ModifierOptions):
-    # relabellings of the adjectives behind the permutation p-value of the adjective-type test (0: none)
+    # relabellings of the adjectives behind types_kw_p, the adjective-type test's p-value with the adjective as
+    # the unit (0: none, and no types_kw_p; types_kw_p_chi2 takes the phrase as the unit)
     permutations: int = Field(999, ge=0)
 
 
@@ -89,6 +90,12 @@ class Test1Options(FilterOptions, TypeTestOptions):
     # (the authors' code, the published figures); "words" = every pair of single words (the paper's Eq. 3).
     # Identical on AN phrases. Default and reasons: docs/modifiers.md.
     parts: Literal["splits", "words"] = "splits"
+
+
+#: Version of the tasks with the adjective-type test, whose ``types_kw_p`` is the permutation p (adjectives as
+#: the unit) and ``types_kw_p_chi2`` the χ² p: a stored result of version 1 held the χ² p under
+#: ``types_kw_p``, so it is recomputed, not reused.
+TYPE_TEST_VERSION = "2"
 
 
 class _ModifierTask(Task):
@@ -144,11 +151,13 @@ class _ModifierTask(Task):
         self.tokenisation = AUTHORS_TOKENISATION
         return build(spec)
 
-    def _type_test(self, values: np.ndarray, adjectives: np.ndarray, subset: str, grouping: str, seed: int) -> list:
-        """The adjective-type test's two scores (``categories``) for one test's per-case outcomes."""
+    def _type_test(self, values: np.ndarray, adjectives: np.ndarray, subset: str, grouping: str, seed: int,
+                   case: str = "phrase") -> list:
+        """The adjective-type test's scores (``categories``) for one test's per-case outcomes; ``case`` names
+        what one outcome is (the χ² p's unit)."""
         test = category_test(values, adjectives, ADJ_TYPE_ID, list(TYPES), permutations=self.options.permutations,
                              seed=seed)
-        return category_scores(test, subset, grouping)
+        return category_scores(test, subset, grouping, case)
 
     def _read(self, predictions: pd.DataFrame, columns: tuple[str, ...], keys: dict[str, list[str]]) -> pd.DataFrame:
         """The predictions checked against the generated stimuli: ``keys`` (column -> the data's value per
@@ -196,7 +205,7 @@ class ModifierIntersectivity(_ModifierTask):
 
     conformance_options = "ignore_distance_ge1=true,n_resamples=40"
     metadata = TaskMetadata(
-        name="modifiers-test1", suite=SUITE, reference=REFERENCE,
+        name="modifiers-test1", suite=SUITE, reference=REFERENCE, version=TYPE_TEST_VERSION,
         description="Montague modifier consistency, test 1 (single-phrase intersectivity) on 732 AN + 43,920 AAN phrases",
         main_metric="test1_macro", main_subset="AN", subsets=SIZES + TYPES + TYPE_PAIRS, published=TEST1_PUBLISHED,
         directions=CATEGORY_DIRECTIONS,
@@ -258,7 +267,7 @@ class ModifierPairIntersectivity(_ModifierTask):
     """Test 2: an intersective adjective keeps two nouns' phrases closer than a non-intersective one."""
 
     metadata = TaskMetadata(
-        name="modifiers-test2", suite=SUITE, reference=REFERENCE,
+        name="modifiers-test2", suite=SUITE, reference=REFERENCE, version=TYPE_TEST_VERSION,
         description="Montague modifier consistency, test 2 (phrase-pair intersectivity): d(a1 n, a1 n') < d(a2 n, a2 n') "
                     "over 66 noun pairs x 3,660 ordered adjective pairs",
         main_metric="test2_macro", main_subset="S-I|S-NI", subsets=TYPE_PAIRS + ("all",), published=TEST2_PUBLISHED,
@@ -305,7 +314,7 @@ class ModifierPairIntersectivity(_ModifierTask):
         scores = aggregate(holds, subset, cases["noun1"], "test2", TYPE_PAIRS, seed=seed,
                            n_resamples=self.options.n_resamples)
         scores += self._type_test(holds, np.stack([cases["adj1"], cases["adj2"]], axis=1), "all",
-                                  "pair of adjective types (a1, a2)", seed)
+                                  "pair of adjective types (a1, a2)", seed, case="comparison (a1, a2, n, n′)")
         return scores
 
 
@@ -314,7 +323,7 @@ class ModifierNonSubsectivity(_ModifierTask):
     """Test 3: the AN phrase is closer to its adjective than to its noun (expected for NS types)."""
 
     metadata = TaskMetadata(
-        name="modifiers-test3", suite=SUITE, reference=REFERENCE,
+        name="modifiers-test3", suite=SUITE, reference=REFERENCE, version=TYPE_TEST_VERSION,
         description="Montague modifier consistency, test 3 (non-subsectivity): d(AN, A) < d(AN, N) on 732 AN phrases",
         main_metric="test3_macro", main_subset="NS-Pr", subsets=("AN",) + TYPES, published=TEST3_PUBLISHED,
         directions=CATEGORY_DIRECTIONS,

@@ -7,7 +7,7 @@
   cap (``logreg_max_iter``) stops first is counted in ``fitted[…]["unconverged"]``.
 - ``mlp``: the 2018 classifier, scikit-learn's ``MLPClassifier`` setting: one ReLU hidden layer as wide
   as the input, Adam with scikit-learn's defaults and stopping rule (``AdamSettings``), seeded (the
-  original is not), for at most 100 epochs (the paper: 700; ``mlp_max_iter``). Validation-based early stopping
+  original is not), for at most the paper's 700 epochs (``mlp_max_iter``). Validation-based early stopping
   (``mlp_early_stopping=true``) is not the default: validation accuracy often stays flat for the first
   epochs while the loss still falls, and the network then stops untrained.
 ``trainer=torch`` (default) fits them with ``compeval.training``: a probe and its controls as one

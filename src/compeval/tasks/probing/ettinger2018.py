@@ -137,15 +137,14 @@ def _define(directory: str, n_probes: int, description: str, eval_cost: EvalCost
     return register_task(cls)
 
 
-# eval_cost: process CPU s at the 100-epoch MLP cap (issue 36): at_50 from benchmarks/eval_vs_encode.py --costs
-# (shared machine, load 6-16), at_384 from its evaluation rows at load 2.7 (a loaded machine inflated them ~30%)
+# eval_cost: process CPU s at the default 700 epochs, benchmarks/eval_vs_encode.py --costs
 Ettinger2018Sr = _define("sr", 2, "2018 semantic role: is the probe noun the agent of the probe verb",
-                         EvalCost(at_50=2.12, at_384=13.5))
+                         EvalCost(at_50=6.09, at_384=47.3))
 Ettinger2018Neg = _define("neg", 1, "2018 negation: TRUE when the probe verb is NOT negated (the other verb is)",
-                          EvalCost(at_50=1.54, at_384=13.3))
+                          EvalCost(at_50=7.19, at_384=53))
 Ettinger2018Cont1 = _define("cont1", 1, "2018 content: does the sentence contain the probe verb",
-                            EvalCost(at_50=1.49, at_384=13.4))
+                            EvalCost(at_50=5.23, at_384=34.1))
 Ettinger2018Cont2 = _define("cont2", 2, "2018 content: does it contain both the probe noun and the probe verb",
-                            EvalCost(at_50=1.9, at_384=15.3))
+                            EvalCost(at_50=10.6, at_384=45))
 Ettinger2018Order = _define("order", 2, "2018 order: does the noun's first mention precede the verb's",
-                            EvalCost(at_50=1.86, at_384=14.1))
+                            EvalCost(at_50=10.7, at_384=49.7))

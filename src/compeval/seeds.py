@@ -145,3 +145,27 @@ def library_scope() -> Iterator[None]:
     finally:
         random.setstate(py)
         np.random.set_state(legacy)
+
+
+@contextmanager
+def trainer_scope(seed: int, *names: str | int) -> Iterator[None]:
+    """Inside ``library_scope``, the global generators seeded as transformers' ``Trainer`` seeds them
+    (``set_seed`` of the stream ``(seed, *names)``): a training loop that must give the Trainer's weights
+    (dropout draws from the global generator) runs in this block, and the global state is restored after."""
+    from transformers import set_seed
+
+    with library_scope():
+        set_seed(derive(seed, *names))
+        yield
+
+
+def trainer_epoch_order(data_seed: int, epoch: int, n: int) -> list[int]:
+    """Epoch ``epoch``'s order of ``n`` examples as the Trainer's sampler draws it (Accelerate's
+    ``SeedableRandomSampler``: ``randperm`` from a generator seeded with the data seed plus the epoch).
+    It is compeval's one offset seed, kept so that fine-tuning reproduces the Trainer's batches;
+    ``data_seed`` is itself a derived stream (``derive``)."""
+    import torch
+
+    order = torch.Generator().manual_seed(data_seed + epoch)
+    return torch.randperm(n, generator=order).tolist()
+

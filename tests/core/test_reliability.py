@@ -106,7 +106,14 @@ class Named:
         return np.array([[len(t), t.count("e") + 1.0] for t in texts])
 
 
-@pytest.mark.parametrize("name", ["..", "../../escaped", "/tmp/abs", "a/b/../..", ".hidden", ""])
+def test_an_empty_model_name_is_refused_in_one_line():
+    from compeval.errors import SpecError
+
+    with pytest.raises(SpecError, match=r"^model name is empty$"):
+        Named("")
+
+
+@pytest.mark.parametrize("name", ["..", "../../escaped", "/tmp/abs", "a/b/../..", ".hidden"])
 def test_user_names_never_write_outside_the_output_folder(name, data_dir, tmp_path):
     out = tmp_path / "inner" / "out"
     summary = run([Named(name)], [TASK], out, data_dir=data_dir, cache_dir=None)

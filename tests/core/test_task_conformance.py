@@ -36,8 +36,8 @@ def test_task_conforms(name, data_dir):
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("sts3k,bootstrap=-5", r"task 'sts3k': option bootstrap='-5' must be a whole number, at least 1"),
-    ("modifiers-test2,n_resamples=0", r"option n_resamples='0' must be a whole number, at least 1"),
+    ("sts3k,bootstrap=-5", r"task 'sts3k': option bootstrap='-5' must be a whole number, at least 40"),
+    ("modifiers-test2,n_resamples=0", r"option n_resamples='0' must be a whole number, at least 40"),
     ("sts3k,missing=maybe", r"option missing='maybe' must be one of zero, drop"),
     ("sts3k-finetune,test_fraction=1", r"test_fraction='1' must be a number, greater than 0 and less than 1"),
     ("probe-negation-scope,role_negatives=nan", r"role_negatives='nan' must be a number, at least 0 and at most 1"),
@@ -62,7 +62,7 @@ def test_python_api_is_validated_like_the_cli():
     assert STS3k(bootstrap=50).params == get_tasks("sts3k,bootstrap=50")[0].params == {"norm": "none",
                                                                                      "missing": "zero",
                                                                                      "bootstrap": 50}
-    with pytest.raises(SpecError, match="bootstrap=0 must be a whole number, at least 1"):
+    with pytest.raises(SpecError, match="bootstrap=0 must be a whole number, at least 40"):
         STS3k(bootstrap=0)
     with pytest.raises(SpecError, match="unknown option 'bootstrapp'"):
         STS3k(bootstrapp=10)

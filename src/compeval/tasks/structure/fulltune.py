@@ -122,14 +122,12 @@ class _Progress:
     def __init__(self, desc: str | None, total: int):
         import sys
 
-        from ...runner.progress import interactive
-
         self.desc, self.total, self.done, self.shown = desc, total, 0, -1
         self.bar = self.last = None
         if desc is None:
             return
         self.start = self.last = time.monotonic()
-        if interactive(sys.stderr):
+        if sys.stderr.isatty():
             from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total, desc=desc, unit="step", leave=False, dynamic_ncols=True)
@@ -190,7 +188,7 @@ def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], re
     from sentence_transformers.sentence_transformer.evaluation import EmbeddingSimilarityEvaluator
     from sentence_transformers.sentence_transformer.losses import CosineSimilarityLoss
     from torch.utils.data import BatchSampler, DataLoader
-    from transformers import get_linear_schedule_with_warmup, set_seed
+    from transformers import get_linear_schedule_with_warmup
 
     use_bf16 = bf16_supported(device) if bf16 is None else bf16
     n = len(a)
@@ -211,21 +209,19 @@ def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], re
     losses: list[float] = []
     curve: list[float] = []
     bar = _Progress(progress, total)
-    # set_seed seeds the global generators (the Trainer's rule); they are saved and restored around it
-    with seeds.library_scope():
-        set_seed(seeds.derive(recipe.seed, "fine-tune", "trainer"))
+    # the global generators seeded as the Trainer seeds them (dropout), restored after
+    with seeds.trainer_scope(recipe.seed, "fine-tune", "trainer"):
         model.to(device)
         loss_fn = CosineSimilarityLoss(model)
         params = [p for p in model.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(params, lr=recipe.learning_rate, betas=(0.9, 0.999), eps=1e-8,
                                       weight_decay=0.0, fused=True)
         schedule = get_linear_schedule_with_warmup(optimizer, warmup_steps, total)
-        order = torch.Generator()
         start = time.perf_counter()
         try:
             for epoch in range(recipe.epochs):
-                order.manual_seed(data_seed + epoch)
-                batches = BatchSampler(torch.randperm(n, generator=order).tolist(), recipe.batch_size, drop_last=False)
+                batches = BatchSampler(seeds.trainer_epoch_order(data_seed, epoch, n), recipe.batch_size,
+                                       drop_last=False)
                 for batch in DataLoader(rows, batch_sampler=batches, collate_fn=collate, num_workers=0):
                     model.train()
                     features, labels = _batch_features(batch, device)

@@ -20,6 +20,9 @@ Sections (each with its own time budget: past it, the rest of the section is ski
 6. ``--plan`` minutes (``runner/cost.py``, h100 row) against the measured encode times of sections 1-2.
 7. full fine-tuning of the mpnet-sized model: sentence-transformers' ``SentenceTransformerTrainer``
    (needs ``datasets`` and ``accelerate``; skipped with a line without them), seconds per epoch.
+8. anchor (run first): ``benchmarks/encode_vs_anchor.py``'s side-by-side, compeval's path (cache off, cache
+   cold) against plain sentence-transformers at its best batch (the 7B: plain transformers, last-token
+   pooling) on the same texts, per dtype: texts/s and compeval / anchor.
 
 Without CUDA (or with ``--dry-run``) the same code paths run on the CPU at tiny sizes (a 2-layer decoder,
 a simulated out-of-memory error instead of the allocator's, 5 MLP iterations), the script says so and exits 0.
@@ -84,6 +87,7 @@ DECODER_TEXTS = 8000
 GPU_BUDGETS = {"encoders": 55, "decoder-7b": 60, "oom-backoff": 30, "isolation": 75, "heads": 100, "plan": 10,
                "finetune": 35}
 DRY_BUDGETS = {k: 120 for k in GPU_BUDGETS}
+GPU_BUDGETS["anchor"], DRY_BUDGETS["anchor"] = 150, 120  # encode_vs_anchor.py's section
 
 OOM_REMOTE_CODE = '''"""A BERT whose forward asks the card for 16 TiB (compeval's GPU check): a real CUDA out-of-memory
 error on a GPU; on the CPU (the check's dry run) the same error type is raised without allocating."""
@@ -582,6 +586,36 @@ def accuracies(out_dir: Path) -> dict[tuple[str, str, str], float]:
     return found
 
 
+def run_anchor(sec: Section, ctx: dict) -> None:
+    """``encode_vs_anchor.py`` on random-weight models of the real configurations: MiniLM and mpnet size at
+    each dtype, then the 7B (the dry run: the toy widths, fp32, the tiny decoder)."""
+    import encode_vs_anchor as anchor
+
+    device, dry, tmp = ctx["device"], ctx["dry"], ctx["tmp"]
+    texts = ctx["texts"]["sts3k"]
+    dtypes = ("float32",) if dry else ("float32", "float16", "bfloat16")
+    configs = {"minilm": (ctx["minilm_config"], 256), "mpnet": (MPNET_CONFIG, 384)}
+    if dry:
+        configs = {k: (dict(c, **TINY_ENCODER), n) for k, (c, n) in configs.items()}
+    say(f"   {len(texts)} STS3k texts; random weights; {anchor.HEAD.strip()}")
+    for name, (config, max_seq) in configs.items():
+        if sec.over():
+            sec.skip(f"{name} rows")
+            continue
+        folder = build_encoder(tmp / f"anchor-{name}", config, ctx["tok"], seed=1, max_seq_length=max_seq)
+        for dtype in dtypes:
+            if sec.over():
+                sec.skip(f"{name} {dtype}")
+                continue
+            anchor.measure(f"{name}-size", lambda: anchor.encoder_rates(folder, texts, device, dtype), len(texts),
+                           device, dtype, busy=False)
+    if sec.over():
+        sec.skip("7B rows")
+        return
+    anchor.decoder_7b(device, ctx["tok"], tmp, texts[:anchor.DECODER_TEXTS], busy=False,
+                      config=TINY_DECODER if dry else MISTRAL_7B_CONFIG, label="tiny decoder" if dry else "7B (Mistral)")
+
+
 def run_heads(sec: Section, ctx: dict) -> None:
     from compeval.runner import run
 
@@ -834,6 +868,7 @@ def main(argv: list[str] | None = None) -> int:
                "data_dir": data_dir, "minilm_config": json.loads((tok / "config.json").read_text())}
         sections = [("encoders", run_encoders), ("decoder-7b", run_decoder), ("oom-backoff", run_oom),
                     ("isolation", run_isolation), ("heads", run_heads), ("plan", run_plan), ("finetune", run_finetune)]
+        sections.insert(0, ("anchor", run_anchor))  # the side-by-side first: the next GPU measures it first
         only = {s for s in args.only.split(",") if s}
         for sec_name, fn in sections:
             if only and sec_name not in only:

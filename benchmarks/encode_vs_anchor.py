@@ -13,8 +13,8 @@ vectors is printed beside each row: a fast path that computes something else is 
 
 ``--busy`` runs every row twice in the same process: as the machine is, then with one more process
 spinning ``while True: pass`` (one core taken), and prints busy / quiet per path. ``--overhead`` measures
-the per-batch overhead of compeval's path (``runner/cost.py``'s ``BATCH_OVERHEAD_S``): tiny texts at
-batch 1 and at batch 64, (seconds at 1 − seconds at 64) / (batches at 1 − batches at 64).
+the per-batch overhead of compeval's path (``runner/cost.py``'s ``BATCH_OVERHEAD_S``): one-word texts at
+batch 1 and at batch 64 on one torch thread, (CPU seconds at 1 − at 64) / (batches at 1 − batches at 64).
 
 Rows: MiniLM (the packaged all-MiniLM-L6-v2) and mpnet (``--mpnet DIR``, a local all-mpnet-base-v2) with
 real weights; fp32, and on CUDA also fp16 and bf16; on CUDA the 7B (Mistral-7B-v0.1's configuration, random
@@ -234,34 +234,39 @@ def measure(label: str, fn, n: int, device: str, dtype: str, busy: bool) -> dict
     return found
 
 
-def batch_overhead(folder: Path, device: str, label: str, n: int = 96, repeats: int = 2) -> tuple[float, float]:
+def batch_overhead(folder: Path, device: str, label: str, n: int = 96, repeats: int = 2) -> float:
     """Seconds of compeval's path per batch beyond its arithmetic: ``n`` one-word texts at batch 1 and at
-    batch 64 (the same tokens either way), the best of ``repeats``; (t1 - t64) / (n - ceil(n / 64)), in wall
-    seconds and in process CPU seconds divided by torch's threads (on a shared machine the wall figure
-    counts the other programs' time too; the CPU figure counts this process's work only)."""
+    batch 64 (the same tokens either way), the best of ``repeats``; (t1 - t64) / (n - ceil(n / 64)). Measured
+    on one torch thread in process CPU seconds: on a shared machine wall seconds count the other programs'
+    time, and several threads count their spin-waits; one thread's CPU seconds count this work only."""
     import torch
 
     from compeval.models.registry import load_model
 
     texts = [f"word{i}" for i in range(n)]
     wall, cpu = {}, {}
-    for b in (1, 64):
-        model = load_model(f"sbert:{folder},device={device},batch={b}")
-        model.encode(texts[:8])
-        runs = []
-        for _ in range(repeats):
-            c = time.process_time()
-            w = timed(lambda: model.encode(texts), device)[0]
-            runs.append((w, time.process_time() - c))
-        wall[b], cpu[b] = min(r[0] for r in runs), min(r[1] for r in runs)
-        del model
-        free(device)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for b in (1, 64):
+            model = load_model(f"sbert:{folder},device={device},batch={b}")
+            model.encode(texts[:8])
+            runs = []
+            for _ in range(repeats):
+                c = time.process_time()
+                w = timed(lambda: model.encode(texts), device)[0]
+                runs.append((w, time.process_time() - c))
+            wall[b], cpu[b] = min(r[0] for r in runs), min(r[1] for r in runs)
+            del model
+            free(device)
+    finally:
+        torch.set_num_threads(threads)
     k = n - -(-n // 64)
-    per_wall, per_cpu = (wall[1] - wall[64]) / k, (cpu[1] - cpu[64]) / k / torch.get_num_threads()
-    say(f"per-batch overhead, {label} on {device}: {n} one-word texts at batch 1 / 64: wall {wall[1]:.3f} / "
-        f"{wall[64]:.3f} s, process CPU {cpu[1]:.3f} / {cpu[64]:.3f} s (best of {repeats}) -> {per_wall * 1e3:.2f} ms "
-        f"wall, {per_cpu * 1e3:.2f} ms CPU per thread, per batch ({torch.get_num_threads()} threads, load {load():.1f})")
-    return per_wall, per_cpu
+    per_wall, per_cpu = (wall[1] - wall[64]) / k, (cpu[1] - cpu[64]) / k
+    say(f"per-batch overhead, {label} on {device}, one torch thread: {n} one-word texts at batch 1 / 64: process "
+        f"CPU {cpu[1]:.3f} / {cpu[64]:.3f} s, wall {wall[1]:.3f} / {wall[64]:.3f} s (best of {repeats}) -> "
+        f"{per_cpu * 1e3:.2f} ms CPU ({per_wall * 1e3:.2f} ms wall) per batch (load {load():.1f})")
+    return per_cpu
 
 
 def decoder_7b(device: str, tok: Path, tmp: Path, texts: list[str], busy: bool, config: dict | None = None,

@@ -417,6 +417,7 @@ def run_decoder(sec: Section, ctx: dict) -> None:
         "max_length 512, pooling=last")
     ctx["decoder"] = (folder, model, n_params)
     ctx["decoder_params"] = n_params
+    ctx["decoder_embedding_params"] = n_embed  # a lookup table: --plan counts no FLOPs for it
     peak = bf16_peak(ctx["device_name"]) if device.startswith("cuda") else None
     from compeval.runner.cost import DEVICE_FLOPS
 
@@ -613,7 +614,8 @@ def run_anchor(sec: Section, ctx: dict) -> None:
         sec.skip("7B rows")
         return
     anchor.decoder_7b(device, ctx["tok"], tmp, texts[:anchor.DECODER_TEXTS], busy=False,
-                      config=TINY_DECODER if dry else MISTRAL_7B_CONFIG, label="tiny decoder" if dry else "7B (Mistral)")
+                      config=TINY_DECODER if dry else MISTRAL_7B_CONFIG,
+                      label="tiny decoder" if dry else "7B (Mistral)")
 
 
 def run_heads(sec: Section, ctx: dict) -> None:
@@ -692,12 +694,14 @@ def run_plan(sec: Section, ctx: dict) -> None:
             if f"decoder:{key}" not in measured:
                 continue
             seconds, n, tokens = measured[f"decoder:{key}"]
-            row = CostRow("decoder", texts=n, tokens=tokens, params=ctx["decoder_params"])  # the plan's formula
+            row = CostRow("decoder", texts=n, tokens=tokens, params=ctx["decoder_params"],  # the plan's formula
+                          embedding_params=ctx.get("decoder_embedding_params", 0))
             est = row.minutes(plan_device) * 60
             say(f"   {'7B bf16 ' + key:22} {n:6d} {tokens:9d} {row.params / 1e6:8.0f}M {est:8.3f} {seconds:10.3f} "
                 f"{seconds / est:13.1f}")
-    say("   (the plan counts 2 x parameters x tokens; padding, attention's quadratic term and loading are not counted; "
-        "the 7B's tokens are the MiniLM WordPiece's, as the plan's offline stand-in counts them)")
+    say("   (the plan counts 2 x (parameters - embedding tables) x tokens, plus its per-batch overhead; padding, "
+        "attention's quadratic term and loading are not counted; the 7B's tokens are the MiniLM WordPiece's, "
+        "as the plan's offline stand-in counts them)")
 
 
 def run_finetune(sec: Section, ctx: dict) -> None:

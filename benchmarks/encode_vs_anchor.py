@@ -12,7 +12,8 @@ timing, for every path alike; loading is not timed. The minimum cosine between c
 vectors is printed beside each row: a fast path that computes something else is not faster.
 
 ``--busy`` runs every row twice in the same process: as the machine is, then with one more process
-spinning ``while True: pass`` (one core taken), and prints busy / quiet per path. ``--overhead`` measures
+spinning ``while True: pass`` (one core taken), and prints busy / as-is per path (quiet where the machine
+is: the load average is printed beside each row). ``--overhead`` measures
 the per-batch overhead of compeval's path (``runner/cost.py``'s ``BATCH_OVERHEAD_S``): one-word texts at
 batch 1 and at batch 64 on one torch thread, (CPU seconds at 1 − at 64) / (batches at 1 − batches at 64).
 
@@ -214,9 +215,10 @@ def row_line(name: str, device: str, dtype: str, cond: str, n: int, s: dict, ld:
 
 
 def measure(label: str, fn, n: int, device: str, dtype: str, busy: bool) -> dict[str, dict]:
-    """One row (quiet), or two (quiet, then one core busy) and busy / quiet per path."""
+    """One row (the machine as it is), or two (as it is, then one more core busy) and busy / as-is per path.
+    "as-is" is quiet only where nothing else runs: the load average beside each row says."""
     found = {}
-    for cond in (("quiet", "busy") if busy else ("as-is",)):
+    for cond in (("as-is", "busy") if busy else ("as-is",)):
         if cond == "busy":
             with BusyCore():
                 s = summarise(fn(), n)
@@ -228,8 +230,8 @@ def measure(label: str, fn, n: int, device: str, dtype: str, busy: bool) -> dict
         say(row_line(label, device, dtype, cond, n, s, ld))
         say(f"{'':14} anchor texts/s by batch: " + ", ".join(f"{b}: {r:.1f}" for b, r in s["anchor_all"].items()))
     if busy:
-        q, b = found["quiet"], found["busy"]
-        say(f"{'':14} busy / quiet: compeval off {b['off'] / q['off']:.2f}, cold {b['cold'] / q['cold']:.2f}, "
+        q, b = found["as-is"], found["busy"]
+        say(f"{'':14} busy / as-is: compeval off {b['off'] / q['off']:.2f}, cold {b['cold'] / q['cold']:.2f}, "
             f"anchor {b['anchor'] / q['anchor']:.2f}")
     return found
 

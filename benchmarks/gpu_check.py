@@ -25,6 +25,9 @@ Sections (each with its own time budget: past it, the rest of the section is ski
    Its model and data come from ``--finetune`` (default ``.gpu-check/finetune``, written by
    ``--prepare-finetune``); without that folder the section is skipped with a line. It takes about 5 minutes,
    so it runs as its own call (``--only finetune-task``; docs/gpu-check.md).
+9. anchor (run first): ``benchmarks/encode_vs_anchor.py``'s side-by-side, compeval's path (cache off, cache
+   cold) against plain sentence-transformers at its best batch (the 7B: plain transformers, last-token
+   pooling) on the same texts, per dtype: texts/s and compeval / anchor.
 
 Without CUDA (or with ``--dry-run``) the same code paths run on the CPU at tiny sizes (a 2-layer decoder,
 a simulated out-of-memory error instead of the allocator's, 5 MLP iterations), the script says so and exits 0.
@@ -91,6 +94,7 @@ GPU_BUDGETS = {"encoders": 55, "decoder-7b": 60, "oom-backoff": 30, "isolation":
 #: Figure 7's SentBERT (all-mpnet-base-v2) Spearman values, read from the figure (the task's published rows).
 FIGURE7 = {"untrained": "~.17", "random": ".80-.85", "non_to_adv": "~.40"}
 DRY_BUDGETS = {k: 120 for k in GPU_BUDGETS}
+GPU_BUDGETS["anchor"], DRY_BUDGETS["anchor"] = 150, 120  # encode_vs_anchor.py's section
 
 OOM_REMOTE_CODE = '''"""A BERT whose forward asks the card for 16 TiB (compeval's GPU check): a real CUDA out-of-memory
 error on a GPU; on the CPU (the check's dry run) the same error type is raised without allocating."""
@@ -500,6 +504,7 @@ def run_decoder(sec: Section, ctx: dict) -> None:
         "max_length 512, pooling=last")
     ctx["decoder"] = (folder, model, n_params)
     ctx["decoder_params"] = n_params
+    ctx["decoder_embedding_params"] = n_embed  # a lookup table: --plan counts no FLOPs for it
     peak = bf16_peak(ctx["device_name"]) if device.startswith("cuda") else None
     from compeval.runner.cost import DEVICE_FLOPS
 
@@ -669,6 +674,37 @@ def accuracies(out_dir: Path) -> dict[tuple[str, str, str], float]:
     return found
 
 
+def run_anchor(sec: Section, ctx: dict) -> None:
+    """``encode_vs_anchor.py`` on random-weight models of the real configurations: MiniLM and mpnet size at
+    each dtype, then the 7B (the dry run: the toy widths, fp32, the tiny decoder)."""
+    import encode_vs_anchor as anchor
+
+    device, dry, tmp = ctx["device"], ctx["dry"], ctx["tmp"]
+    texts = ctx["texts"]["sts3k"]
+    dtypes = ("float32",) if dry else ("float32", "float16", "bfloat16")
+    configs = {"minilm": (ctx["minilm_config"], 256), "mpnet": (MPNET_CONFIG, 384)}
+    if dry:
+        configs = {k: (dict(c, **TINY_ENCODER), n) for k, (c, n) in configs.items()}
+    say(f"   {len(texts)} STS3k texts; random weights; {anchor.HEAD.strip()}")
+    for name, (config, max_seq) in configs.items():
+        if sec.over():
+            sec.skip(f"{name} rows")
+            continue
+        folder = build_encoder(tmp / f"anchor-{name}", config, ctx["tok"], seed=1, max_seq_length=max_seq)
+        for dtype in dtypes:
+            if sec.over():
+                sec.skip(f"{name} {dtype}")
+                continue
+            anchor.measure(f"{name}-size", lambda: anchor.encoder_rates(folder, texts, device, dtype), len(texts),
+                           device, dtype, busy=False)
+    if sec.over():
+        sec.skip("7B rows")
+        return
+    anchor.decoder_7b(device, ctx["tok"], tmp, texts[:anchor.DECODER_TEXTS], busy=False,
+                      config=TINY_DECODER if dry else MISTRAL_7B_CONFIG,
+                      label="tiny decoder" if dry else "7B (Mistral)")
+
+
 def run_heads(sec: Section, ctx: dict) -> None:
     from compeval.runner import run
 
@@ -745,12 +781,14 @@ def run_plan(sec: Section, ctx: dict) -> None:
             if f"decoder:{key}" not in measured:
                 continue
             seconds, n, tokens = measured[f"decoder:{key}"]
-            row = CostRow("decoder", texts=n, tokens=tokens, params=ctx["decoder_params"])  # the plan's formula
+            row = CostRow("decoder", texts=n, tokens=tokens, params=ctx["decoder_params"],  # the plan's formula
+                          embedding_params=ctx.get("decoder_embedding_params", 0))
             est = row.minutes(plan_device) * 60
             say(f"   {'7B bf16 ' + key:22} {n:6d} {tokens:9d} {row.params / 1e6:8.0f}M {est:8.3f} {seconds:10.3f} "
                 f"{seconds / est:13.1f}")
-    say("   (the plan counts 2 x parameters x tokens; padding, attention's quadratic term and loading are not counted; "
-        "the 7B's tokens are the MiniLM WordPiece's, as the plan's offline stand-in counts them)")
+    say("   (the plan counts 2 x (parameters - embedding tables) x tokens, plus its per-batch overhead; padding, "
+        "attention's quadratic term and loading are not counted; the 7B's tokens are the MiniLM WordPiece's, "
+        "as the plan's offline stand-in counts them)")
 
 
 def run_finetune(sec: Section, ctx: dict) -> None:
@@ -932,6 +970,7 @@ def main(argv: list[str] | None = None) -> int:
         sections = [("encoders", run_encoders), ("decoder-7b", run_decoder), ("oom-backoff", run_oom),
                     ("isolation", run_isolation), ("heads", run_heads), ("plan", run_plan), ("finetune", run_finetune),
                     ("finetune-task", run_finetune_task)]
+        sections.insert(0, ("anchor", run_anchor))  # the side-by-side first: the next GPU measures it first
         only = {s for s in args.only.split(",") if s}
         for sec_name, fn in sections:
             if only and sec_name not in only:

@@ -33,7 +33,7 @@ def main() -> int:
 
     for spec in models:
         row = model_cost(spec, texts)
-        est = row.flops / DEVICE_FLOPS[args.device]
+        est = row.minutes(args.device) * 60  # the FLOPs at the rate, plus the per-batch overhead
         model = SentenceTransformerModel(spec, device="cpu")
         model.load()
         model.encode(texts[:8])  # warm-up
@@ -41,7 +41,9 @@ def main() -> int:
         model.encode(texts)
         measured = time.perf_counter() - t0
         print(f"{os.path.basename(spec.rstrip('/'))}: tokens {row.tokens:,} (tokenizer: {row.tokenizer}), params "
-              f"{row.params / 1e6:.1f}M ({row.params_from}), FLOPs {row.flops / 1e12:.2f}T; estimated {est:.1f}s at "
+              f"{row.params / 1e6:.1f}M ({row.params_from}; {row.embedding_params / 1e6:.1f}M in embedding tables, "
+              f"not FLOPs), "
+              f"{row.batches} batches, FLOPs {row.flops / 1e12:.2f}T; estimated {est:.1f}s at "
               f"{DEVICE_FLOPS[args.device] / 1e9:.0f} GFLOP/s ({args.device}), measured {measured:.1f}s "
               f"({row.flops / measured / 1e9:.1f} GFLOP/s sustained); measured/estimated = {measured / est:.2f}")
     return 0

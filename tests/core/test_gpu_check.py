@@ -25,7 +25,8 @@ def test_the_gpu_check_dry_run_runs_every_section_on_the_cpu(tmp_path):
     out = proc.stdout
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "DRY RUN" in out.splitlines()[2] and out.rstrip().endswith("(run on a CUDA machine for them)")
-    for name in ("encoders", "decoder-7b", "oom-backoff", "isolation", "heads", "plan", "finetune", "finetune-task"):
+    for name in ("anchor", "encoders", "decoder-7b", "oom-backoff", "isolation", "heads", "plan", "finetune",
+                 "finetune-task"):
         assert f"== {name} (budget" in out and re.search(rf"\[{name}: [0-9.]+ s\]", out), name
     assert "FAILED" not in out, out
     # encoders: three dtypes against fp32, cosines printed and close to 1
@@ -45,3 +46,12 @@ def test_the_gpu_check_dry_run_runs_every_section_on_the_cpu(tmp_path):
         assert re.search(r"untrained: adv Spearman -?[0-9.]+ \[", out) and re.search(r"non -> adv: Spearman -?[0-9.]+", out)
         assert re.search(r"random \(2 folds\): all Spearman -?[0-9.]+", out), out
         assert re.search(r"random: wall [0-9.]+ s \(training [0-9.]+ s over 2 run\(s\)", out)
+    # anchor (encode_vs_anchor.py): compeval's path beside the plain libraries, same vectors, for both encoders
+    # and the decoder; the anchor's batch is one of 32 / 64 / 128
+    rows = re.findall(r"^(minilm-size|mpnet-size|tiny decoder) +cpu +(float32|bfloat16) +as-is +24 +([0-9.]+) +"
+                      r"([0-9.]+) +([0-9.]+) +b=(32|64|128) +([0-9.]+)x +([0-9.]+)x +([0-9.]+)", out, re.M)
+    assert [r[0] for r in rows] == ["minilm-size", "mpnet-size", "tiny decoder"], out
+    for r in rows:
+        off, cold, plain, ratio = float(r[2]), float(r[3]), float(r[4]), float(r[6])
+        assert min(off, cold, plain) > 0 and abs(ratio - off / plain) < 0.02 * ratio + 0.01, r  # anchor s / compeval s
+        assert float(r[8]) > 0.99, r  # compeval's vectors are the anchor's

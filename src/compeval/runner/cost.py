@@ -2,8 +2,11 @@
 
 Per model: the unique texts its tasks declare, their tokens (the model's own tokenizer files, truncated
 at its maximum length, special tokens in: what the encoder sees), its parameters (the safetensors
-headers of a local copy, else mteb's metadata), the forward FLOPs ≈ 2 × parameters × tokens, and the
-minutes that takes at a sustained rate assumed per device kind (``DEVICE_FLOPS``).
+headers of a local copy, else mteb's metadata), the forward FLOPs ≈ 2 × (parameters − embedding tables) ×
+tokens (a table is a lookup, not a matrix product: MiniLM's word table is half its parameters), and the
+minutes that takes at a sustained rate assumed per device kind (``DEVICE_FLOPS``), plus a fixed overhead
+per batch (``BATCH_OVERHEAD_S``: tokenizing, launching, copying; what bounds a small encoder) times the
+batches the family's default token budget and batch size make of those texts.
 
 Evaluation (the heads trained, bootstraps, pair scoring) is counted from each task's measured cost
 (``Task.eval_cost``, declared where the task lives: seconds on ``cpu-2core`` for a 50- and a 384-wide
@@ -18,6 +21,7 @@ machine is counted with a stand-in tokenizer (the packaged MiniLM's WordPiece) a
 from __future__ import annotations
 
 import json
+import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +48,26 @@ DEVICE_FLOPS: dict[str, float] = {
     "cpu-2core": 35e9,
 }
 
+#: Seconds per batch beyond the arithmetic, per device kind (the batches counted as the family's default
+#: token budget and batch size cut the texts). ``cpu-2core``: benchmarks/encode_vs_anchor.py ``--overhead``
+#: (all-MiniLM-L6-v2 on one torch thread, 96 one-word texts at batch 1 against batch 64: 1.094 against
+#: 0.113 process CPU seconds, 10.4 ms per batch; on a shared 2-core machine at load 8, whose wall seconds
+#: count the other programs' time). CUDA kinds:
+#: docs/gpu-check.md's H100 MiniLM-size fp32 row on STS3k, (0.797 s measured − 0.005 s of FLOPs at 210 T,
+#: embedding tables left out) / 70 batches of 64 texts = 11 ms: host-side work, so one figure for every card.
+BATCH_OVERHEAD_S: dict[str, float] = {
+    "h100": 0.011,
+    "h200": 0.011,
+    "a100": 0.011,
+    "l4": 0.011,
+    "t4": 0.011,
+    "cpu-2core": 0.010,
+}
+#: Parameter tensors that are lookup tables (word, position and token-type embeddings): in the parameter
+#: count, not in the FLOPs. Matched against the end of a tensor's name.
+EMBEDDING_TABLE = re.compile(r"(^|\.)(word_embeddings|position_embeddings|token_type_embeddings|embed_tokens|"
+                             r"embed_positions|wte|wpe|shared)\.weight$")
+
 #: The device kind whose evaluation seconds the tasks declare (``Task.eval_cost``).
 EVAL_MEASURED_ON = "cpu-2core"
 #: A CUDA device's name → its kind in ``DEVICE_FLOPS`` (the first that appears in the name).
@@ -64,6 +88,8 @@ class CostRow:
     tokens: int | None = None
     params: int | None = None
     params_from: str = ""  # "safetensors" | "config" (damaged weights: config.json's model) | "mteb" | ""
+    embedding_params: int = 0  # of ``params``, those in lookup tables (``EMBEDDING_TABLE``): not FLOPs
+    batches: int | None = None  # forward passes at the family's default budget and batch size
     tokenizer: str = ""  # "own" | "stand-in (…)" | "" (no forward pass)
     note: str = ""
     width: int | None = None  # the vectors' width, where known without loading the model
@@ -73,12 +99,14 @@ class CostRow:
     def flops(self) -> float | None:
         if self.tokens is None or self.params is None:
             return None
-        return 2.0 * self.params * self.tokens
+        return 2.0 * (self.params - self.embedding_params) * self.tokens
 
     def minutes(self, device: str) -> float | None:
-        """Encoding minutes on ``device``."""
+        """Encoding minutes on ``device``: the FLOPs at the sustained rate, plus the per-batch overhead."""
         f = self.flops
-        return None if f is None else f / DEVICE_FLOPS[device] / 60.0
+        if f is None:
+            return None
+        return (f / DEVICE_FLOPS[device] + (self.batches or 0) * BATCH_OVERHEAD_S[device]) / 60.0
 
     @property
     def eval_minutes(self) -> float | None:
@@ -145,14 +173,21 @@ MAX_HEADER = 100_000_000
 
 
 def safetensors_params(directory: Path) -> int | None:
-    """Parameters counted from the safetensors headers (8-byte length + JSON of shapes): no weights read.
+    """Parameters counted from the safetensors headers (``safetensors_counts``)."""
+    counts = safetensors_counts(directory)
+    return None if counts is None else counts[0]
+
+
+def safetensors_counts(directory: Path) -> tuple[int, int] | None:
+    """(parameters, of them in lookup tables) counted from the safetensors headers (8-byte length + JSON of
+    shapes): no weights read.
 
     A file whose header is not a safetensors header (fewer than 8 bytes, a length past the file's end or
     the format's limit, not JSON of shapes) is a ``DamagedWeightsError`` naming it."""
     files = sorted(directory.glob("*.safetensors"))
     if not files:
         return None
-    total = 0
+    total = tables = 0
     for f in files:
         try:
             size = f.stat().st_size
@@ -167,7 +202,7 @@ def safetensors_params(directory: Path) -> int | None:
             if not isinstance(header, dict):
                 raise ValueError("its header is not a JSON object")
             for key, t in header.items():
-                if key == "__metadata__":
+                if key == "__metadata__" or key.endswith("position_ids"):  # a stored index buffer, not a weight
                     continue
                 count = 1
                 for d in t["shape"]:
@@ -175,16 +210,24 @@ def safetensors_params(directory: Path) -> int | None:
                         raise ValueError(f"tensor {key} has shape {t['shape']!r}")
                     count *= d
                 total += count
+                if EMBEDDING_TABLE.search(key):
+                    tables += count
         except (OSError, ValueError, KeyError, TypeError) as exc:  # UnicodeDecodeError is a ValueError
             raise DamagedWeightsError(f"{f}: not a readable safetensors file ({str(exc).splitlines()[0][:120]})"
                                       ) from None
-    return total
+    return total, tables
 
 
 def config_params(directory: Path) -> int | None:
-    """Parameters of the model its ``config.json`` describes, built on torch's meta device (no memory, no
-    weights; transformers' own classes, so the count is the loaded model's); None when the configuration
-    cannot be read or built (missing, damaged, remote code)."""
+    """Parameters of the model its ``config.json`` describes (``config_counts``)."""
+    counts = config_counts(directory)
+    return None if counts is None else counts[0]
+
+
+def config_counts(directory: Path) -> tuple[int, int] | None:
+    """(parameters, of them in lookup tables) of the model its ``config.json`` describes, built on torch's
+    meta device (no memory, no weights; transformers' own classes, so the count is the loaded model's); None
+    when the configuration cannot be read or built (missing, damaged, remote code)."""
     try:
         import torch
         from transformers import AutoConfig, AutoModel
@@ -195,7 +238,9 @@ def config_params(directory: Path) -> int | None:
         config = AutoConfig.from_pretrained(str(directory))
         with torch.device("meta"):
             model = AutoModel.from_config(config)
-        return int(sum(p.numel() for p in model.parameters()))
+        named = list(model.named_parameters())
+        return (int(sum(p.numel() for _, p in named)),
+                int(sum(p.numel() for k, p in named if EMBEDDING_TABLE.search(k))))
     except Exception:  # noqa: BLE001 (any failure means: cannot tell, said in the plan's row)
         return None
 
@@ -214,6 +259,15 @@ def count_tokens(tokenizer: Any, texts: Sequence[str], max_length: int) -> int:
     from ..models.batching import token_lengths
 
     return int(sum(token_lengths(tokenizer, list(texts), max_length)))
+
+
+def count_batches(lengths: Sequence[int], budget: int, max_texts: int | None) -> int:
+    """Forward passes that token-budget batching (``models/batching.py``, longest first) makes of texts of
+    ``lengths``."""
+    from ..models.batching import batches
+
+    order = sorted(range(len(lengths)), key=lambda i: (-int(lengths[i]), i))
+    return len(batches(lengths, order, budget, max_texts)) if order else 0
 
 
 def _tokenizer(directory: Path):
@@ -255,15 +309,20 @@ def _local_files(name: str, revision: str | None) -> tuple[Path | None, str]:
         return None, f"tokenizer files not reachable ({type(exc).__name__})"
 
 
-_COUNTED: dict[tuple[str, int, int], int] = {}
+_COUNTED: dict[tuple[str, int, int], list[int]] = {}
 
 
-def _counted(directory: Path, texts: Sequence[str], max_length: int) -> int:
-    """``count_tokens`` once per tokenizer folder, length and text list (the stand-in serves many rows)."""
+def _counted(directory: Path, texts: Sequence[str], max_length: int, budget: int,
+             max_texts: int | None) -> tuple[int, int]:
+    """(tokens, batches): the texts' token lengths once per tokenizer folder, length and text list (the
+    stand-in serves many rows), summed and batched."""
+    from ..models.batching import token_lengths
+
     key = (str(directory), max_length, id(texts))
     if key not in _COUNTED:
-        _COUNTED[key] = count_tokens(_tokenizer(directory), texts, max_length)
-    return _COUNTED[key]
+        _COUNTED[key] = [int(n) for n in token_lengths(_tokenizer(directory), list(texts), max_length)]
+    lengths = _COUNTED[key]
+    return sum(lengths), count_batches(lengths, budget, max_texts)
 
 
 def files_width(directory: Path) -> int | None:
@@ -313,6 +372,10 @@ def model_cost(spec: Any, texts: Sequence[str]) -> CostRow:
         return row
     name = resolved.arg or STAND_IN
     own_length = getattr(resolved.options, "max_length", None)
+    from ..models.batching import family_default
+
+    budget = getattr(resolved.options, "max_batch_tokens", None) or family_default(family_name)
+    max_texts = getattr(resolved.options, "batch", None)
     if resolved.weights is not None:
         directory, where = resolved.weights.directory, ""
     else:
@@ -322,26 +385,31 @@ def model_cost(spec: Any, texts: Sequence[str]) -> CostRow:
         row.note = where
     if directory is not None:
         try:
-            row.tokens = _counted(directory, texts, own_length or _max_length(directory, family_name))
+            row.tokens, row.batches = _counted(directory, texts, own_length or _max_length(directory, family_name),
+                                               budget, max_texts)
             row.tokenizer = "own"
         except Exception as exc:  # a tokenizer that needs remote code or a missing library: the stand-in
             row.note = f"own tokenizer did not load ({type(exc).__name__})"
         try:
-            row.params = safetensors_params(directory)
-            row.params_from = "safetensors" if row.params is not None else ""
+            counts = safetensors_counts(directory)
+            row.params_from = "safetensors" if counts is not None else ""
         except DamagedWeightsError as exc:  # one bad download must not cost a sweep its plan
-            row.params = config_params(directory)
-            row.params_from = "config" if row.params is not None else ""
-            found = "parameters from config.json" if row.params is not None else "parameters unknown"
+            counts = config_counts(directory)
+            row.params_from = "config" if counts is not None else ""
+            found = "parameters from config.json" if counts is not None else "parameters unknown"
             row.note = ", ".join(x for x in (row.note, f"{exc} ({found})") if x)
+        if counts is not None:
+            row.params, row.embedding_params = counts
         row.width = files_width(directory)
     if row.tokens is None:
-        row.tokens = _counted(resolve(STAND_IN).directory, texts, own_length or DEFAULT_MAX_LENGTH)
+        row.tokens, row.batches = _counted(resolve(STAND_IN).directory, texts, own_length or DEFAULT_MAX_LENGTH,
+                                           budget, max_texts)
         row.tokenizer = f"stand-in ({STAND_IN})"
     if row.params is None:
         facts = model_metadata(name)
-        if facts.n_parameters:
+        if facts.n_parameters:  # the embedding tables' share is not known: counted as FLOPs, said so
             row.params, row.params_from = int(facts.n_parameters), "mteb"
+            row.note = ", ".join(x for x in (row.note, "FLOPs include the embedding tables") if x)
     return row
 
 
@@ -448,7 +516,8 @@ def plan_footer(plan: CostPlan) -> list[str]:
              f"est. {plan.total_minutes:.1f} min of encoding on {plan.device}, evaluation not estimated")
     lines = [f"{len(plan.rows)} models, {len(plan.tasks)} tasks with texts; total tokens {plan.total_tokens:,}, "
              f"forward FLOPs {_si(plan.total_flops)}; {total} (encoding at an assumed sustained "
-             f"{_si(DEVICE_FLOPS[plan.device], 'FLOP/s')}; evaluation from the tasks' measured costs; "
+             f"{_si(DEVICE_FLOPS[plan.device], 'FLOP/s')} plus {BATCH_OVERHEAD_S[plan.device] * 1e3:g} ms per batch, "
+             "embedding tables not counted as FLOPs; evaluation from the tasks' measured costs; "
              "weight loading and data download not included)"]
     return lines + [f"note: {n}" for n in plan.notes]
 

@@ -106,7 +106,7 @@ class Named:
         return np.array([[len(t), t.count("e") + 1.0] for t in texts])
 
 
-@pytest.mark.parametrize("name", ["..", "../../escaped", "/tmp/abs", "a/b/../..", ".hidden", ""])
+@pytest.mark.parametrize("name", ["..", "../../escaped", "/tmp/abs", "a/b/../..", ".hidden"])
 def test_user_names_never_write_outside_the_output_folder(name, data_dir, tmp_path):
     out = tmp_path / "inner" / "out"
     summary = run([Named(name)], [TASK], out, data_dir=data_dir, cache_dir=None)
@@ -114,6 +114,14 @@ def test_user_names_never_write_outside_the_output_folder(name, data_dir, tmp_pa
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert written and all(p.is_relative_to(out) for p in written)
     assert all(not part.startswith(".") for p in written for part in p.relative_to(out).parts)
+
+
+def test_an_empty_model_name_is_refused_in_one_line():
+    """An empty name shows as nothing in every table (the rule of names, ``names.text_problem``)."""
+    from compeval.errors import SpecError
+
+    with pytest.raises(SpecError, match="model name is empty"):
+        Named("")
 
 
 @given(st.text(max_size=80))

@@ -173,3 +173,18 @@ def test_an_edited_saved_dataset_is_noticed_by_verify(tmp_path):
                                                          "digest")
     shutil.rmtree(folder)
     assert _verify(tmp_path / "out")[0] == [f"its dataset folder {folder.resolve()} no longer exists"]
+
+
+@pytest.mark.parametrize("kind", ["pairs", "triplets"])
+@pytest.mark.parametrize("item", ["1", True, [1], {"n": 1}, 1.5, None])
+def test_an_item_number_of_another_kind_is_one_line(kind, item, tmp_path):
+    """Item 1's number written as text, a boolean, a list, an object or a fraction is no item of the data:
+    verify lists the result in one line (no traceback, never "holds")."""
+    path = _run(_specs(tmp_path)[kind], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    rows = [json.loads(line) for line in pred.read_text(encoding="utf-8").splitlines()]
+    rows[1]["item"] = item
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _resign(path, lambda d: None)
+    problems, _ = _verify(tmp_path / "out")
+    assert len(problems) == 1 and "could not be recomputed" in problems[0] and "once each" in problems[0]

@@ -188,3 +188,19 @@ def test_an_item_number_of_another_kind_is_one_line(kind, item, tmp_path):
     _resign(path, lambda d: None)
     problems, _ = _verify(tmp_path / "out")
     assert len(problems) == 1 and "could not be recomputed" in problems[0] and "once each" in problems[0]
+
+
+@pytest.mark.parametrize("edit", ["gold as a list", "a line that is a JSON list"])
+def test_predictions_of_another_shape_are_one_line(edit, tmp_path):
+    """Predictions rewritten by hand into shapes pandas cannot read as numbers or rows: one line, no traceback."""
+    path = _run(_specs(tmp_path)["pairs"], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    rows = [json.loads(line) for line in pred.read_text(encoding="utf-8").splitlines()]
+    if edit == "gold as a list":
+        rows[0]["gold"] = [rows[0]["gold"]]
+    else:
+        rows[-1] = [1, 2]
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _resign(path, lambda d: None)
+    problems, _ = _verify(tmp_path / "out")
+    assert len(problems) == 1 and "could not be recomputed" in problems[0]

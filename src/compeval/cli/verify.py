@@ -78,7 +78,7 @@ def recompute(result, path: Path, data) -> Recomputed:
         task.load(data)  # a user task's rows are read already; this makes them its items
         predictions = pd.read_json(path.with_name(result.predictions_file), lines=True, dtype=False)
         scores = task.score_predictions(predictions, seed=result.seed)
-    except (CompevalError, ValueError, KeyError, OSError) as exc:
+    except (CompevalError, ValueError, KeyError, TypeError, OSError) as exc:  # hand-edited predictions
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         return Recomputed(problems=[f"its scores could not be recomputed from its predictions ({first})"])
     fresh = {(s.subset, s.metric): s for s in scores}

@@ -204,3 +204,18 @@ def test_predictions_of_another_shape_are_one_line(edit, tmp_path):
     _resign(path, lambda d: None)
     problems, _ = _verify(tmp_path / "out")
     assert len(problems) == 1 and "could not be recomputed" in problems[0]
+
+
+@pytest.mark.parametrize("argv", [["results", "--leaderboard"], ["report", "--resamples", "40"], ["cite"]])
+def test_a_folder_of_stale_results_only_says_why_it_shows_nothing(argv, tmp_path):
+    """When every result is stale (its input file edited since), the leaderboard, the report and cite say that
+    the folder's results were left out and why, not that the folder holds none."""
+    spec = _specs(tmp_path)["triplets"]
+    _run(spec, tmp_path / "out")
+    rows = role_rows()[::6]
+    rows[0]["swap"] = "the waiter questioned the chef again"
+    write_csv(tmp_path / "roles.csv", rows)
+    extra = ["-o", str(tmp_path / "r.html")] if argv[0] == "report" else []
+    shown = CliRunner().invoke(app, [argv[0], str(tmp_path / "out"), *argv[1:], *extra])
+    said = str(shown.exception)  # main() prints a CompevalError as one line, exit status 2
+    assert type(shown.exception).__name__ == "CompevalError" and "1 file(s) left out" in said and "stale: its input file" in said

@@ -409,8 +409,10 @@ def results(
     df = results_frame(directory, unreadable, result_slug)
     _left_out(unreadable)
     if df.empty:
+        from ..results.store import left_out_note
+
         raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            "files written by `compeval run`")
+                            f"files written by `compeval run`{left_out_note(unreadable)}")
     if format == "latex":
         from ..report.tables import rows_latex
 
@@ -520,10 +522,13 @@ def cite(directory: Optional[Path] = typer.Argument(None, help="a results folder
     if directory is None:
         sys.stdout.write(cited().bibtex())
         return
-    uses = results_uses(directory)
+    unreadable: list = []
+    uses = results_uses(directory, unreadable)
     if not uses:
+        from ..results.store import left_out_note
+
         raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            "files written by `compeval run`")
+                            f"files written by `compeval run`{left_out_note(unreadable)}")
     sys.stdout.write(cited(uses).bibtex())
 
 

@@ -219,3 +219,23 @@ def test_a_folder_of_stale_results_only_says_why_it_shows_nothing(argv, tmp_path
     shown = CliRunner().invoke(app, [argv[0], str(tmp_path / "out"), *argv[1:], *extra])
     said = str(shown.exception)  # main() prints a CompevalError as one line, exit status 2
     assert type(shown.exception).__name__ == "CompevalError" and "1 file(s) left out" in said and "stale: its input file" in said
+
+
+def test_verify_never_prints_an_empty_list_of_why_results_were_only_checked(tmp_path):
+    """A result not recomputed because of a problem (listed above with ✗) is counted among the "only
+    checked" ones: that line names where its reason is, never ends in an empty list."""
+    import io
+
+    from rich.console import Console
+
+    from compeval.cli.verify import verify
+
+    path = _run(_specs(tmp_path)["pairs"], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    pred.write_text(pred.read_text(encoding="utf-8").replace('"gold":', '"gold":1', 1), encoding="utf-8")
+    _resign(path, lambda d: None)
+    said = io.StringIO()
+    console = Console(file=said, width=200)
+    assert verify(tmp_path / "out", None, None, True, console, console) == 1
+    line = next(line for line in said.getvalue().splitlines() if line.startswith("only checked"))
+    assert not line.rstrip().endswith(":") and "listed above" in line, line

@@ -304,8 +304,10 @@ def verify(directory: Path, data_dir: Path | None, cache_dir: Path | None, no_ca
     only = sorted({d.why for d in done.values() if not d.metrics and d.why})
     checked_only = sum(1 for d in done.values() if not d.metrics)
     if checked_only:
+        listed = checked_only - sum(1 for d in done.values() if not d.metrics and d.why)
+        whys = only + ([f"{listed} for the reason listed above"] if listed else [])
         console.print(f"only checked (checksum, predictions hash, data, versions; not recomputed): {checked_only} "
-                      f"result(s): {'; '.join(only)}", highlight=False, soft_wrap=True)
+                      f"result(s): {'; '.join(whys)}", highlight=False, soft_wrap=True)
     held = checked - len(findings)
     console.print(f"verify: {checked} result(s) checked, {held} hold, {len(findings)} do not"
                   + ("" if not findings else f" ({AFTER})"), highlight=False, soft_wrap=True)

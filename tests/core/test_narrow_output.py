@@ -181,8 +181,8 @@ def test_a_cell_wraps_only_between_tokens():
 
 @pytest.mark.parametrize("columns", [0, 1])
 def test_a_zero_or_tiny_width_still_shows_every_name_and_finishes(columns, tmp_path, data_dir):
-    """COLUMNS=0 (a width rich takes as written): the end-of-run ranking's notes raised a ValueError traceback
-    from textwrap, and ``results`` printed no model name above its table. A width below a floor is the floor."""
+    """COLUMNS=0 is a width rich takes as written: at width 0 textwrap refuses the ranking's notes and a printed
+    line (the model's name above its table) vanishes. A width below the floor is the floor."""
     out = tmp_path / "out"
     text = cli("run", "-m", "hashbag", "-t", "gs2011,bootstrap=40", "-o", str(out), "--no-report", "--no-cache",
                "--data-dir", str(data_dir), columns=columns)

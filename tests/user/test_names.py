@@ -342,8 +342,8 @@ def test_a_library_error_s_first_line_names_its_type():
 
 def test_one_name_for_two_different_user_tasks_of_a_run_is_refused(tmp_path):
     """Two data files declared under one ``name=`` in one run: the run's ranking keeps one result per task name,
-    so one of the two numbers was left out with no word, and ``results`` showed two rows the reader cannot tell
-    apart. Refused in one line before any job; the same declaration twice is one task."""
+    so one of the two numbers would be left out with no word, and ``results`` would show two rows no reader can
+    tell apart. Refused in one line before any job; the same declaration twice is one task."""
     rows = pair_rows(12)
     a = write_csv(tmp_path / "a.csv", rows)
     b = write_csv(tmp_path / "b.csv", [dict(r, gold=5 - float(r["gold"])) for r in rows])

@@ -1394,10 +1394,284 @@ def round4_verify() -> list[Scenario]:
     return out
 
 
+def round4_hostile_pass() -> list[Scenario]:
+    """A fresh hostile pass on round four's changed surfaces, by someone who did not write them: Pearson on
+    degenerate and extreme inputs (float noise around one cosine, ±1.7e308, subnormal golds), the readers (JSON
+    Lines kinds and literals, CSV/TSV headers, encodings, line ends), ``bootstrap=`` values on the command line
+    and in TOML, ``verify`` on hand-edited predictions (rows reordered, items as text or booleans, cells of
+    another shape), folders whose every result is stale, two data files under one task name, ``cite``,
+    ``models NAME``, ``tasks KIND``, ``--path``, every ``results`` format, COLUMNS from 0 to 100000, and model
+    folders with a link loop, a FIFO or a dangling link."""
+    nouns = ["lawyer", "witness", "doctor", "patient", "teacher", "student", "chef", "waiter", "pilot"]
+    pairs_opts = ",a=s1,b=s2,score=gold,bootstrap=40"
+
+    def rows_() -> list[dict]:
+        import random
+
+        rnd = random.Random(1)
+        out = []
+        for k, (a, b) in enumerate((a, b) for a in nouns for b in nouns if a != b):
+            out.append({"s1": f"the {a} saw the {b}", "s2": f"the {b} saw the {a}" if k % 2 else f"a {a} met a {b}",
+                        "gold": round(rnd.uniform(0, 5), 3), "kind": "swap" if k % 2 else "other"})
+        return out
+
+    def jsonl(path: Path, rows: list, raw: dict[int, str] | None = None) -> None:
+        lines = [json.dumps(r, ensure_ascii=False) for r in rows]
+        for i, text in (raw or {}).items():
+            lines[i] = text
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def table(path: Path, rows: list, fields: list[str], delim: str = ",") -> None:
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, delimiter=delim)
+            w.writerow(fields)
+            w.writerows([[r.get(k, "") for k in fields] for r in rows])
+
+    def setup(here: Path, fx: dict) -> None:
+        rows = rows_()
+        jsonl(here / "p.jsonl", rows)
+        jsonl(here / "q.jsonl", [dict(r, gold=round(5 - r["gold"], 3)) for r in rows])
+        table(here / "p.csv", rows, ["s1", "s2", "gold", "kind"])
+        jsonl(here / "huge.jsonl", [dict(r, gold=1.7e308 if i % 3 else -1.7e308) for i, r in enumerate(rows)])
+        jsonl(here / "subnormal.jsonl", [dict(r, gold=r["gold"] * 1e-320) for r in rows])
+        jsonl(here / "const.jsonl", [dict(r, gold=2.0) for r in rows])
+        jsonl(here / "boolgold.jsonl", [dict(r, gold=bool(i % 2)) for i, r in enumerate(rows)])
+        jsonl(here / "nullgold.jsonl", [dict(r, gold=None if i == 5 else r["gold"]) for i, r in enumerate(rows)])
+        gold5 = json.dumps(rows[5])
+        for name, lit in (("e400", "1e400"), ("nanlit", "NaN"), ("inflit", "-Infinity")):
+            jsonl(here / f"{name}.jsonl", rows, {5: gold5.replace(f'"gold": {rows[5]["gold"]}', f'"gold": {lit}')})
+        jsonl(here / "mixsubset.jsonl", [dict(r, kind=1 if i % 2 else "1") for i, r in enumerate(rows)])
+        jsonl(here / "boolsubset.jsonl", [dict(r, kind=bool(i % 2)) for i, r in enumerate(rows)])
+        jsonl(here / "numsubset.jsonl", [dict(r, kind=1 if i % 2 else 1.0) for i, r in enumerate(rows)])
+        jsonl(here / "reserved.jsonl", [dict(r, kind="all" if i % 2 else "x") for i, r in enumerate(rows)])
+        jsonl(here / "nested-dup.jsonl", rows, {3: json.dumps(rows[3])[:-1] + ', "meta": {"a": 1, "a": 2}}'})
+        jsonl(here / "case-key.jsonl", rows, {3: json.dumps(rows[3])[:-1] + ', "Gold": 1}'})
+        jsonl(here / "array-line.jsonl", rows, {3: "[1, 2]"})
+        (here / "crlf.jsonl").write_text("".join(json.dumps(r) + "\r\n" for r in rows), encoding="utf-8")
+        table(here / "dup-head.csv", rows, ["s1", "s2", "gold", "gold"])
+        table(here / "dup-head.tsv", rows, ["s1", "s2", "gold", "s1"], "\t")
+        sep = [dict(r) for r in rows]
+        sep[3]["s1"] = "the pilot\u2028saw the chef"
+        table(here / "sep.csv", sep, ["s1", "s2", "gold"])
+        (here / "cr.csv").write_text((here / "p.csv").read_text().replace("\r\n", "\r"), encoding="utf-8")
+        (here / "bom.csv").write_text("\ufeff" + (here / "p.csv").read_text(), encoding="utf-8")
+        (here / "latin.csv").write_bytes((here / "p.csv").read_bytes().replace(b"lawyer", "lawy\xe9r".encode("latin-1")))
+        comma = [dict(r) for r in rows]
+        comma[5]["gold"] = "1,5"
+        table(here / "comma.csv", comma, ["s1", "s2", "gold"])
+        probe = [{"text": f"the {a} saw the {b} at {k}", "label": k % 2}
+                 for k, (a, b) in enumerate((a, b) for a in nouns for b in nouns if a != b)]
+        jsonl(here / "probe-boolint.jsonl", [dict(r, label=bool(r["label"]) if i % 3 else r["label"])
+                                             for i, r in enumerate(probe)])
+        jsonl(here / "probe-huge.jsonl", [dict(r, label=10 ** 30 + r["label"]) for r in probe])
+        jsonl(here / "probe-list.jsonl", [dict(r, label=[1] if i == 4 else r["label"]) for i, r in enumerate(probe)])
+        decl = here / "decl"
+        decl.mkdir(exist_ok=True)
+        good = 'kind = "pairs"\nsource = "../p.jsonl"\nname = "same"\n[columns]\na = "s1"\nb = "s2"\nscore = "gold"\n'
+        (decl / "a.toml").write_text(good)
+        (decl / "b.toml").write_text(good.replace("p.jsonl", "q.jsonl"))
+        for tag, value in (("1e3", "1e3"), ("40.5", "40.5"), ("list", "[40]"), ("inf", "inf"), ("str", '"40"')):
+            (here / f"boot-{tag}.toml").write_text(good.replace("../p", "p").replace('"same"', '"boot"')
+                                                   + f"[options]\nbootstrap = {value}\n")
+        (here / "empty").mkdir(exist_ok=True)
+        _clean_run(here, fx, tasks=(f"pairs:{here}/p.jsonl{pairs_opts},subset=kind",), out="base")
+        shutil.copy(here / "p.jsonl", here / "s.jsonl")  # the file a stale result is computed from
+        _clean_run(here, fx, tasks=(f"pairs:{here}/s.jsonl{pairs_opts}",), out="stalebase")
+        shutil.copytree(fx["model"], here / "loop")
+        (here / "loop" / "back").symlink_to(here / "loop", target_is_directory=True)
+        shutil.copytree(fx["model"], here / "fifo")
+        os.mkfifo(here / "fifo" / "pipe")
+        shutil.copytree(fx["model"], here / "dangling")
+        (here / "dangling" / "gone").symlink_to(here / "nowhere")
+
+    def run_(label: str, task: str, expect: str = "ok", out: str = "{here}/o", extra: list[str] = (),
+             env: dict | None = None) -> Step:
+        return Step(label, cli=["run", "--no-report", "--no-cache", "-m", "hashbag", "-o", out, "-t", task, *extra],
+                    expect=expect, env=env or {})
+
+    steps = []
+    for name, expect in (("huge", "ok"), ("subnormal", "ok"), ("const", "fail"), ("boolgold", "fail"),
+                         ("nullgold", "fail"), ("e400", "fail"), ("nanlit", "fail"), ("inflit", "fail"),
+                         ("mixsubset", "fail"), ("boolsubset", "ok"), ("numsubset", "ok"), ("reserved", "fail"),
+                         ("nested-dup", "fail"), ("case-key", "ok"), ("array-line", "fail"), ("crlf", "ok")):
+        steps.append(run_(f"jsonl {name}", f"pairs:{{here}}/{name}.jsonl{pairs_opts},subset=kind"
+                          if "subset" in name or name == "reserved" else f"pairs:{{here}}/{name}.jsonl{pairs_opts}",
+                          expect, out=f"{{here}}/o-{name}"))
+    exact = (
+        "import json\n"
+        "from fractions import Fraction as F\n"
+        "from decimal import Decimal, getcontext\n"
+        "from compeval.results import results_frame\n"
+        "getcontext().prec = 40\n"
+        "def exact(x, y):\n"
+        "    x, y = [F(v) for v in x], [F(v) for v in y]\n"
+        "    mx, my = sum(x) / len(x), sum(y) / len(y)\n"
+        "    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))\n"
+        "    r2 = sxy * sxy / (sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))\n"
+        "    return float((Decimal(r2.numerator) / Decimal(r2.denominator)).sqrt()) * (1 if sxy > 0 else -1)\n"
+    )
+    for name in ("huge", "subnormal"):
+        steps.append(Step(f"pearson on {name} golds is the exact value", py=exact + (
+            f"(pf,) = (here / 'o-{name}').glob('*/*.predictions.jsonl')\n"
+            "pred = [json.loads(l) for l in pf.read_text().splitlines()]\n"
+            f"gold = [json.loads(l)['gold'] for l in (here / '{name}.jsonl').read_text().splitlines()]\n"
+            "want = exact([r['score'] for r in pred], gold)\n"
+            f"df = results_frame(here / 'o-{name}')\n"
+            "got = float(df[(df.subset == 'all') & (df.metric == 'pearson')].value.iloc[0])\n"
+            "print(got, want)\n"
+            "rc = 0 if abs(got - want) < 1e-12 else 3\n")))
+    steps.append(Step("pearson over float noise (swaps of an averaging model) is undefined", py=(
+        "from compeval.results import results_frame\n"
+        "df = results_frame(here / 'base')\n"
+        "got = df[(df.subset == 'swap')].set_index('metric').value\n"
+        "print(got.to_dict())\n"
+        "rc = 0 if got.isna().all() else 3\n"
+        "if rc: print('wrong number: pearson of float noise', file=__import__('sys').stderr)\n")))
+    for name, expect in (("dup-head.csv", "fail"), ("dup-head.tsv", "fail"), ("sep.csv", "ok"), ("cr.csv", "ok"),
+                         ("bom.csv", "ok"), ("latin.csv", "fail"), ("comma.csv", "fail")):
+        steps.append(run_(f"table {name}", f"pairs:{{here}}/{name}{pairs_opts}", expect, out=f"{{here}}/o-{name}"))
+    for name, expect in (("boolint", "fail"), ("huge", "ok"), ("list", "fail")):
+        steps.append(run_(f"probe labels {name}", f"probe:{{here}}/probe-{name}.jsonl,text=text,label=label", expect,
+                          out=f"{{here}}/o-probe-{name}"))
+    for value, expect in (("true", "fail"), ("39", "fail"), ("40", "ok"), ("1e3", "fail"), ("-1", "fail"),
+                          ("0x28", "fail"), ("", "fail"), ("nan", "fail"), ("40.0", "ok"), ("1000000000", "fail")):
+        steps.append(Step(f"bootstrap={value!r} (plan)", expect=expect, cli=[
+            "run", "--plan", "-m", "hashbag", "-o", "{here}/plan", "-t",
+            f"pairs:{{here}}/p.jsonl,a=s1,b=s2,score=gold,bootstrap={value}"]))
+    for tag, expect in (("1e3", "ok"), ("40.5", "fail"), ("list", "fail"), ("inf", "fail"), ("str", "ok")):
+        steps.append(Step(f"toml bootstrap {tag} (plan)", expect=expect,
+                          cli=["run", "--plan", "-m", "hashbag", "-o", "{here}/plan", "-t", f"{{here}}/boot-{tag}.toml"]))
+    steps += [
+        Step("tasks --path: two files, one name", cli=["tasks", "--path", "{here}/decl"]),
+        Step("run: two data files under one task name", expect="fail",
+             cli=["run", "--no-report", "--no-cache", "-m", "hashbag", "-o", "{here}/o-same", "-t",
+                  "{here}/decl/a.toml", "-t", "{here}/decl/b.toml"]),
+        Step("run: two data files under one name=", expect="fail", cli=[
+            "run", "--no-report", "--no-cache", "-m", "hashbag", "-o", "{here}/o-same2", "-t",
+            f"pairs:{{here}}/p.jsonl{pairs_opts},name=foo", "-t", f"pairs:{{here}}/q.jsonl{pairs_opts},name=foo"]),
+        Step("run: one file under two option sets, one name=", cli=[
+            "run", "--no-report", "--no-cache", "-m", "hashbag", "-o", "{here}/o-same3", "-t",
+            f"pairs:{{here}}/p.jsonl{pairs_opts},name=foo", "-t", f"pairs:{{here}}/p.jsonl{pairs_opts},name=foo,norm=center"]),
+    ]
+
+    def edited(fn: Callable[[list], list]) -> Callable[[Path], None]:
+        def prepare(here: Path) -> None:
+            from compeval.results.store import content_checksum
+
+            shutil.rmtree(here / "out", ignore_errors=True)
+            shutil.copytree(here / "base", here / "out")
+            (path,) = (here / "out").glob("*/*.json")
+            pred = path.with_name(path.stem + ".predictions.jsonl")
+            rows = fn([json.loads(line) for line in pred.read_text(encoding="utf-8").splitlines()])
+            pred.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc["predictions_sha256"] = hashlib.sha256(pred.read_bytes()).hexdigest()
+            doc["checksum"] = None
+            doc["checksum"] = content_checksum(doc)
+            path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        return prepare
+
+    def cell(key: str, value: Any, row: int = 1) -> Callable[[list], list]:
+        def fn(rows: list) -> list:
+            rows[row][key] = value
+            return rows
+        return fn
+
+    attacks = [
+        ("rows reversed", lambda r: r[::-1], "ok"),
+        ("gold of two rows swapped", lambda r: [dict(x, gold=r[(i + 2) % 4]["gold"]) if i in (0, 2) else x
+                                                for i, x in enumerate(r)], "fail"),
+        ("sentence edited", cell("sentence_1", "the lawyer saw a witness"), "fail"),
+        ("a new item", lambda r: r + [dict(r[0], item=len(r))], "fail"),
+        ("one row twice, another dropped", lambda r: r[:1] + r[:1] + r[2:], "fail"),
+        ("no rows", lambda r: [], "fail"),
+        ("item 1 as text", cell("item", "1"), "fail"),
+        ("item 1 as true", cell("item", True), "fail"),
+        ("item 1 as [1]", cell("item", [1]), "fail"),
+        ("item 1 as 1.5", cell("item", 1.5), "fail"),
+        ("gold as a list", cell("gold", [1.0]), "fail"),
+        ("score as an object", cell("score", {"a": 1}), "fail"),
+        ("a row that is a JSON list", lambda r: r[:-1] + [[1, 2]], "fail"),
+        ("every cell as text", lambda r: [{k: str(v) for k, v in x.items()} for x in r], "fail"),
+    ]
+    # (a prepared step's read-only check would see its own edit: the last state is verified once more, read-only)
+    steps += [Step(f"verify: predictions {label}", cli=["verify", "{here}/out"], expect=expect,
+                   prepare=edited(fn)) for label, fn, expect in attacks]
+    steps.append(Step("verify: the last edit again, read-only", cli=["verify", "{here}/out"], expect="fail",
+                      readonly="{here}/out"))
+
+    def stale(here: Path) -> None:
+        shutil.rmtree(here / "stale", ignore_errors=True)
+        shutil.copytree(here / "stalebase", here / "stale")
+        text = (here / "s.jsonl").read_text(encoding="utf-8")
+        (here / "s.jsonl").write_text(text.replace('"gold": ', '"gold": 1', 1), encoding="utf-8")
+
+    said = lambda argv, label: Step(label, expect="ok", py=(  # noqa: E731
+        "from compeval.cli import main\n"
+        "import sys, io, contextlib\n"
+        "err = io.StringIO()\n"
+        f"sys.argv = ['compeval', {argv[0]!r}, str(here / 'stale'), *{argv[1:]!r}]\n"
+        "code = None\n"
+        "with contextlib.redirect_stderr(err):\n"
+        "    try: main()\n"
+        "    except SystemExit as e: code = e.code\n"
+        "print(err.getvalue())\n"
+        "rc = 0 if code == 2 and 'left out' in err.getvalue() and 'stale' in err.getvalue() else 1\n"))
+    steps += [
+        Step("stale only: results", cli=["results", "{here}/stale"], expect="fail", prepare=stale),
+        Step("stale only: --leaderboard", cli=["results", "{here}/stale", "--leaderboard"], expect="fail"),
+        said(["results", "--leaderboard"], "stale only: the leaderboard says why"),
+        said(["cite"], "stale only: cite says why"),
+        Step("stale only: report", cli=["report", "{here}/stale", "-o", "{here}/r.html"], expect="fail"),
+        Step("stale only: cite", cli=["cite", "{here}/stale"], expect="fail"),
+        Step("stale only: verify", cli=["verify", "{here}/stale"], expect="fail", readonly="{here}/stale"),
+        Step("cite: a folder that does not exist", cli=["cite", "{here}/nope"], expect="fail"),
+        Step("cite: an empty folder", cli=["cite", "{here}/empty"], expect="fail"),
+        Step("cite: a file", cli=["cite", "{here}/p.csv"], expect="fail"),
+        Step("cite: a folder with a user task", cli=["cite", "{here}/base"]),
+        Step("cite: everything", cli=["cite"]),
+        Step("models: a typo of a packaged name", cli=["models", "all-MiniLM-L6-v3"], expect="fail"),
+        Step("models: upper case", cli=["models", "HASHBAG"], expect="fail"),
+        Step("models: a spec with options", cli=["models", "random,dim=8"], expect="fail"),
+        Step("models: packaged glove-6b-50d", cli=["models", "glove-6b-50d"]),
+        Step("models: packaged all-MiniLM-L6-v2", cli=["models", "all-MiniLM-L6-v2"]),
+        Step("models: a family", cli=["models", "hashbag"]),
+        *(Step(f"tasks {kind}", cli=["tasks", kind]) for kind in ("pairs", "triplets", "probe", "modifiers")),
+        Step("tasks Pairs", cli=["tasks", "Pairs"], expect="fail"),
+        Step("tasks with a data file", cli=["tasks", "{here}/p.jsonl"], expect="fail"),
+        Step("tasks --path: not there", cli=["tasks", "--path", "{here}/nope"], expect="fail"),
+        Step("tasks --path: a file", cli=["tasks", "--path", "{here}/p.csv"], expect="fail"),
+        *(Step(f"results -f {f}", cli=["results", "{here}/base", "-f", f], readonly="{here}/base")
+          for f in ("table", "csv", "json", "markdown", "latex")),
+        Step("results -f bogus", cli=["results", "{here}/base", "-f", "bogus"], expect="fail"),
+        Step("results --leaderboard -f markdown", cli=["results", "{here}/base", "--leaderboard", "-f", "markdown"]),
+        Step("results --leaderboard -f csv", cli=["results", "{here}/base", "--leaderboard", "-f", "csv"]),
+        Step("results --wide", cli=["results", "{here}/base", "--wide"]),
+        run_("run --wide", f"pairs:{{here}}/p.jsonl{pairs_opts},subset=kind", out="{here}/base", extra=["--wide"]),
+    ]
+    for cols in ("0", "1", "20", "-5", "abc", "100000"):  # subprocesses: the terminal width is read at start
+        steps.append(Step(f"run with COLUMNS={cols}", env={"COLUMNS": cols}, sub=[
+            "run", "--no-report", "--no-cache", "-m", "hashbag", "-o", "{here}/base", "-t",
+            f"pairs:{{here}}/p.jsonl{pairs_opts},subset=kind"]))
+        steps.append(Step(f"results with COLUMNS={cols}", sub=["results", "{here}/base"], env={"COLUMNS": cols}))
+    steps.append(Step("results with COLUMNS=0 names the model", py=(
+        "import os, sys, subprocess, compeval\n"
+        "src = os.path.dirname(os.path.dirname(compeval.__file__))\n"
+        "r = subprocess.run([sys.executable, '-m', 'compeval.cli', 'results', str(here / 'base')], text=True,\n"
+        "                   capture_output=True, env={**os.environ, 'COLUMNS': '0', 'PYTHONPATH': src})\n"
+        "print(r.stdout)\n"
+        "rc = 0 if any(l.strip() == 'hashbag' for l in r.stdout.splitlines()) else 1\n")))
+    for folder, expect in (("loop", "fail"), ("fifo", "ok"), ("dangling", "ok")):
+        steps.append(Step(f"model folder with {folder}", expect=expect, kill_after=300, sub=[
+            "run", "--no-report", "--no-cache", "-m", f"hf:{{here}}/{folder}", "-o", "{here}/o-models", "-t",
+            f"pairs:{{here}}/p.jsonl{pairs_opts}"]))
+    return [Scenario("round4-hostile-pass", steps, setup)]
+
+
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
             + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
-            + round4_numerics() + round4_verify() + round4_names())
+            + round4_numerics() + round4_verify() + round4_names() + round4_hostile_pass())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

@@ -141,15 +141,19 @@ def _comment(text: str) -> str:
                                     break_on_hyphens=False))
 
 
-def results_uses(directory) -> list[tuple[str, str, list[str], str]]:
-    """(task, suite, data sets read, declared citation) of every readable result of a results folder."""
+def results_uses(directory, unreadable: list | None = None) -> list[tuple[str, str, list[str], str]]:
+    """(task, suite, data sets read, declared citation) of every readable result of a results folder; the
+    files left out (stale, damaged), with why, are added to ``unreadable`` when given."""
     from .results.store import ResultStore
     from .tasks.registry import result_slug
 
     uses = []
-    for _, result in ResultStore(directory, result_slug).iter_results():
+    store = ResultStore(directory, result_slug)
+    for _, result in store.iter_results():
         sources = [d.source for d in result.data] or list(result.task.data_sources or [])
         uses.append((result.task.name, result.task.suite, sources, str(result.counts.get("citation") or "")))
+    if unreadable is not None:
+        unreadable.extend(store.unreadable)
     return uses
 
 

@@ -177,3 +177,15 @@ def test_a_cell_wraps_only_between_tokens():
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 40
     assert text.count("all-MiniLM-L6-v2") == len(tables) and text.count("0.705") == text.count("[0.64,") == 7
+
+
+@pytest.mark.parametrize("columns", [0, 1])
+def test_a_zero_or_tiny_width_still_shows_every_name_and_finishes(columns, tmp_path, data_dir):
+    """COLUMNS=0 is a width rich takes as written: at width 0 textwrap refuses the ranking's notes and a printed
+    line (the model's name above its table) vanishes. A width below the floor is the floor."""
+    out = tmp_path / "out"
+    text = cli("run", "-m", "hashbag", "-t", "gs2011,bootstrap=40", "-o", str(out), "--no-report", "--no-cache",
+               "--data-dir", str(data_dir), columns=columns)
+    assert "★ best of the row" in text.replace("\n", " ") or "best of the" in text
+    shown = cli("results", str(out), columns=columns)
+    assert any(line.strip() == "hashbag" for line in shown.splitlines()), shown

@@ -144,3 +144,19 @@ def test_triplets_count_a_word_order_swap_against_its_anchor_as_a_tie(tmp_path):
     acc = next(s for s in out.scores if s.subset == "all")
     assert acc.value == 0.0 and acc.details["ties"] == len(rows) - 1
     assert out.counts["ties"] == len(rows) - 1
+
+
+def test_pearson_of_scores_equal_up_to_float_noise_is_undefined():
+    """Cosines of word-order swaps under an averaging model are 1 in exact arithmetic; the float noise around
+    1 correlates with nothing, so Pearson over them is undefined (NaN), as Spearman's ties make it, not a
+    number with an interval that clears chance."""
+    rng = np.random.default_rng(5)
+    gold = rng.uniform(0, 5, size=36)
+    noise = 1.0 - rng.integers(0, 8, size=36) * 2.0 ** -52  # 0.999999999999998…1.0
+    assert len(set(noise)) > 1
+    assert np.isnan(spearman(noise, gold))
+    assert np.isnan(pearson(noise, gold))
+    assert np.isnan(pearson(gold, noise))
+    rows = np.vstack([noise, gold[::-1]])
+    got = pearson_rows(rows, np.vstack([gold, gold]))
+    assert np.isnan(got[0]) and got[1] == pytest.approx(stats.pearsonr(gold[::-1], gold).statistic, rel=1e-12)

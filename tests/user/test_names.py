@@ -338,3 +338,24 @@ def test_a_library_error_s_first_line_names_its_type():
 
     assert first_line(ValueError("\n\\frac{\n^\nExpected token")) == "ValueError: \\frac{"
     assert first_line(SpecError("task name 'a+b': use letters")) == "task name 'a+b': use letters"
+
+
+def test_one_name_for_two_different_user_tasks_of_a_run_is_refused(tmp_path):
+    """Two data files declared under one ``name=`` in one run: the run's ranking keeps one result per task name,
+    so one of the two numbers would be left out with no word, and ``results`` would show two rows no reader can
+    tell apart. Refused in one line before any job; the same declaration twice is one task."""
+    rows = pair_rows(12)
+    a = write_csv(tmp_path / "a.csv", rows)
+    b = write_csv(tmp_path / "b.csv", [dict(r, gold=5 - float(r["gold"])) for r in rows])
+    spec = ",a=s1,b=s2,score=gold,bootstrap=40,name=foo"
+    rc, out, err = cli("run", "--no-cache", "--no-report", "-m", "hashbag", "-o", str(tmp_path / "out"),
+                       "-t", f"pairs:{a}{spec}", "-t", f"pairs:{b}{spec}")
+    assert rc == 2 and "task name 'foo'" in err and "Traceback" not in err, err
+    assert len([line for line in err.splitlines() if line.strip()]) == 1, err
+    assert not (tmp_path / "out").exists()
+    rc, out, err = cli("run", "--no-cache", "--no-report", "-m", "hashbag", "-o", str(tmp_path / "out"),
+                       "-t", f"pairs:{a}{spec}", "-t", f"pairs:{a}{spec}")
+    assert rc == 0, err
+    rc, out, err = cli("run", "--no-cache", "--no-report", "-m", "hashbag", "-o", str(tmp_path / "out2"),
+                       "-t", f"pairs:{a}{spec}", "-t", f"pairs:{a}{spec},norm=center")
+    assert rc == 0, err  # one file under other options: variants of one task

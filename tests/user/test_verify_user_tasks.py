@@ -173,3 +173,69 @@ def test_an_edited_saved_dataset_is_noticed_by_verify(tmp_path):
                                                          "digest")
     shutil.rmtree(folder)
     assert _verify(tmp_path / "out")[0] == [f"its dataset folder {folder.resolve()} no longer exists"]
+
+
+@pytest.mark.parametrize("kind", ["pairs", "triplets"])
+@pytest.mark.parametrize("item", ["1", True, [1], {"n": 1}, 1.5, None])
+def test_an_item_number_of_another_kind_is_one_line(kind, item, tmp_path):
+    """Item 1's number written as text, a boolean, a list, an object or a fraction is no item of the data:
+    verify lists the result in one line (no traceback, never "holds")."""
+    path = _run(_specs(tmp_path)[kind], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    rows = [json.loads(line) for line in pred.read_text(encoding="utf-8").splitlines()]
+    rows[1]["item"] = item
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _resign(path, lambda d: None)
+    problems, _ = _verify(tmp_path / "out")
+    assert len(problems) == 1 and "could not be recomputed" in problems[0] and "once each" in problems[0]
+
+
+@pytest.mark.parametrize("edit", ["gold as a list", "a line that is a JSON list"])
+def test_predictions_of_another_shape_are_one_line(edit, tmp_path):
+    """Predictions rewritten by hand into shapes pandas cannot read as numbers or rows: one line, no traceback."""
+    path = _run(_specs(tmp_path)["pairs"], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    rows = [json.loads(line) for line in pred.read_text(encoding="utf-8").splitlines()]
+    if edit == "gold as a list":
+        rows[0]["gold"] = [rows[0]["gold"]]
+    else:
+        rows[-1] = [1, 2]
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _resign(path, lambda d: None)
+    problems, _ = _verify(tmp_path / "out")
+    assert len(problems) == 1 and "could not be recomputed" in problems[0]
+
+
+@pytest.mark.parametrize("argv", [["results", "--leaderboard"], ["report", "--resamples", "40"], ["cite"]])
+def test_a_folder_of_stale_results_only_says_why_it_shows_nothing(argv, tmp_path):
+    """When every result is stale (its input file edited since), the leaderboard, the report and cite say that
+    the folder's results were left out and why, not that the folder holds none."""
+    spec = _specs(tmp_path)["triplets"]
+    _run(spec, tmp_path / "out")
+    rows = role_rows()[::6]
+    rows[0]["swap"] = "the waiter questioned the chef again"
+    write_csv(tmp_path / "roles.csv", rows)
+    extra = ["-o", str(tmp_path / "r.html")] if argv[0] == "report" else []
+    shown = CliRunner().invoke(app, [argv[0], str(tmp_path / "out"), *argv[1:], *extra])
+    said = str(shown.exception)  # main() prints a CompevalError as one line, exit status 2
+    assert type(shown.exception).__name__ == "CompevalError" and "1 file(s) left out" in said and "stale: its input file" in said
+
+
+def test_verify_never_prints_an_empty_list_of_why_results_were_only_checked(tmp_path):
+    """A result not recomputed because of a problem (listed above with ✗) is counted among the "only
+    checked" ones: that line names where its reason is, never ends in an empty list."""
+    import io
+
+    from rich.console import Console
+
+    from compeval.cli.verify import verify
+
+    path = _run(_specs(tmp_path)["pairs"], tmp_path / "out")
+    pred = path.with_name(json.loads(path.read_text())["predictions_file"])
+    pred.write_text(pred.read_text(encoding="utf-8").replace('"gold":', '"gold":1', 1), encoding="utf-8")
+    _resign(path, lambda d: None)
+    said = io.StringIO()
+    console = Console(file=said, width=200)
+    assert verify(tmp_path / "out", None, None, True, console, console) == 1
+    line = next(line for line in said.getvalue().splitlines() if line.startswith("only checked"))
+    assert not line.rstrip().endswith(":") and "listed above" in line, line

@@ -19,8 +19,28 @@ from . import usage
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Evaluate how well text representations capture compositional meaning.")
-console = Console(stderr=True)
-out = Console()
+
+
+class _Terminal(Console):
+    """A console at least ``MIN_COLUMNS`` wide: rich takes COLUMNS=0 as written, and at width 0 a line it
+    prints vanishes (a model's name above its table) and textwrap refuses to wrap."""
+
+    MIN_COLUMNS = 20
+
+    @property
+    def size(self):
+        from rich.console import ConsoleDimensions
+
+        width, height = Console.size.fget(self)
+        return ConsoleDimensions(max(width, self.MIN_COLUMNS), height)
+
+    @size.setter
+    def size(self, value) -> None:
+        Console.size.fset(self, value)
+
+
+console = _Terminal(stderr=True)
+out = _Terminal()
 
 def _version(value: bool) -> None:
     if value:
@@ -417,8 +437,10 @@ def results(
     df = results_frame(directory, unreadable, result_slug)
     _left_out(unreadable)
     if df.empty:
+        from ..results.store import left_out_note
+
         raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            "files written by `compeval run`")
+                            f"files written by `compeval run`{left_out_note(unreadable)}")
     if format == "latex":
         from ..report.tables import rows_latex
 
@@ -528,10 +550,13 @@ def cite(directory: Optional[Path] = typer.Argument(None, help="a results folder
     if directory is None:
         sys.stdout.write(cited().bibtex())
         return
-    uses = results_uses(directory)
+    unreadable: list = []
+    uses = results_uses(directory, unreadable)
     if not uses:
+        from ..results.store import left_out_note
+
         raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            "files written by `compeval run`")
+                            f"files written by `compeval run`{left_out_note(unreadable)}")
     sys.stdout.write(cited(uses).bibtex())
 
 

@@ -79,7 +79,7 @@ def recompute(result, path: Path, data) -> Recomputed:
         task.load(data)  # a user task's rows are read already; this makes them its items
         predictions = pd.read_json(path.with_name(result.predictions_file), lines=True, dtype=False)
         scores = task.score_predictions(predictions, seed=result.seed)
-    except (CompevalError, ValueError, KeyError, OSError) as exc:
+    except (CompevalError, ValueError, KeyError, TypeError, OSError) as exc:  # hand-edited predictions
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         return Recomputed(problems=[f"its scores could not be recomputed from its predictions ({first})"])
     fresh = {(s.subset, s.metric): s for s in scores}
@@ -332,8 +332,10 @@ def verify(directory: Path, data_dir: Path | None, cache_dir: Path | None, no_ca
     only = sorted({d.why for d in done.values() if not d.metrics and d.why})
     checked_only = sum(1 for d in done.values() if not d.metrics and d.why)  # the others are listed with ✗
     if checked_only:
+        listed = checked_only - sum(1 for d in done.values() if not d.metrics and d.why)
+        whys = only + ([f"{listed} for the reason listed above"] if listed else [])
         console.print(f"only checked (checksum, predictions hash, data, versions; not recomputed): {checked_only} "
-                      f"result(s): {'; '.join(only)}", highlight=False, soft_wrap=True)
+                      f"result(s): {'; '.join(whys)}", highlight=False, soft_wrap=True)
     held = checked - len(findings)
     console.print(f"verify: {checked} result(s) checked, {held} hold, {len(findings)} do not"
                   + ("" if not findings else f" ({AFTER})"), highlight=False, soft_wrap=True)

@@ -34,13 +34,22 @@ def _power_of_two_scaled(x: np.ndarray) -> np.ndarray:
     return np.ldexp(x, -exponent)
 
 
+def _constant(x: np.ndarray) -> np.ndarray:
+    """Rows (last axis) whose values are all equal at the rank precision of ``ties``: float noise around one
+    value (an averaging model's cosines of word-order swaps) correlates with nothing, so Pearson over it is
+    undefined, as Spearman's ties make it."""
+    rounded = at_rank_precision(x)
+    return np.all(rounded == rounded[..., :1], axis=-1)
+
+
 def pearson_rows(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Pearson r along ``axis`` (NaN where a row is constant), computed as ``scipy.stats.pearsonr``."""
+    """Pearson r along ``axis`` (NaN where a row is constant at the rank precision), computed as
+    ``scipy.stats.pearsonr``."""
     x = np.moveaxis(_finite("pearson", np.asarray(x, dtype=np.float64)), axis, -1)
     y = np.moveaxis(_finite("pearson", np.asarray(y, dtype=np.float64)), axis, -1)
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(f"pearson: {x.shape[-1]} values against {y.shape[-1]}")
-    constant = np.all(x == x[..., :1], axis=-1) | np.all(y == y[..., :1], axis=-1)
+    constant = _constant(x) | _constant(y)
     x, y = _power_of_two_scaled(x), _power_of_two_scaled(y)
     xm = x - x.mean(axis=-1, keepdims=True)
     ym = y - y.mean(axis=-1, keepdims=True)

@@ -158,8 +158,10 @@ class ResultsIndex:
         #: with why: left out, reported
         self.unreadable: list[tuple[Path, str]] = list(store.unreadable)
         if not loaded:
-            raise CompevalError(f"results folder {self.root} holds no results: expected "
-                                "<model>/<task>.json files written by `compeval run`")
+            from ..results.store import left_out_note
+
+            raise CompevalError(f"results folder {self.root} holds no results: expected <model>/<task>.json "
+                                f"files written by `compeval run`{left_out_note(self.unreadable)}")
         labels = model_labels([r for _, r in loaded])
         self.entries = [Entry(path=p, result=r, model=labels[str(r.model.get("id"))], task=p.stem)
                         for p, r in loaded]

@@ -418,6 +418,15 @@ def model_labels(results: list[TaskResult]) -> dict[str, str]:
     return out
 
 
+def left_out_note(unreadable: list[tuple[Path, str]]) -> str:
+    """For the line saying a folder has no result to show: how many files were left out (every result stale,
+    damaged or unverified) and the first one's reason, so the user learns what to do; "" when none were."""
+    if not unreadable:
+        return ""
+    path, reason = unreadable[0]
+    return f"; {len(unreadable)} file(s) left out, e.g. {path}: {reason}"
+
+
 def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = None,
                   task_slug: Callable[[TaskResult], str | None] | None = None) -> pd.DataFrame:
     """Every score in a results folder as one tidy DataFrame (the Python face of ``compeval results``).

@@ -95,6 +95,24 @@ def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
     return sample_texts(texts)
 
 
+def refuse_shared_user_names(tasks: Sequence[Task]) -> None:
+    """Two user tasks of one run under one name whose data differ (two data files given the same ``name=``)
+    are refused: the ranking keeps one result per model and task name, so the other number would be left out
+    with no word. One file under other options is one task's variants, as a built-in task's are."""
+    from ..errors import SpecError
+    from ..tasks.user.base import SUITE as USER_SUITE
+
+    first: dict[str, Task] = {}
+    for task in tasks:
+        if task.metadata.suite != USER_SUITE:
+            continue
+        other = first.setdefault(task.metadata.name, task)
+        if other.source_record.get("source") != task.source_record.get("source"):
+            raise SpecError(f"task name {task.metadata.name!r} is given to two data sets of this run "
+                            f"({other.source_record.get('source')}, {task.source_record.get('source')}); give "
+                            "each its own name=…")
+
+
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
     """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
 
@@ -111,6 +129,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             if task.slug not in seen_tasks:
                 seen_tasks.add(task.slug)
                 task_list.append(task)
+    refuse_shared_user_names(task_list)
     builder = ModelBuilder.for_context(ctx)
     # Resolved once, all before any is built: a bad spec fails the run before any work.
     parsed = [builder.resolve(m) if isinstance(m, (str, Spec, ResolvedModel)) else None for m in models]

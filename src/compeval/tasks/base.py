@@ -194,17 +194,23 @@ def items_in_order(predictions: pd.DataFrame, n: int, where: str) -> pd.DataFram
     """The predictions' rows in item order, when their ``item`` column numbers the data's ``n`` items
     0…n-1 once each: a dropped or repeated row would otherwise let another row's value stand in for it
     (``score_predictions``). Without an ``item`` column, the rows as they are, if there are ``n``."""
+    import numpy as np
+
     from ..errors import DataError
 
     if "item" not in predictions:
         if len(predictions) != n:
             raise DataError(f"{where}: the predictions hold {len(predictions)} rows; the data has {n} items")
         return predictions
-    items = pd.to_numeric(predictions["item"], errors="coerce")
+    def number(v: object) -> float:  # an item is a JSON number; text, a boolean or a list names no item
+        return float(v) if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) \
+            else float("nan")
+
+    items = predictions["item"].map(number).astype(float)
     counts = items.value_counts()
     repeated = int((counts > 1).sum())
     absent = n - int(items[items.isin(range(n))].nunique())
     if len(predictions) != n or repeated or absent or items.isna().any():
         raise DataError(f"{where}: the predictions' rows are not the data's {n} items once each "
                         f"({len(predictions)} rows, {repeated} item(s) repeated, {absent} absent)")
-    return predictions.sort_values("item", kind="stable")
+    return predictions.iloc[np.argsort(items.to_numpy(), kind="stable")]

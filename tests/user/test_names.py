@@ -359,3 +359,21 @@ def test_one_name_for_two_different_user_tasks_of_a_run_is_refused(tmp_path):
     rc, out, err = cli("run", "--no-cache", "--no-report", "-m", "hashbag", "-o", str(tmp_path / "out2"),
                        "-t", f"pairs:{a}{spec}", "-t", f"pairs:{a}{spec},norm=center")
     assert rc == 0, err  # one file under other options: variants of one task
+
+
+def test_a_task_name_the_folder_gives_to_another_data_set_is_refused(tmp_path, monkeypatch):
+    """Two runs into one folder, one ``name=`` for two data files: the second is refused in one line (the folder
+    would show two numbers under one task name); the same file again, by another relative name, runs."""
+    rows = pair_rows(12)
+    write_csv(tmp_path / "a.csv", rows)
+    write_csv(tmp_path / "b.csv", [dict(r, gold=5 - float(r["gold"])) for r in rows])
+    monkeypatch.chdir(tmp_path)
+    spec = ",a=s1,b=s2,score=gold,bootstrap=40,name=foo"
+    run = ["run", "--no-cache", "--no-report", "-m", "hashbag", "-o", "out"]
+    rc, out, err = cli(*run, "-t", f"pairs:a.csv{spec}")
+    assert rc == 0, err
+    rc, out, err = cli(*run, "-t", f"pairs:b.csv{spec}")
+    assert rc == 2 and "task name 'foo' already names another data set" in err and "Traceback" not in err, err
+    assert len([line for line in err.splitlines() if line.strip()]) == 1, err
+    rc, out, err = cli(*run, "-t", f"pairs:./a.csv{spec}")
+    assert rc == 0, err

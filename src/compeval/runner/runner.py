@@ -113,6 +113,27 @@ def refuse_shared_user_names(tasks: Sequence[Task]) -> None:
                             "each its own name=…")
 
 
+def refuse_names_held_in_folder(tasks: Sequence[Task], store: ResultStore) -> None:
+    """A user task whose name the results folder already gives to another data set is refused: the folder
+    would show two numbers under one task name, which ``results`` cannot tell apart. A result of the same
+    file under other content is not in the way: the store leaves a stale result out."""
+    from ..errors import SpecError
+    from ..tasks.user.base import SUITE as USER_SUITE
+
+    def where(record: dict) -> object:  # a file by its resolved path (a relative name is the same file)
+        return record.get("data_file") or record.get("source")
+
+    mine = {t.metadata.name: where(t.source_record) for t in tasks if t.metadata.suite == USER_SUITE}
+    if not mine or not store.root.is_dir():
+        return
+    for path, result in store.iter_results():
+        source = where(result.counts)
+        name = result.task.name
+        if result.task.suite == USER_SUITE and name in mine and isinstance(source, str) and source != mine[name]:
+            raise SpecError(f"task name {name!r} already names another data set in {store.root} ({source}, in "
+                            f"{path}); give this one ({mine[name]}) another name=…, or another --output-dir")
+
+
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
     """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
 
@@ -136,6 +157,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     specs = [task_spec(t) for t in task_list]
     cache = builder.cache = EmbeddingCache(ctx.cache_dir)
     store = ResultStore(ctx.output_dir)
+    refuse_names_held_in_folder(task_list, store)
     try:
         data = DataContext(ctx.data_dir, download=False)
     except CompevalError:

@@ -330,7 +330,7 @@ def verify(directory: Path, data_dir: Path | None, cache_dir: Path | None, no_ca
     console.print(f"recomputed from predictions: {len(again)} result(s)"
                   + (f" ({', '.join(metrics)})" if metrics else ""), highlight=False, soft_wrap=True)
     only = sorted({d.why for d in done.values() if not d.metrics and d.why})
-    checked_only = sum(1 for d in done.values() if not d.metrics and d.why)  # the others are listed with ✗
+    checked_only = sum(1 for d in done.values() if not d.metrics)
     if checked_only:
         listed = checked_only - sum(1 for d in done.values() if not d.metrics and d.why)
         whys = only + ([f"{listed} for the reason listed above"] if listed else [])

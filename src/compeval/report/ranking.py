@@ -70,8 +70,8 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         declared = list(sec.headlines) if sec else []
         used: set[str] = set()
         for h in declared:
-            row = RankRow(suite, h.label, h.direction, caveat=h.caveat)
             firsts = _firsts(mine, h.task)
+            row = RankRow(suite, h.label + _options_shown(firsts, h.task), h.direction, caveat=h.caveat)
             for e in firsts:
                 if (cell := _score(e, h)) is not None:
                     row.cells[e.model] = cell
@@ -90,6 +90,15 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         else:
             rows += _summaries(suite, rest, models)
     return rows
+
+
+def _options_shown(entries: list[Entry], task_name: str) -> str:
+    """`` (norm=center)`` when every result a headline row shows ran with the same non-default options (read
+    from the file name, ``sts3k__norm-center``), so that the row is never read as the default protocol's."""
+    slugs = {e.task for e in entries}
+    if len(slugs) != 1 or (slug := slugs.pop()) == task_name or not slug.startswith(task_name + "__"):
+        return ""
+    return " (" + ",".join(part.replace("-", "=", 1) for part in slug[len(task_name) + 2:].split("__")) + ")"
 
 
 def _firsts(entries: list[Entry], task_name: str) -> list[Entry]:

@@ -1667,11 +1667,73 @@ def round4_hostile_pass() -> list[Scenario]:
             f"pairs:{{here}}/p.jsonl{pairs_opts}"]))
     return [Scenario("round4-hostile-pass", steps, setup)]
 
+def round4_first_hour() -> list[Scenario]:
+    """Issues 51 and 47 as a careless user meets them: quick results into their own folder (and a file in its
+    way), ``--plan`` writing nothing under a fresh HOME, ``verify`` after the data folder the run read is
+    renamed (its line names that folder), a non-default headline named in the ranking, and the between-type
+    test's permutation count given as -1, true and 0."""
+    real = os.environ.get("COMPEVAL_DATA_DIR", "/work/shared/data")
+    quick = ["run", "--quick", "--no-report", "--no-cache", "-m", "hashbag", "--data-dir", real]
+
+    def mkdirs(*names: str) -> Callable[[Path], None]:
+        return lambda here: [(here / n).mkdir(parents=True, exist_ok=True) for n in names]
+
+    def file_in_the_way(here: Path) -> None:
+        (here / "f").mkdir(exist_ok=True)
+        (here / "f" / "results-quick").write_text("")
+
+    def own_data(here: Path, fx: dict) -> None:
+        shutil.copytree(Path(fx["data"]) / "gs2011", here / "mydata" / "gs2011")
+
+    first_hour = Scenario("round4-first-hour", [
+        Step("quick into results-quick", cli=quick, cwd="{here}/q", prepare=mkdirs("q")),
+        Step("quick wrote results-quick only", py=(
+            "rc = 0 if (here / 'q' / 'results-quick').is_dir() and not (here / 'q' / 'results').exists() else 1\n")),
+        Step("quick with a file named results-quick", expect="fail", cli=quick, cwd="{here}/f",
+             prepare=file_in_the_way),
+        Step("--plan --quick under a fresh HOME", cli=["run", "--plan", "--quick", "-m", "hashbag"],
+             cwd="{here}/p", env={"HOME": "{here}/p/home", "COMPEVAL_DATA_DIR": "", "COMPEVAL_CACHE_DIR": ""},
+             prepare=mkdirs("p/home")),
+        Step("--plan wrote nothing", py="rc = 0 if list((here / 'p').rglob('*')) == [here / 'p' / 'home'] else 1\n"),
+        Step("centred sts3k", cli=["run", "--no-report", "--no-cache", "-m", "hashbag", "-t", "sts3k,norm=center",
+                                   "--data-dir", real, "-o", "{here}/c"]),
+        Step("the ranking names norm=center", py=(
+            "from compeval.report.loading import ResultsIndex\n"
+            "from compeval.report.ranking import ranking\n"
+            "labels = [r.label for r in ranking(ResultsIndex(here / 'c'))]\n"
+            "print(labels)\n"
+            "rc = 0 if labels and all('norm=center' in x for x in labels) else 3\n")),
+        Step("modifiers-test3 permutations=-1", expect="fail",
+             cli=["run", "--no-report", "-m", "hashbag", "-t", "modifiers-test3,permutations=-1", "--data-dir", real,
+                  "-o", "{here}/m"]),
+        Step("modifiers-test3 permutations=true", expect="fail",
+             cli=["run", "--no-report", "-m", "hashbag", "-t", "modifiers-test3,permutations=true",
+                  "--data-dir", real, "-o", "{here}/m"]),
+        Step("modifiers-test3 permutations=0", cli=["run", "--no-report", "-m", "hashbag", "-t",
+                                                    "modifiers-test3,permutations=0", "--data-dir", real,
+                                                    "-o", "{here}/m"]),
+    ])
+    recorded = Scenario("round4-first-hour-verify", [
+        Step("run from mydata", cli=["run", "--no-report", "--no-cache", "-m", "hashbag", "-t", "gs2011",
+                                     "--data-dir", "{here}/mydata", "-o", "{here}/r"]),
+        Step("verify reads the recorded folder", cli=["verify", "{here}/r", "--no-cache"],
+             env={"COMPEVAL_DATA_DIR": ""}),
+        Step("verify after it is renamed names it", py=(
+            "import subprocess, sys, os\n"
+            "(here / 'mydata').rename(here / 'moved')\n"
+            "env = {**os.environ, 'COMPEVAL_DATA_DIR': '', 'PYTHONPATH': os.pathsep.join(sys.path)}\n"
+            "p = subprocess.run([sys.executable, '-m', 'compeval', 'verify', str(here / 'r'), '--no-cache'],\n"
+            "                   capture_output=True, text=True, env=env)\n"
+            "print(p.stdout + p.stderr)\n"
+            "rc = 0 if p.returncode == 1 and str(here / 'mydata') in p.stdout + p.stderr else 3\n")),
+    ], setup=own_data)
+    return [first_hour, recorded]
+
 
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
             + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
-            + round4_numerics() + round4_verify() + round4_names() + round4_hostile_pass())
+            + round4_numerics() + round4_verify() + round4_names() + round4_hostile_pass() + round4_first_hour())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ def test_a_relative_output_folder_still_gets_its_ranking(tmp_path):
                         "-t", TOY_TASKS[0], "-o", "results", "--no-report", "--wide"], capture_output=True, text=True,
                        cwd=tmp_path, env={**os.environ, "COLUMNS": "50", "COMPEVAL_CACHE_DIR": str(tmp_path / "c")})
     assert r.returncode == 0, r.stderr
-    rows = [line for line in r.stdout.splitlines() if line.startswith("invariance-relation auc")]
+    rows = [line for line in r.stdout.splitlines() if line.startswith("invariance-relation (bootstrap=100) auc")]  # non-default options named
     assert len(rows) == 1 and rows[0].count("★") <= 1, r.stdout  # ★ only where hashbag clears random's interval
     # with --wide, piped into a log narrower than the table, a row stays one line with the chance reference
     # (random's score) and both models' cells

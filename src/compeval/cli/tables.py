@@ -171,6 +171,8 @@ def print_tables(out: Console, tables: list[Table]) -> None:
 def _number(v) -> str:
     if v is None or v != v:
         return ""
+    if isinstance(v, float) and 0 < abs(v) < 5e-5:  # a tiny p-value is not 0.0000
+        return f"{v:.2g}"
     return f"{v:.4f}" if isinstance(v, float) else str(v)
 
 

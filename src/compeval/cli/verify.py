@@ -235,9 +235,11 @@ VERIFY_OFFLINE = "verify downloads nothing: pass --data-dir with the folder the 
 def recorded_data(result, default):
     """The data folder the run read (``DataProvenance.location`` less the data set's own folder), so that
     ``verify`` without ``--data-dir`` reads the data the way the run did; ``default`` (the cache) when the run
-    read the cache, recorded no location, or that folder is gone."""
+    read the cache or recorded no location. When the recorded folder is gone, the cache is read with a reason
+    that names that folder, so the missing-data line points at what to restore rather than at the cache."""
     from ..data.registry import DataContext, get_source
 
+    gone = None
     for prov in result.data:
         if not prov.location:
             continue
@@ -247,9 +249,16 @@ def recorded_data(result, default):
             continue
         location = Path(prov.location)
         base = location.parents[len(sub.parts) - 1]
-        if default is not None and base == default.cache_dir or not base.is_dir():
+        if default is not None and base == default.cache_dir:
+            continue
+        if not base.is_dir():
+            gone = gone or base
             continue
         return DataContext(base, download=False, offline_reason=VERIFY_OFFLINE)
+    if gone is not None and default is not None:
+        return DataContext(None, download=False, cache_dir=default.cache_dir,
+                           offline_reason=f"verify downloads nothing; the run read its data from {gone}, which is "
+                                          "no longer a folder: restore it, or pass --data-dir with the same data")
     return default
 
 

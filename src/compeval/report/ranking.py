@@ -70,8 +70,8 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         declared = list(sec.headlines) if sec else []
         used: set[str] = set()
         for h in declared:
-            row = RankRow(suite, h.label, h.direction, caveat=h.caveat)
             firsts = _firsts(mine, h.task)
+            row = RankRow(suite, h.label + _options_shown(firsts, h.task), h.direction, caveat=h.caveat)
             for e in firsts:
                 if (cell := _score(e, h)) is not None:
                     row.cells[e.model] = cell
@@ -90,6 +90,18 @@ def ranking(index: ResultsIndex, keep: Iterable[str] | None = None) -> list[Rank
         else:
             rows += _summaries(suite, rest, models)
     return rows
+
+
+def _options_shown(entries: list[Entry], task_name: str) -> str:
+    """`` (norm=center)`` when every result a headline row shows ran with the same non-default options (read
+    from the file name, ``sts3k__norm-center``), so that the row is never read as the default protocol's."""
+    slugs = {e.task for e in entries}
+    if len(slugs) != 1 or (slug := slugs.pop()) == task_name or not slug.startswith(task_name + "__"):
+        return ""
+    parts = slug[len(task_name) + 2:].split("__")
+    if not all("-" in part for part in parts):  # a user task's file name ends in its declaration's digest
+        return ""
+    return " (" + ",".join(part.replace("-", "=", 1) for part in parts) + ")"
 
 
 def _firsts(entries: list[Entry], task_name: str) -> list[Entry]:
@@ -116,7 +128,8 @@ def _summaries(suite: str, entries: list[Entry], models: list[str]) -> list[Rank
         if not common:
             continue
         single = len(common) == 1
-        row = RankRow(suite, f"{common[0]} {metric}" if single else f"{suite}: mean {metric}", direction,
+        shown = _options_shown(list(per_task[common[0]].values()), common[0]) if single else ""
+        row = RankRow(suite, f"{common[0]}{shown} {metric}" if single else f"{suite}: mean {metric}", direction,
                       note="" if single else f"mean of {len(common)} tasks")
         for m in present:
             cells = [c for t in common if (c := _score(per_task[t][m], Headline("", t))) is not None]

@@ -62,6 +62,9 @@ def check_writable(output_dir: Path) -> None:
     """Fail before any work when the results folder cannot be created or written (read-only, not a folder)."""
     import tempfile
 
+    if output_dir.exists() and not output_dir.is_dir():
+        raise ResultWriteError(f"cannot write results to {output_dir}: it is a file, not a folder; move it or name "
+                               "another results folder")
     try:
         output_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=output_dir):

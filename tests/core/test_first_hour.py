@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from cli_process import cli
 
 DATA = os.environ.get("COMPEVAL_DATA_DIR", "/work/shared/data")
@@ -61,11 +63,15 @@ def test_one_headline_number_for_sts3k_norm_center_in_every_view(tmp_path):
     table = html[html.index('id="leaderboard-sts"'):]
     table = table[:table.index("</table>")]
     assert f">{adv:.3f}<" in table and f">{all_pairs:.3f}<" not in table
-    # the MTEB export: the first subset is the headline's, its main_score the same number
+    # the MTEB export: its one scored subset is the headline's, so MTEB's own score (the mean of main_score
+    # over the subsets) is the same number; the other subsets ride along under "compeval"
     assert cli("export", "results", "mteb", cwd=tmp_path).returncode == 0
     (exported,) = (tmp_path / "mteb").rglob("sts3k__norm-center.json")
-    first = json.loads(exported.read_text())["scores"]["test"][0]
-    assert first["hf_subset"] == "adv" and first["main_score"] == adv
+    payload = json.loads(exported.read_text())
+    assert [(x["hf_subset"], x["main_score"]) for x in payload["scores"]["test"]] == [("adv", adv)]
+    assert {x["hf_subset"] for x in payload["compeval"]["subsets"]} >= {"all", "non", "non_minus_adv"}
+    mteb = pytest.importorskip("mteb")
+    assert mteb.TaskResult.from_dict(payload).get_score() == pytest.approx(adv)
 
 
 class _Sleepy:

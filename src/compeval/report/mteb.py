@@ -3,8 +3,11 @@
 MTEB keeps ``<model name>/<revision>/<TaskName>.json`` with ``{"task_name", "dataset_revision",
 "mteb_version", "evaluation_time", "kg_co2_emissions", "scores": {split: [{"hf_subset", "languages",
 "main_score", <metric>: value, …}]}}`` and a ``model_meta.json`` beside the tasks. compeval has one split
-(``test``) and its subsets become ``hf_subset`` entries; ``main_score`` is the task's main metric on that
-subset; the 95% interval of each metric rides along as ``<metric>_ci_low`` / ``<metric>_ci_high``.
+(``test``), whose one ``hf_subset`` entry is the task's headline subset: MTEB's ``get_score`` averages
+``main_score`` over the entries, and compeval's other subsets (a gap such as STS3k's ``non_minus_adv``, where
+lower is better; the easy pairs) would move that average away from the number every other view shows.
+They ride along under ``compeval.subsets`` in the same row form. The 95% interval of each metric is
+``<metric>_ci_low`` / ``<metric>_ci_high``.
 """
 from __future__ import annotations
 
@@ -44,19 +47,19 @@ def export_mteb(results_dir: Path | str, output: Path | str) -> list[Path]:
                 row[f"{s.metric}_ci_low"], row[f"{s.metric}_ci_high"] = s.ci_low, s.ci_high
             if s.metric == r.task.main_metric:
                 row["main_score"] = s.value
-        # The task's headline subset first: its main_score is the number every other view shows for the task.
-        rows = sorted((row for row in subsets.values() if "main_score" in row),
-                      key=lambda row: row["hf_subset"] != r.task.main_subset)
+        headline = [row for name, row in subsets.items() if name == r.task.main_subset and "main_score" in row]
+        others = [row for name, row in subsets.items() if not (name == r.task.main_subset and "main_score" in row)]
         revision_of_data = ";".join(f"{d.source}@{d.revision}" for d in r.data if d.revision) or None
         payload = {
             "dataset_revision": revision_of_data,
             "task_name": e.task,
             "mteb_version": MTEB_VERSION,
-            "scores": {"test": rows},
+            "scores": {"test": headline},
             "evaluation_time": r.duration_seconds,
             "kg_co2_emissions": None,
             "compeval": {"task": r.task.name, "params": r.task.params, "main_subset": r.task.main_subset,
-                         "main_metric": r.task.main_metric, "n_items": r.n_items, "seed": r.seed},
+                         "main_metric": r.task.main_metric, "n_items": r.n_items, "seed": r.seed,
+                         "subsets": others},
         }
         path = folder / f"{e.task}.json"
         path.write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")

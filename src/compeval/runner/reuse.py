@@ -24,8 +24,9 @@ from .environment import NUMERIC_PACKAGES, environment
 STALE_LOG = "stale-reuse.jsonl"
 
 
-def data_changes(result: TaskResult, data: DataContext | None) -> list[str]:
-    """What no longer holds of the data a result was computed from (empty: nothing changed)."""
+def data_changes(result: TaskResult, data: DataContext | None, read: dict[str, Any] | None = None) -> list[str]:
+    """What no longer holds of the data a result was computed from (empty: nothing changed). ``read``: the
+    ``data_file`` / ``data_sha256`` a task of this run read when it was built (not hashed again)."""
     changes: list[str] = []
     for prov in result.data:
         for rel, digest in sorted(prov.files.items()):
@@ -44,10 +45,11 @@ def data_changes(result: TaskResult, data: DataContext | None) -> list[str]:
     user_file, user_digest = result.counts.get("data_file"), result.counts.get("data_sha256")
     if isinstance(user_file, str) and isinstance(user_digest, str):
         path = Path(user_file)
-        if not path.is_file():
+        known = read.get("data_sha256") if read and read.get("data_file") == user_file else None
+        if known is None and not path.is_file():
             changes.append(f"input file {path} no longer exists")
         else:
-            now = sha256_file(path)
+            now = known or sha256_file(path)
             if now != user_digest:
                 changes.append(f"input file {path} has SHA-256 {now[:12]}…, the result was computed from "
                                f"{user_digest[:12]}…")
@@ -77,11 +79,12 @@ def seed_rule_changes(result: TaskResult) -> list[str]:
     return [f"seed rule {result.seed_rule or 0} → {SEED_RULE} (random streams derived differently)"]
 
 
-def what_changed(result: TaskResult, *, seed: int | None, data: DataContext | None) -> list[str]:
+def what_changed(result: TaskResult, *, seed: int | None, data: DataContext | None,
+                 read: dict[str, Any] | None = None) -> list[str]:
     """Everything that differs between how ``result`` was computed and how this run would compute it."""
     changes = [] if seed is None or result.seed == seed else [f"seed {result.seed} → {seed}"]
     changes += seed_rule_changes(result)
-    changes += data_changes(result, data)
+    changes += data_changes(result, data, read)
     changes += environment_changes(result)
     return changes
 
@@ -118,7 +121,7 @@ def stored_result(store: Any, folder: str, config: Any, task: Any, warnings: lis
         return None
     if ctx is None:
         return path
-    changes = what_changed(store.load(path), seed=ctx.seed, data=data)
+    changes = what_changed(store.load(path), seed=ctx.seed, data=data, read=getattr(task, "source_record", None))
     if not changes:
         return path
     if ctx.reuse_stale:

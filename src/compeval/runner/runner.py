@@ -129,7 +129,9 @@ def refuse_names_held_in_folder(tasks: Sequence[Task], store: ResultStore) -> No
     mine = {t.metadata.name: where(t.source_record) for t in tasks if t.metadata.suite == USER_SUITE}
     if not mine or not store.root.is_dir():
         return
-    for path, result in store.iter_results():
+    read = {Path(r["data_file"]): r["data_sha256"] for r in (t.source_record for t in tasks
+                                                            if t.metadata.suite == USER_SUITE) if "data_file" in r}
+    for path, result in store.iter_results(read):
         source = where(result.counts)
         name = result.task.name
         if result.task.suite == USER_SUITE and name in mine and isinstance(source, str) and source != mine[name]:
@@ -140,11 +142,10 @@ def refuse_names_held_in_folder(tasks: Sequence[Task], store: ResultStore) -> No
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
     """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
 
-    Every model spec is resolved once (``models.registry.resolve_model``: parsed and checked, all before any
-    is built; a ``ResolvedModel`` given, as ``compeval run`` resolves them before fetching data, is taken as
-    it is, under this run's device); the model is built from it (cheap: weights load only when something
-    must be encoded) because its configuration names its results folder, and the jobs carry it to workers,
-    which build from it without resolving again. Repeated tasks or models are planned once.
+    Every model spec is resolved once, all before any is built (a ``ResolvedModel`` given is taken under
+    this run's device); the model is built (weights load only when something must be encoded) because its
+    configuration names its results folder. Task specs are built once here; Task objects are taken as they
+    are. Repeated tasks or models are planned once.
     """
     task_list: list[Task] = []
     seen_tasks: set[str] = set()
@@ -156,7 +157,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     refuse_shared_user_names(task_list)
     builder = ModelBuilder.for_context(ctx)
     # Resolved once, all before any is built: a bad spec fails the run before any work.
-    parsed = [builder.resolve(m) if isinstance(m, (str, Spec, ResolvedModel)) else None for m in models]
+    resolved = [builder.resolve(m) if isinstance(m, (str, Spec, ResolvedModel)) else None for m in models]
     specs = [task_spec(t) for t in task_list]
     cache = builder.cache = EmbeddingCache(ctx.cache_dir)
     store = ResultStore(ctx.output_dir)
@@ -168,11 +169,11 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     out = Plan(jobs=[], skipped=[], models={}, tasks=task_list, cache=cache, builder=builder)
     sample: list[str] | None = None  # the run's own texts, for Python objects' identity
     stored: dict | None = None  # the ids the results folder holds, per model (read when first needed)
-    for m, spec in zip(models, parsed):
+    for m, r in zip(models, resolved):
         t0 = time.perf_counter()
         try:
-            if spec is not None:
-                model = builder(spec)
+            if r is not None:
+                model = builder(r)
             else:
                 if sample is None:
                     sample = run_texts_sample(task_list, ctx)
@@ -185,7 +186,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
         except CompevalError as exc:
             # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
             # fails on the probe texts) fails its own jobs; the other models run.
-            label = str(m) if spec is not None else type(m).__name__
+            label = str(m) if r is not None else type(m).__name__
             record_failure(ctx, exc, "model", label, stage="building the model")
             out.failed += [JobOutcome(label, task.slug, "failed",
                                       error=str(exc) if label in str(exc) else f"{label}: {exc}")
@@ -209,7 +210,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             if found is not None:
                 out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
-                out.jobs.append(Job(model=config, task=task, model_spec=spec, task_spec=tspec))
+                out.jobs.append(Job(model=config, task=task, resolved=r, task_spec=tspec))
         if out.jobs and out.jobs[-1].model is config:  # something to compute: say if an old identity is left
             stored = stored if stored is not None else stored_identities(ctx.output_dir)
             line = superseded(config, stored)
@@ -218,11 +219,10 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     return out
 
 
-def run_model_here(model_spec: ResolvedModel, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> ExecutionReport:
-    """One model's pending jobs planned and run in this process (an isolated worker's body): the
-    execution report, its load seconds including building the model. Results another process wrote
-    meanwhile are skipped, as on a re-run; a model the worker cannot build fails its jobs."""
-    the_plan = plan([model_spec], task_specs, ctx)
+def run_model_here(resolved: ResolvedModel, tasks: list[Task], ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+    """One model's pending jobs planned and run in this process (an isolated worker's body), on the tasks
+    the driver built. Results another process wrote meanwhile are skipped, as on a re-run."""
+    the_plan = plan([resolved], tasks, ctx)
     report = ExecutionReport(outcomes=the_plan.skipped + the_plan.failed, load_seconds=the_plan.load_seconds)
     try:
         for outcome in report.outcomes:
@@ -252,7 +252,7 @@ def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bo
             raise CompevalError(f"--isolate applies to the local and Ray executors, not {executor.name!r}")
         return executor
     if isolate is None:
-        specs_only = all(j.model_spec is not None and j.task_spec is not None for j in the_plan.jobs)
+        specs_only = all(j.resolved is not None and j.task_spec is not None for j in the_plan.jobs)
         isolate = model_timeout is not None or (specs_only and uses_gpu_torch_models(the_plan, ctx) > 1)
     return IsolatedExecutor(model_timeout, run_here=run_model_here) if isolate else executor
 

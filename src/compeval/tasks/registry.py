@@ -81,7 +81,10 @@ def get_tasks(spec: str) -> list[Any]:
                         f"({', '.join(sorted(suites()))}); task kinds on your own data: "
                         f"{', '.join(sorted(SPEC_KINDS))}")
     # Each task's Options converts and checks the CLI's strings (one-line SpecError naming the option).
-    return [TASKS[n](**parsed.options) for n in names]
+    tasks = [TASKS[n](**parsed.options) for n in names]
+    for task in tasks:
+        task.spec = task.name + task.options.spec_suffix()
+    return tasks
 
 
 def list_tasks() -> list[dict[str, str]]:

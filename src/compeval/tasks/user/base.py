@@ -62,7 +62,7 @@ class UserTask(Task):
             main_subset=self.main_subset, subsets=tuple(dict.fromkeys(("all", *self.subset_names()))),
             description=description or f"{self.kind} from {table.where} ({len(table.rows)} rows)",
             reference=citation, directions=dict(self.directions))
-        self.spec_string = spec_string
+        self.spec = spec_string
         self.source_record.update(declaration_sha256=self.digest, description=self.metadata.description,
                                   citation=citation)
 

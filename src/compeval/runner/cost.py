@@ -218,12 +218,6 @@ def safetensors_counts(directory: Path) -> tuple[int, int] | None:
     return total, tables
 
 
-def config_params(directory: Path) -> int | None:
-    """Parameters of the model its ``config.json`` describes (``config_counts``)."""
-    counts = config_counts(directory)
-    return None if counts is None else counts[0]
-
-
 def config_counts(directory: Path) -> tuple[int, int] | None:
     """(parameters, of them in lookup tables) of the model its ``config.json`` describes, built on torch's
     meta device (no memory, no weights; transformers' own classes, so the count is the loaded model's); None
@@ -252,13 +246,6 @@ def _max_length(directory: Path, family: str) -> int:
         if value:
             return int(value)
     return DEFAULT_MAX_LENGTH
-
-
-def count_tokens(tokenizer: Any, texts: Sequence[str], max_length: int) -> int:
-    """Tokens the encoder sees for ``texts`` (special tokens in, truncated at ``max_length``)."""
-    from ..models.batching import token_lengths
-
-    return int(sum(token_lengths(tokenizer, list(texts), max_length)))
 
 
 def count_batches(lengths: Sequence[int], budget: int, max_texts: int | None) -> int:

@@ -110,9 +110,8 @@ TIMEOUT_EXIT = 124  # a worker's exit status when its own watchdog stopped it (a
 
 
 def _watchdog(seconds: float) -> None:
-    """Stop this process after ``seconds``, saying so in its log (Ray workers: the driver cannot see
-    when a queued task starts, so the worker times itself). A thread runs while the main thread sleeps
-    or waits in torch; C code that never releases the GIL is stopped by the driver's own timer instead."""
+    """Stop this process after ``seconds``, saying so in its log (a Ray driver cannot see when a queued task
+    starts, so the worker times itself; C code that holds the GIL is stopped by the driver's timer)."""
     import threading
 
     def stop() -> None:

@@ -1,6 +1,5 @@
-"""What the runner plans and executors run: jobs (a model configuration × a task), the run's settings
-(``RunContext``, defined in ``compeval.context`` so that tasks and model factories can read it), outcomes,
-and what an executor reports. The loop that runs one model's jobs is ``runner/loop.py``.
+"""What the runner plans and executors run: jobs (a model configuration × a task), their outcomes, and what
+an executor reports. ``RunContext`` lives in ``compeval.context``, where tasks and model factories read it.
 """
 from __future__ import annotations
 
@@ -76,12 +75,9 @@ class Reporter:
 
 @dataclass
 class ExecutionReport:
-    """What one model's jobs (``runner.loop.run_model_jobs``) or a whole executor did: one outcome per job,
-    the cache counters, and the seconds spent loading weights and tasks.
-
-    Plain values, so a worker process or a Ray task returns it as it is; ``merge`` adds another report in.
-    Counters are kept per model configuration id and summed, except distinct texts: those are digests
-    (``text_digest``) united per configuration, so a text that two workers both saw counts once."""
+    """What one model's jobs or a whole executor did: outcomes, cache counters, seconds loading weights and
+    tasks. Plain values, so workers return it as it is. Counters are summed per configuration id, except
+    distinct texts: their digests (``text_digest``) are united, so a text two workers saw counts once."""
 
     outcomes: list[JobOutcome] = field(default_factory=list)
     load_seconds: float = 0.0  # model weights

@@ -22,8 +22,8 @@ from .session import ModelSession, Reraise, load_task
 
 
 class TaskLoader:
-    """Loads each task once in this process, whatever number of models run it; remembers which data files
-    it read (its result lists only those) or why it failed to load (that task's jobs fail, no others)."""
+    """Loads each task once in this process, for every model; remembers the data files it read (its result
+    lists only those) or why it failed to load (that task's jobs fail, no others)."""
 
     def __init__(self, context: RunContext, reraise: Reraise = ()):
         self.context = context  # with the process's model builder attached (tasks' baseline models)
@@ -94,14 +94,10 @@ def _done(report: ExecutionReport, reporter: Reporter, outcome: JobOutcome) -> N
 def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store: ResultStore, reporter: Reporter,
                    *, loader: TaskLoader | None = None, shared: dict[str, Any] | None = None,
                    encode_one: bool = True, reraise: Reraise = ()) -> ExecutionReport:
-    """Run ``model`` on each of ``tasks`` in this process and write each result.
-
-    Load the tasks (through ``loader``, which the local executor shares between models; a fresh one
-    otherwise), take the union of the texts they declare, hold the vectors another process encoded
-    (``shared``), pull the rest from the disk cache, load the weights only if something is missing, encode
-    the union once, evaluate each task and write its result atomically. ``encode_one=False`` leaves a
-    single ready task to encode its own texts (a Ray job whose texts are in ``shared``).
-    ``context`` carries the process's model builder (``RunContext.with_builder``)."""
+    """Run ``model`` on each of ``tasks`` in this process and write each result: load the tasks (``loader``
+    is shared between models by the local executor), encode the union of their texts once (holding the
+    vectors another process encoded, ``shared``), evaluate each. ``encode_one=False`` leaves a single ready
+    task to encode its own texts. ``context`` carries the process's model builder."""
     report = ExecutionReport()
     counts = _CacheCounts(model, context)
     display = model.config.display

@@ -1,25 +1,16 @@
-"""Run a plan's jobs as Ray tasks (``compeval run --executor ray [--ray-address ADDR]``).
+"""Run a plan's jobs as Ray tasks (``compeval run --executor ray [--ray-address ADDR]``), in two stages per
+model, so each text is encoded once per model however many workers evaluate it:
 
-Two stages per model, so each text is encoded once per model however many workers evaluate it:
+1. one **encode** task per model encodes the union of its pending tasks' texts (``encode_model_texts``)
+   and returns the vectors through Ray's object store;
+2. one **job** task per model × task evaluates from them and writes its result itself, so a driver that
+   dies loses nothing that finished. Tasks that declare no texts, and every job of a model whose vectors
+   cannot be shared (a pair scorer), run one after another in one worker, sharing its in-memory cache.
 
-1. one **encode** task per model loads the model's pending tasks, takes the union of the texts they
-   declare, encodes what the disk cache lacks (weights load only then) and returns the vectors through
-   Ray's object store (they also land in the shared SQLite cache, when there is one):
-   ``runner.loop.encode_model_texts``;
-2. one **job** task per model × task builds the model from its resolved model (lazily: no weights when
-   every text it needs is in hand), evaluates, and writes its result atomically itself — so a driver that
-   dies loses nothing that finished, and a re-run skips it. Tasks that declare no texts are evaluated in
-   one worker, one after another, so they share its in-memory cache; so are all the jobs of a model whose
-   vectors cannot be shared (a batch-dependent model, a pair scorer), without an encode task.
-   Each runs ``runner.loop.run_model_jobs`` and returns its ``ExecutionReport``; the driver merges them.
-
-Jobs travel as the model's configuration and resolved model and the pickled tasks: a model given as a
-Python object, or a task of an unregistered class, runs on the local executor only. Resources: every Ray task reserves ``cpus_per_job``;
-the encode task (and jobs run one after another, which may encode) also reserve what the model family
-declares (``DeclaresResources``: a GPU for a ``cuda`` device, the API family's ``{"api": 1}`` so a cluster can
-cap concurrent API calls); jobs evaluating from vectors in hand need CPUs only. Worker crashes
-and transient errors (connection, timeout, a locked SQLite file) are retried. Ray is imported only here,
-when the executor runs.
+Jobs travel as the model's resolved model and the pickled tasks (Python objects run locally only). Every
+Ray task reserves ``cpus_per_job``; those that may encode also what the model declares
+(``DeclaresResources``: a GPU for ``cuda``, the API family's ``{"api": 1}``). Worker crashes and
+transient errors are retried. Ray is imported only here, when the executor runs.
 """
 from __future__ import annotations
 
@@ -81,9 +72,8 @@ THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def _with_threads(res: dict[str, Any]) -> dict[str, Any]:
-    """Ray options plus a thread count equal to the job's CPUs. Workers inherit the driver's environment,
-    so with OMP_NUM_THREADS=2 there, two 1-CPU jobs on a 2-core node ran 4 BLAS / torch threads and took
-    1.8x the local executor's time (the 2018 probing MLPs). Task env_vars merge with the job's own."""
+    """Ray options plus a thread count equal to the job's CPUs (workers inherit the driver's thread
+    variables, which oversubscribe a node's cores); task env_vars merge with the job's own."""
     n = str(max(1, math.ceil(res["num_cpus"])))
     return {**res, "runtime_env": {"env_vars": {v: n for v in THREAD_VARS}}}
 
@@ -92,12 +82,15 @@ def _with_threads(res: dict[str, Any]) -> dict[str, Any]:
 # Worker side (plain functions: the executor wraps them with ray.remote)
 
 
-def encode_stage(resolved: ResolvedModel, config: ModelConfig, tasks: list[Task], ctx: RunContext):
-    """Stage 1 (models behind the cache that encode): encode the union of the texts the model's pending
-    tasks declare, loading weights only if the disk cache lacks some. Returns ((report, slugs of the tasks
-    whose texts are in the payload), payload): ``encode_model_texts``."""
+def _worker_context(ctx: RunContext) -> RunContext:
     ctx.apply_env()
-    ctx = ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
+    return ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
+
+
+def encode_stage(resolved: ResolvedModel, config: ModelConfig, tasks: list[Task], ctx: RunContext):
+    """Stage 1: ((report, slugs of the tasks whose texts are in the payload), payload), by
+    ``encode_model_texts`` (weights load only if the disk cache lacks some text)."""
+    ctx = _worker_context(ctx)
     t0 = time.perf_counter()
     cache, model, builder = rebuild_model(ctx, resolved, config)
     build_seconds = time.perf_counter() - t0
@@ -111,17 +104,13 @@ def encode_stage(resolved: ResolvedModel, config: ModelConfig, tasks: list[Task]
 
 def jobs_stage(resolved: ResolvedModel, config: ModelConfig, tasks: list[Task], ctx: RunContext,
                shared: dict[str, Any] | None) -> ExecutionReport:
-    """Stage 2: ``run_model_jobs`` for one model's jobs in this worker, each result written here.
-
-    One job when its texts are in ``shared`` (the encode stage's vectors); several, one after another in
-    one process (so they share the in-memory cache, as on the local executor), for tasks that declare no
-    texts or models whose vectors cannot be shared (composites, pair scorers)."""
+    """Stage 2: ``run_model_jobs`` for one model's jobs in this worker, each result written here: one job
+    whose texts are in ``shared``, or several in turn (no texts declared, or vectors that cannot be shared)."""
     from ..data.registry import DataContext
     from ..results.store import ResultStore, model_folder
     from .reuse import stored_result
 
-    ctx.apply_env()
-    ctx = ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
+    ctx = _worker_context(ctx)
     store = ResultStore(ctx.output_dir)
     folder = model_folder(config)
     data = DataContext(ctx.data_dir, download=False, allow_modified=ctx.allow_modified_data)
@@ -129,9 +118,8 @@ def jobs_stage(resolved: ResolvedModel, config: ModelConfig, tasks: list[Task], 
     report = ExecutionReport()
     todo = []
     for task in tasks:
-        # A result that stands by the planner's own rule was written by an earlier attempt of this Ray task
-        # (retried after its worker died) or by another run meanwhile; a stale one (the reason it was
-        # planned) is computed again, never kept.
+        # A result that stands by the planner's rule is an earlier attempt's (a retry) or another run's; a
+        # stale one (why it was planned) is computed again, never kept.
         found = None if ctx.overwrite else stored_result(store, folder, config, task, [], ctx=strict, data=data)
         if found is not None:
             report.outcomes.append(JobOutcome(config.display, task.slug, "skipped", found))

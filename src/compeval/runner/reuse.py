@@ -1,11 +1,7 @@
-"""Whether a stored result still stands for what a run would compute now.
-
-A result is reused only when everything that produced it is unchanged: the model id and the task (name,
-options, version) — checked by ``ResultStore.problem`` — plus what this module checks against the current
-machine: the seed and the seed rule it was derived by (``compeval.seeds.SEED_RULE``), every data file the task read (registry files under the run's data folder, and a file
-named by a task option, recorded as ``counts.data_file`` / ``counts.data_sha256``), and the versions of
-the packages that change numbers (``NUMERIC_PACKAGES``). ``compeval verify`` runs the same checks on a
-whole folder without a run.
+"""Whether a stored result still stands for what a run would compute now: the model id and task (checked by
+``ResultStore.problem``), and here the seed and seed rule, every data file the task read (registry files,
+and a user's file recorded as ``counts.data_file`` / ``data_sha256``) and the versions of the packages
+that change numbers (``NUMERIC_PACKAGES``). ``compeval verify`` runs the same checks on a folder.
 """
 from __future__ import annotations
 
@@ -100,15 +96,10 @@ def record_stale_reuse(output_dir: Path, path: Path, changes: list[str]) -> None
 
 def stored_result(store: Any, folder: str, config: Any, task: Any, warnings: list[str], *,
                   ctx: Any = None, data: DataContext | None = None) -> Path | None:
-    """The path of an intact result of exactly this model configuration and task, else None.
-
-    A result stands only if it parses, holds the planned model id and task options, its predictions file
-    has the recorded hash, and (``what_changed``) it was computed with this run's seed, from data files
-    that still have the recorded hashes, under the same versions of the packages that change numbers.
-    Anything else is recomputed, with one warning saying what changed; ``ctx.reuse_stale`` keeps a stale
-    result instead, with a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results written by
-    compeval < 2.0 (folder named by the model's slug) count when they hold the same model id. The planner
-    and a Ray job stage (a retried stage finds what its first attempt wrote) decide by this one rule."""
+    """The path of an intact result of exactly this model configuration and task whose inputs are unchanged
+    (``what_changed``), else None and one warning saying why; ``ctx.reuse_stale`` keeps a stale result, with
+    a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results of compeval < 2.0 (folder named by the
+    model's slug) count when they hold the same model id. The planner and Ray's job stage decide by it."""
     path = store.path(folder, task.slug)
     problem = store.problem(path, model_id=config.id, task=task)
     if problem == "missing":

@@ -1,9 +1,5 @@
-"""The one runner: plans the model × task grid (jobs minus those whose result file exists), then hands the
-jobs to an executor — in process by default, or Ray — which encodes each model's texts once across all its
-tasks, evaluates, and writes typed results atomically.
-
-Everything here is usable from Python without the CLI: ``run(["glove-6b-50d"], ["sts3k"], "results")``;
-``run(..., executor="ray")`` runs the same jobs as Ray tasks.
+"""Plans the model × task grid (the jobs whose result is not stored yet) and hands the jobs to an executor
+(in process by default, or Ray). From Python: ``run(["glove-6b-50d"], ["sts3k"], "results")``.
 """
 from __future__ import annotations
 
@@ -74,10 +70,8 @@ def check_writable(output_dir: Path) -> None:
 
 
 def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
-    """A sample of the texts the run's tasks declare (``fingerprint.sample_texts``), for the identity of
-    Python objects. Read from copies of the tasks, so the jobs load them as always (a run with Python
-    objects loads each task twice: the price of an identity that sees the run's own texts); a task that
-    cannot be loaded here adds nothing (its jobs fail with their own error)."""
+    """A sample of the run's texts (``fingerprint.sample_texts``) for the identity of Python objects, read
+    from loaded copies of the tasks (the jobs load their own); a task that fails to load adds nothing."""
     import copy
 
     from ..models.fingerprint import sample_texts
@@ -99,16 +93,13 @@ def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
 
 
 def refuse_shared_user_names(tasks: Sequence[Task]) -> None:
-    """Two user tasks of one run under one name whose data differ (two data files given the same ``name=``)
-    are refused: the ranking keeps one result per model and task name, so the other number would be left out
-    with no word. One file under other options is one task's variants, as a built-in task's are."""
+    """Two data sets of one run under one task name are refused: the ranking keeps one result per model and
+    task name. One file under other options is one task's variants, as a built-in task's are."""
     from ..errors import SpecError
     from ..tasks.user.base import SUITE as USER_SUITE
 
     first: dict[str, Task] = {}
-    for task in tasks:
-        if task.metadata.suite != USER_SUITE:
-            continue
+    for task in (t for t in tasks if t.metadata.suite == USER_SUITE):
         other = first.setdefault(task.metadata.name, task)
         if other.source_record.get("source") != task.source_record.get("source"):
             raise SpecError(f"task name {task.metadata.name!r} is given to two data sets of this run "
@@ -117,43 +108,35 @@ def refuse_shared_user_names(tasks: Sequence[Task]) -> None:
 
 
 def refuse_names_held_in_folder(tasks: Sequence[Task], store: ResultStore) -> None:
-    """A user task whose name the results folder already gives to another data set is refused: the folder
-    would show two numbers under one task name, which ``results`` cannot tell apart. A result of the same
-    file under other content is not in the way: the store leaves a stale result out."""
+    """A user task whose name the results folder gives to another data set is refused (two numbers under one
+    name); a stale result of the same file is not in the way (the store leaves it out)."""
     from ..errors import SpecError
     from ..tasks.user.base import SUITE as USER_SUITE
 
     def where(record: dict) -> object:  # a file by its resolved path (a relative name is the same file)
         return record.get("data_file") or record.get("source")
 
-    mine = {t.metadata.name: where(t.source_record) for t in tasks if t.metadata.suite == USER_SUITE}
+    mine = {t.metadata.name: t.source_record for t in tasks if t.metadata.suite == USER_SUITE}
     if not mine or not store.root.is_dir():
         return
-    read = {Path(r["data_file"]): r["data_sha256"] for r in (t.source_record for t in tasks
-                                                            if t.metadata.suite == USER_SUITE) if "data_file" in r}
+    read = {Path(r["data_file"]): r["data_sha256"] for r in mine.values() if "data_file" in r}  # not hashed again
     for path, result in store.iter_results(read):
-        source = where(result.counts)
-        name = result.task.name
-        if result.task.suite == USER_SUITE and name in mine and isinstance(source, str) and source != mine[name]:
+        source, name = where(result.counts), result.task.name
+        if result.task.suite == USER_SUITE and name in mine and isinstance(source, str) \
+                and source != where(mine[name]):
             raise SpecError(f"task name {name!r} already names another data set in {store.root} ({source}, in "
-                            f"{path}); give this one ({mine[name]}) another name=…, or another --output-dir")
+                            f"{path}); give this one ({where(mine[name])}) another name=…, or another --output-dir")
 
 
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
-    """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
-
-    Every model spec is resolved once, all before any is built (a ``ResolvedModel`` given is taken under
-    this run's device); the model is built (weights load only when something must be encoded) because its
-    configuration names its results folder. Task specs are built once here; Task objects are taken as they
-    are. Repeated tasks or models are planned once.
-    """
-    task_list: list[Task] = []
-    seen_tasks: set[str] = set()
+    """Models × tasks → the jobs whose result is not stored yet (all of them with ``overwrite``). Every model
+    is resolved before any is built, and built (weights load lazily) for its configuration, which names its
+    results folder; task specs are built here, once. Repeated tasks or models are planned once."""
+    by_slug: dict[str, Task] = {}
     for t in tasks:
         for task in (get_tasks(t) if isinstance(t, str) else [t]):
-            if task.slug not in seen_tasks:
-                seen_tasks.add(task.slug)
-                task_list.append(task)
+            by_slug.setdefault(task.slug, task)
+    task_list = list(by_slug.values())
     refuse_shared_user_names(task_list)
     builder = ModelBuilder.for_context(ctx)
     # Resolved once, all before any is built: a bad spec fails the run before any work.
@@ -198,7 +181,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             continue
         out.models[config.id] = model
         folder = model_folder(config)
-        # A Python object identified by its output only: its stored results are from another run (issue 39)
+        # A Python object identified by its output only: its stored results are from another run
         reusable = getattr(getattr(model, "inner", model), "cross_run_reuse", True)
         for task, tspec in zip(task_list, specs):
             found = None if ctx.overwrite else stored_result(store, folder, config, task, out.warnings, ctx=ctx, data=data)

@@ -31,7 +31,7 @@ from typing import Any
 
 from ... import textfile
 from ...errors import CompevalError, DataError, MalformedDataError, SpecError
-from ...specs import Spec, quote_value
+from ...specs import Spec
 from .base import DESCRIBING, UserTask
 
 #: KIND → task class; filled by the kinds' modules (``__init__``).
@@ -112,11 +112,6 @@ def declaration_files(folder: Path | str) -> list[Path]:
     if not folder.is_dir():
         raise SpecError(f"--path {folder}: not a folder of task files")
     return sorted(p for p in folder.iterdir() if p.suffix == SUFFIX and p.is_file())
-
-
-def spec_of(kind: str, source: str, options: dict[str, Any]) -> str:
-    """The command-line form of a declaration (docs and tests)."""
-    return f"{kind}:{source}" + "".join(f",{k}={quote_value(str(v))}" for k, v in options.items())
 
 
 def from_result(name: str, params: dict[str, Any], counts: dict[str, Any]) -> UserTask:

@@ -10,7 +10,6 @@ from typing import Any, Callable, List, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from .. import __version__
 from ..errors import CompevalError
@@ -59,15 +58,6 @@ DEFAULT_MODELS = ["glove-6b-50d", "glove-6b-50d,tok=sts3k", "all-MiniLM-L6-v2"]
 #: ``compeval run``'s results folder; ``--quick`` writes its reduced-size results into their own, so that they never
 #: sit beside full-size results on a ranking, leaderboard or mean rank.
 DEFAULT_OUTPUT, QUICK_OUTPUT = Path("results"), Path("results-quick")
-
-
-def _table(rows: list[dict], columns: list[str], title: str | None = None) -> Table:
-    table = Table(title=title, show_lines=False)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for r in rows:
-        table.add_row(*[_fmt(r.get(c)) for c in columns])
-    return table
 
 
 def _fitted(rows: list[dict], columns: list[str], title: str, wide: bool) -> None:
@@ -162,19 +152,14 @@ def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) o
     from ..data.registry import DataContext
     from ..tasks.registry import list_tasks
 
+    if format not in ("text", "json"):
+        raise CompevalError(f"unknown format {format!r}; choose text or json")
     if name is not None:
         return _task_options(name, format, wide)
     if path is not None:
         from ..tasks.user.listing import declared_rows
 
-        rows = declared_rows(path)
-        if format == "json":
-            sys.stdout.write(json.dumps(rows, indent=1) + "\n")
-        elif format == "text":
-            sys.stdout.write("\n".join(task_lines(rows)[:-3]) + "\n")
-        else:
-            raise CompevalError(f"unknown format {format!r}; choose text or json")
-        return
+        return _listing(declared_rows(path), format, footer=False)
     rows = list_tasks()
     try:
         ctx = DataContext(download=False)
@@ -184,12 +169,34 @@ def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) o
     except CompevalError:
         for r in rows:
             r["local"] = r["data"] == "generated"
+    _listing(rows, format)
+
+
+def _listing(rows: list[dict], format: str, footer: bool = True) -> None:
+    """``compeval tasks`` rows as JSON, or one line each (a folder's task files: without the footer)."""
     if format == "json":
-        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
-        return
-    if format != "text":
-        raise CompevalError(f"unknown format {format!r}; choose text or json")
-    sys.stdout.write("\n".join(task_lines(rows)) + "\n")
+        return _json(rows)
+    lines = task_lines(rows)
+    sys.stdout.write("\n".join(lines if footer else lines[:-3]) + "\n")
+
+
+def _json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=1) + "\n")
+
+
+def _options_table(title: str, description: str, rows: list[dict], wide: bool) -> None:
+    """A task's (or task kind's) name, description and options, fitted to the terminal."""
+    from rich.text import Text
+
+    from .tables import Col, fitted_tables, print_tables
+
+    columns = ["option", "default", "values", "help"]
+    out.print(Text(title, style="bold"))
+    out.print(" ".join(description.split()), highlight=False)  # wrapped at the terminal's width
+    if not rows:
+        return out.print("no options", highlight=False)
+    print_tables(out, fitted_tables([Col(c, key=(k == 0)) for k, c in enumerate(columns)],
+                                    [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
 
 
 def _task_options(name: str, format: str, wide: bool) -> None:
@@ -204,35 +211,19 @@ def _task_options(name: str, format: str, wide: bool) -> None:
         raise CompevalError(f"{name!r} is not a task or suite name; `compeval tasks` lists them")
     names = [name] if name in TASKS else suites()[name]
     if format == "json":
-        listing = {n: {"suite": TASKS[n].metadata.suite, "description": TASKS[n].metadata.description,
-                       "options": TASKS[n].Options.rows()} for n in names}
-        sys.stdout.write(json.dumps(listing, indent=1) + "\n")
-        return
-    if format != "text":
-        raise CompevalError(f"unknown format {format!r}; choose text or json")
-    from rich.text import Text
-
-    from .tables import Col, fitted_tables, print_tables
-
-    columns = ["option", "default", "values", "help"]
-    cols = [Col(c, key=(k == 0)) for k, c in enumerate(columns)]
+        return _json({n: {"suite": TASKS[n].metadata.suite, "description": TASKS[n].metadata.description,
+                          "options": TASKS[n].Options.rows()} for n in names})
     for k, n in enumerate(names):
-        cls = TASKS[n]
         if k:
             out.print()
-        out.print(Text(f"{n} ({cls.metadata.suite})", style="bold"))
-        out.print(" ".join(cls.metadata.description.split()), highlight=False)  # wrapped at the terminal's width
-        rows = [[_fmt(r.get(c)) for c in columns] for r in cls.Options.rows()]
-        if rows:
-            print_tables(out, fitted_tables(cols, rows, out.width, wide=wide))
-        else:
-            out.print("no options", highlight=False)
+        _options_table(f"{n} ({TASKS[n].metadata.suite})", TASKS[n].metadata.description, TASKS[n].Options.rows(),
+                       wide)
     example = next((r for r in TASKS[names[0]].Options.rows()), None)
     hint = f" (e.g. --task {names[0]},{example['option'].split(' ')[0]}={example['default'] or 'VALUE'})" if example \
         else ""
     out.print(f"Give options after the task name, comma-separated{hint}; they are part of each result's name.",
               highlight=False)
-    if name in KINDS and format == "text":  # `modifiers`: a suite and a task kind on your own data
+    if name in KINDS:  # `modifiers`: a suite and a task kind on your own data
         out.print()
         _kind_options(KINDS[name], format, wide)
 
@@ -247,21 +238,9 @@ def _kind_options(cls, format: str, wide: bool) -> None:
                f"[,split=…]; {', '.join(f'{k}=…' for k in DESCRIBING)} describe it), or a TOML file with "
                f"kind = \"{cls.kind}\" (docs/user-tasks.md)")
     if format == "json":
-        listing = {cls.kind: {"suite": cls.metadata.suite, "description": cls.metadata.description,
-                              "declare": declare, "options": rows}}
-        sys.stdout.write(json.dumps(listing, indent=1) + "\n")
-        return
-    if format != "text":
-        raise CompevalError(f"unknown format {format!r}; choose text or json")
-    from rich.text import Text
-
-    from .tables import Col, fitted_tables, print_tables
-
-    columns = ["option", "default", "values", "help"]
-    out.print(Text(f"{cls.kind} (a task kind on your own data)", style="bold"))
-    out.print(" ".join(cls.metadata.description.split()), highlight=False)
-    print_tables(out, fitted_tables([Col(c, key=(k == 0)) for k, c in enumerate(columns)],
-                                    [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
+        return _json({cls.kind: {"suite": cls.metadata.suite, "description": cls.metadata.description,
+                                 "declare": declare, "options": rows}})
+    _options_table(f"{cls.kind} (a task kind on your own data)", cls.metadata.description, rows, wide)
     out.print(f"The options whose help says 'column' name your file's columns. Declare a task as {declare}.",
               highlight=False)
 

@@ -48,25 +48,20 @@ def resolve_device(device: str = "auto") -> str:
             return "cpu"
         raise CompevalError(f"--device {device}: torch is not installed, though compeval depends on it; "
                             "pip install torch==2.13.0 (README: Installing with pip)") from None
-    if device == "auto":
-        if torch.cuda.is_available():
-            return "cuda"
-        mps = getattr(torch.backends, "mps", None)
-        return "mps" if mps is not None and mps.is_available() else "cpu"
-    if device.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise CompevalError(f"--device {device}: no CUDA device is available on this machine "
-                                "(use --device cpu or auto)")
-        index = int(device.partition(":")[2] or 0)
-        if index >= torch.cuda.device_count():
-            raise CompevalError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA "
-                                f"device(s), numbered from 0")
-        return device
     mps = getattr(torch.backends, "mps", None)
-    if mps is None or not mps.is_available():
+    has_mps = mps is not None and mps.is_available()
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu"
+    if device == "mps" and not has_mps:
         raise CompevalError("--device mps: Apple's MPS backend is not available on this machine "
                             "(use --device cpu or auto)")
-    return "mps"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise CompevalError(f"--device {device}: no CUDA device is available on this machine "
+                            "(use --device cpu or auto)")
+    if device.startswith("cuda") and int(device.partition(":")[2] or 0) >= torch.cuda.device_count():
+        raise CompevalError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA "
+                            f"device(s), numbered from 0")
+    return device
 
 
 def _seed(value: Any, flag: str) -> int:
@@ -171,13 +166,10 @@ class RunContext:
         return cls(output_dir=output_dir, cache_dir=cache, env=forwarded_env(), **settings)
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["model_builder"] = None  # a builder holds open caches: each process attaches its own
-        return state
+        return {**self.__dict__, "model_builder": None}  # a builder holds open caches: each process attaches its own
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
+        self.__dict__.update(state)
 
     def resolve(self) -> "RunContext":
         """This context with its device resolved here, once: a named device this machine lacks is one line

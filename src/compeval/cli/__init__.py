@@ -342,10 +342,10 @@ def run(
     from ..runner.executors import make_executor
 
     output_dir = settings.pop("output_dir") or (QUICK_OUTPUT if quick else DEFAULT_OUTPUT)
-    if no_cache and settings["cache_dir"] is not None:
+    cache_dir = settings.pop("cache_dir")
+    if no_cache and cache_dir is not None:
         raise CompevalError("--no-cache and --cache-dir contradict each other; give one of them")
-    ctx = RunContext.for_run(output_dir, cache_dir=None if no_cache else settings.pop("cache_dir") or "default",
-                             flags=True, **{k: v for k, v in settings.items() if k != "cache_dir"})
+    ctx = RunContext.for_run(output_dir, cache_dir=None if no_cache else cache_dir or "default", flags=True, **settings)
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
         raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")

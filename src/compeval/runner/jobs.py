@@ -5,7 +5,6 @@ and what an executor reports. The loop that runs one model's jobs is ``runner/lo
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -125,15 +124,6 @@ class Executor(Protocol):
         """Raise CompevalError before any work if this executor cannot run the plan."""
 
     def execute(self, plan: "Plan", ctx: RunContext, reporter: Reporter) -> ExecutionReport: ...
-
-
-_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
-
-
-def forwarded_env() -> tuple[tuple[str, str], ...]:
-    """COMPEVAL_* variables of this process except credentials (set those where the workers run)."""
-    return tuple(sorted((k, v) for k, v in os.environ.items()
-                        if k.startswith("COMPEVAL_") and not any(w in k for w in _SECRET_WORDS)))
 
 
 @dataclass(frozen=True, eq=False)  # one job is one object: its model configuration and task are not hashable

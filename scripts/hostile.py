@@ -1730,10 +1730,37 @@ def round4_first_hour() -> list[Scenario]:
     return [first_hour, recorded]
 
 
+def round4_settings() -> list[Scenario]:
+    """Run settings declared once (issue 49): a misspelt keyword, settings given twice, a file for a folder on
+    both routes, and the keyword form and the RunContext form giving the same numbers."""
+    api = "from compeval.context import RunContext\nfrom compeval.runner import run\n"
+
+    def a_file(here: Path) -> None:
+        here.mkdir(parents=True, exist_ok=True)
+        (here / "bnc.xml").write_text("")
+
+    return [Scenario("round4-settings", [
+        Step("API run() sed=1", expect="fail", py=api + f"run(['hashbag'], [{T_GS!r}], here / 'a', sed=1)\nrc = 0\n"),
+        Step("API run() RunContext and seed=", expect="fail", py=api + (
+            f"run(['hashbag'], [{T_GS!r}], RunContext.for_run(here / 'a'), seed=1)\nrc = 0\n")),
+        Step("API run() bnc_dir a file", expect="fail", prepare=a_file, py=api + (
+            f"run(['hashbag'], [{T_GS!r}], here / 'a', bnc_dir=here / 'bnc.xml', cache_dir=None)\nrc = 0\n")),
+        Step("--bnc-dir a file", expect="fail", prepare=a_file,
+             cli=RUN + ["-m", "hashbag", "-t", T_GS, "-o", "{here}/b", "--no-cache", "--bnc-dir", "{here}/bnc.xml"]),
+        Step("keywords and RunContext agree", py=api + (
+            f"a = run(['hashbag'], [{T_GS!r}], here / 'k', data_dir=fx['data'], cache_dir=None, seed=2)\n"
+            f"b = run(['hashbag'], [{T_GS!r}], RunContext.for_run(here / 'c', data_dir=fx['data'], cache_dir=None,\n"
+            "                                                  seed=2))\n"
+            "print(a.outcomes[0].main_score, b.outcomes[0].main_score)\n"
+            "rc = 0 if a.outcomes[0].main_score == b.outcomes[0].main_score is not None else 3\n")),
+    ])]
+
+
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
             + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
-            + round4_numerics() + round4_verify() + round4_names() + round4_hostile_pass() + round4_first_hour())
+            + round4_numerics() + round4_verify() + round4_names() + round4_hostile_pass() + round4_first_hour()
+            + round4_settings())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

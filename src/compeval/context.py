@@ -1,49 +1,43 @@
-"""Run settings, apart from identity: ``RunContext`` carries what a run may change without changing what
-a score means (device, batch size, folders, seed, progress) to model factories and tasks, explicitly.
+"""Run settings, apart from identity: ``RunContext`` declares each setting once (default, check, CLI flag,
+help), and carries the values to model factories and tasks. None of it enters a model's or a task's id.
 
-None of it enters a model's or a task's id: a model built on ``cuda`` and on ``cpu`` has one
-configuration id, and a task's slug never holds a folder. It is a plain frozen value, so it travels to
-Ray workers as it is; the model builder of the process that runs a job is attached there
-(``with_builder``) and never pickled.
-
-Tasks read it as ``self.context`` (set by the runner before ``load``; ``DEFAULT_CONTEXT`` otherwise):
-``self.context.torch_device()`` (the run's device, resolved once) for heads they train,
-``self.context.cache_dir`` for caches of their own, ``self.context.model_builder`` for baseline models
-(behind the run's cache), ``self.context.bnc_dir`` for corpora the user supplies.
+``compeval run`` takes its options from the declaration (``cli.settings_options``), ``runner.run`` takes a
+``RunContext`` or the same keywords (``RunContext.for_run``). It is a plain frozen value, so it travels to
+workers as it is; the model builder of the process that runs a job is attached there (``with_builder``).
+Tasks read it as ``self.context`` (``DEFAULT_CONTEXT`` when no runner set one).
 """
 from __future__ import annotations
 
+import numbers
 import os
 import re
-import numbers
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
 from .errors import CompevalError
-from .seeds import MAX_SEED  # noqa: F401  (--seed is checked against it here; options read it here)
+from .outputs import check_cache, check_output
+from .paths import default_cache_dir
+from .seeds import MAX_SEED
 
 DEVICE_CHOICES = "auto|cpu|cuda|cuda:N|mps"
-DEVICE_PATTERN = r"auto|cpu|cuda(?::\d+)?|mps"  # the one pattern: --device here, device= in model options
+DEVICE_PATTERN = r"auto|cpu|cuda(?::\d+)?|mps"  # --device here, device= in model options
 _DEVICE = re.compile(rf"^(?:{DEVICE_PATTERN})$")
 
 
-def check_device(device: str) -> str:
+def check_device(device: str, flag: str = "--device") -> str:
     """The device string, or a one-line error naming the option (no torch import: syntax only)."""
     text = str(device).strip().lower()
     if not _DEVICE.match(text):
-        raise CompevalError(f"--device {device!r}: choose {DEVICE_CHOICES}")
+        raise CompevalError(f"{flag} {device!r}: choose {DEVICE_CHOICES}")
     return text
 
 
 @lru_cache(maxsize=None)
 def resolve_device(device: str = "auto") -> str:
-    """The one function that resolves a device: ``auto`` = ``cuda``, then ``mps``, then ``cpu``; a named
-    device that this machine lacks is a one-line error. Imports torch only when it must look.
-
-    A run calls it once, for ``--device`` (``RunContext.resolve``, from ``make_context``); the model
-    builder calls it for a spec's own ``device=`` only. Trainers and models take the resolved value."""
+    """``auto`` = ``cuda``, then ``mps``, then ``cpu``; a named device this machine lacks is a one-line error.
+    A run resolves ``--device`` once (``RunContext.resolve``); the model builder a spec's own ``device=``."""
     device = check_device(device)
     if device == "cpu":
         return "cpu"
@@ -54,75 +48,132 @@ def resolve_device(device: str = "auto") -> str:
             return "cpu"
         raise CompevalError(f"--device {device}: torch is not installed, though compeval depends on it; "
                             "pip install torch==2.13.0 (README: Installing with pip)") from None
-    if device == "auto":
-        if torch.cuda.is_available():
-            return "cuda"
-        mps = getattr(torch.backends, "mps", None)
-        return "mps" if mps is not None and mps.is_available() else "cpu"
-    if device.startswith("cuda"):
-        if not torch.cuda.is_available():
-            raise CompevalError(f"--device {device}: no CUDA device is available on this machine "
-                                "(use --device cpu or auto)")
-        index = int(device.partition(":")[2] or 0)
-        if index >= torch.cuda.device_count():
-            raise CompevalError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA "
-                                f"device(s), numbered from 0")
-        return device
     mps = getattr(torch.backends, "mps", None)
-    if mps is None or not mps.is_available():
+    has_mps = mps is not None and mps.is_available()
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "mps" if has_mps else "cpu"
+    if device == "mps" and not has_mps:
         raise CompevalError("--device mps: Apple's MPS backend is not available on this machine "
                             "(use --device cpu or auto)")
-    return "mps"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise CompevalError(f"--device {device}: no CUDA device is available on this machine "
+                            "(use --device cpu or auto)")
+    if device.startswith("cuda") and int(device.partition(":")[2] or 0) >= torch.cuda.device_count():
+        raise CompevalError(f"--device {device}: this machine has {torch.cuda.device_count()} CUDA "
+                            f"device(s), numbered from 0")
+    return device
+
+
+def _seed(value: Any, flag: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_SEED:
+        raise CompevalError(f"{flag} {value}: must be an integer from 0 to {MAX_SEED}")
+    return value
+
+
+def _positive(value: int | None, flag: str) -> int | None:
+    if value is not None and value < 1:
+        raise CompevalError(f"{flag} {value}: must be a positive integer")
+    return value
+
+
+def _folder(value: Path | str | None, flag: str) -> Path | None:
+    return Path(value).expanduser().absolute() if value is not None else None  # workers may start elsewhere
+
+
+def run_setting(default: Any, flag: str | None, help: str, *, short: str | None = None, negate: bool = False,
+                check: Callable[[Any, str], Any] | None = None) -> Any:
+    """A run setting's declaration: ``flag`` is its ``compeval run`` option (None: Python API only), ``negate``
+    a flag that sets it to False (``--offline``), ``check(value, flag)`` returns the value or raises one line."""
+    return field(default=default, metadata={"flag": flag, "short": short, "help": help, "negate": negate,
+                                            "check": check})
 
 
 @dataclass(frozen=True)
 class RunContext:
-    """Settings every job of a run shares; plain values only (plus this process's model builder)."""
+    """Settings every job of a run shares; plain values only (plus this process's model builder). Field order
+    is the order of ``compeval run``'s options."""
 
-    output_dir: Path | None = None
-    data_dir: Path | None = None
-    cache_dir: Path | None = None  # None: vectors in memory only
-    seed: int = 0
-    download: bool = True
-    overwrite: bool = False
-    allow_modified_data: bool = False  # data files whose SHA-256 differs from the registry's pin are used
-    reuse_stale: bool = False  # keep stored results whose seed, data or package versions differ (recorded)
-    reuse_objects: bool = False  # reuse vectors and results of Python objects identified by their output only
-    device: str = "auto"  # what --device asks: auto | cpu | cuda | cuda:N | mps
-    #: ``device`` resolved on the machine that runs the jobs (``resolve``; read it with ``torch_device()``).
-    #: None in a context never resolved: ``DEFAULT_CONTEXT``, and a run on a remote Ray cluster, whose
-    #: workers have devices of their own.
+    output_dir: Path | None = run_setting(None, "--output-dir", "results folder (default: results, with --quick "
+                                          "results-quick)", short="-o", check=_folder)
+    data_dir: Path | None = run_setting(None, "--data-dir", "local data folder (else $COMPEVAL_DATA_DIR); data sets "
+                                        "it lacks come from the cache or are downloaded", check=_folder)
+    download: bool = run_setting(True, "--offline", "never download data: use --data-dir and the cache only",
+                                 negate=True)
+    cache_dir: Path | None = run_setting(None, "--cache-dir", "embedding cache (else $COMPEVAL_CACHE_DIR or "
+                                         "~/.cache/compeval)", check=_folder)  # None: vectors in memory only
+    overwrite: bool = run_setting(False, "--overwrite", "recompute and replace existing results")
+    seed: int = run_setting(0, "--seed", "seed for bootstrap resampling, generators and classifiers", check=_seed)
+    bnc_dir: Path | None = run_setting(None, "--bnc-dir", "British National Corpus XML folder (lexcomp VPC/LVC); "
+                                       "else $COMPEVAL_BNC_DIR", check=_folder)
+    device: str = run_setting("auto", "--device", "torch device for models and trained heads: auto (cuda, then "
+                              "mps, then cpu) | cpu | cuda | cuda:N | mps; not part of any id", check=check_device)
+    batch_size: int | None = run_setting(None, "--batch-size", "texts per model batch (else each family's "
+                                         "default); not part of any id", check=_positive)
+    allow_modified_data: bool = run_setting(False, "--allow-modified-data", "use local data files whose SHA-256 "
+                                            "differs from the registry's pin (recorded in each result); else "
+                                            "such files are an error")
+    reuse_stale: bool = run_setting(False, "--reuse-stale", "keep stored results computed with another seed, other "
+                                    "data or other package versions (each recorded in OUTPUT/stale-reuse.jsonl); "
+                                    "else they are recomputed")
+    isolate: bool | None = run_setting(None, "--isolate/--no-isolate", "each model in its own worker process "
+                                       "(default: when more than one torch model runs on a GPU)")
+    model_timeout: float | None = run_setting(None, "--model-timeout", "seconds a model's worker may run before "
+                                              "it is stopped and its jobs fail (implies --isolate)")
+    max_batch_tokens: int | None = run_setting(None, "--max-batch-tokens", "padded tokens per forward pass of "
+                                               "torch models (else each family's default); halves on CUDA "
+                                               "out-of-memory; not part of any id", check=_positive)
+    progress: bool | None = run_setting(None, None, "draw encoding progress (None: when a reporter is given or "
+                                        "stderr is a terminal)")
+    reuse_objects: bool = run_setting(False, None, "reuse vectors and results of Python objects identified by "
+                                      "their output only (else recomputed in every run)")
+    #: ``device`` resolved where the jobs run (``resolve``); None where never resolved (``DEFAULT_CONTEXT``, a
+    #: run on a remote Ray cluster, whose workers have devices of their own).
     resolved_device: str | None = None
-    batch_size: int | None = None  # None: each model family's own default
-    max_batch_tokens: int | None = None  # token budget per forward pass (models/batching.py); None: family's
-    bnc_dir: Path | None = None  # the British National Corpus (lexcomp); else $COMPEVAL_BNC_DIR
-    progress: bool = True  # report encoding progress to the run's reporter
     env: tuple[tuple[str, str], ...] = ()  # COMPEVAL_* variables workers need (never secrets)
     #: This process's model builder (spec -> model behind the run's cache), attached where jobs run.
     model_builder: Callable[[str], Any] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "device", check_device(self.device))
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
-                or not 0 <= self.seed <= MAX_SEED:
-            raise CompevalError(f"--seed {self.seed}: must be an integer from 0 to {MAX_SEED}")
-        if self.batch_size is not None and self.batch_size < 1:
-            raise CompevalError(f"--batch-size {self.batch_size}: must be a positive integer")
-        if self.max_batch_tokens is not None and self.max_batch_tokens < 1:
-            raise CompevalError(f"--max-batch-tokens {self.max_batch_tokens}: must be a positive integer")
+        for f in fields(self):
+            if f.metadata.get("check") is not None:
+                object.__setattr__(self, f.name, f.metadata["check"](getattr(self, f.name), f.metadata["flag"]))
+
+    @classmethod
+    def settings(cls) -> dict[str, Any]:
+        """Setting name → its field, in declaration order."""
+        return {f.name: f for f in fields(cls) if "flag" in f.metadata}
+
+    @classmethod
+    def for_run(cls, output_dir: Path | str = "results", *, cache_dir: Path | str | None = "default",
+                flags: bool = False, **settings: Any) -> "RunContext":
+        """A run's context from keywords (errors name them; ``flags``: name the CLI's options): folders where
+        compeval must not write refused, ``bnc_dir`` else ``$COMPEVAL_BNC_DIR``, the COMPEVAL_* variables
+        workers need. ``cache_dir="default"``: ``$COMPEVAL_CACHE_DIR`` or ``~/.cache/compeval``."""
+        declared = cls.settings()
+        unknown = sorted(set(settings) - set(declared))
+        if unknown:
+            raise CompevalError(f"unknown run setting {unknown[0]!r}; settings: {', '.join(declared)}")
+        name = (lambda n: declared[n].metadata["flag"]) if flags else (lambda n: n)
+        data_dir = settings.get("data_dir")
+        check_output(output_dir, name("output_dir"), data_dir=data_dir)
+        cache = default_cache_dir() if cache_dir == "default" else cache_dir
+        check_cache(cache, data_dir=data_dir,
+                    what="$COMPEVAL_CACHE_DIR or the default" if cache_dir == "default" else name("cache_dir"))
+        for key, folder in (("data_dir", data_dir), ("cache_dir", cache_dir), ("bnc_dir", settings.get("bnc_dir"))):
+            if folder not in (None, "default") and Path(folder).exists() and not Path(folder).is_dir():
+                raise CompevalError(f"{name(key)} {folder} is a file; give a folder")
+        settings["bnc_dir"] = settings.get("bnc_dir") or os.environ.get("COMPEVAL_BNC_DIR") or None
+        return cls(output_dir=output_dir, cache_dir=cache, env=forwarded_env(), **settings)
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["model_builder"] = None  # a builder holds open caches: each process attaches its own
-        return state
+        return {**self.__dict__, "model_builder": None}  # a builder holds open caches: each process attaches its own
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
+        self.__dict__.update(state)
 
     def resolve(self) -> "RunContext":
-        """This context with its device resolved here, once (``make_context`` does it for a run whose jobs
-        run on this machine): a named device this machine lacks is one line before any work."""
+        """This context with its device resolved here, once: a named device this machine lacks is one line
+        before any work."""
         if self.resolved_device is not None:
             return self
         return replace(self, resolved_device=resolve_device(self.device))
@@ -140,6 +191,15 @@ class RunContext:
         """In a worker: take the driver's COMPEVAL_* settings."""
         for k, v in self.env:
             os.environ[k] = v
+
+
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+
+
+def forwarded_env() -> tuple[tuple[str, str], ...]:
+    """COMPEVAL_* variables of this process except credentials (set those where the workers run)."""
+    return tuple(sorted((k, v) for k, v in os.environ.items()
+                        if k.startswith("COMPEVAL_") and not any(w in k for w in _SECRET_WORDS)))
 
 
 #: The settings a task sees when no runner set its context (tests, direct use of a Task).

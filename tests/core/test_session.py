@@ -19,7 +19,6 @@ from compeval.models.fingerprint import PROBE_TEXTS
 from compeval.models.protocol import CachedEncoder, Closeable, Loadable, ModelConfig
 from compeval.models.registry import ModelBuilder
 from compeval.runner import run
-from compeval.runner.runner import make_context
 from compeval.tasks.base import Task, TaskMetadata, TaskOutput
 from compeval.tasks.scoring import pair_similarity
 
@@ -155,18 +154,18 @@ def test_device_is_resolved_in_one_place_with_one_line_errors():
         with pytest.raises(CompevalError, match="--device cuda:1: no CUDA device"):
             resolve_device("cuda:1")
         with pytest.raises(CompevalError, match="--device cuda:1: no CUDA device"):
-            make_context("out", cache_dir=None, device="cuda:1")  # a run: one line before any work
+            RunContext.for_run("out", cache_dir=None, device="cuda:1").resolve()  # as run() does, before any work
     with pytest.raises(CompevalError, match="--batch-size 0"):
         RunContext(batch_size=0)
 
 
 def test_a_run_context_resolves_its_device_once_and_carries_the_value():
-    ctx = make_context("out", cache_dir=None, device="auto")
+    ctx = RunContext.for_run("out", cache_dir=None, device="auto").resolve()
     assert ctx.device == "auto" and ctx.resolved_device == ctx.torch_device() == resolve_device("auto")
     assert ctx.resolve() is ctx  # resolved already: never again
     assert pickle.loads(pickle.dumps(ctx.with_builder(ModelBuilder()))).resolved_device == ctx.resolved_device
     assert ModelBuilder.for_context(ctx).device == ctx.resolved_device  # what the run's models are built with
-    remote = make_context("out", cache_dir=None, resolve=False)  # a remote Ray cluster's workers resolve it
+    remote = RunContext.for_run("out", cache_dir=None)  # unresolved, as for a remote Ray cluster's workers
     assert remote.resolved_device is None and remote.torch_device() == resolve_device("auto")
     assert DEFAULT_CONTEXT.resolved_device is None
 
@@ -215,13 +214,13 @@ def test_the_session_loads_only_what_is_missing_and_releases_the_model(tmp_path)
     # run's own texts (issue 39) and those of the conformance checks every Python object passes before use
     # (issue 31), once per run
     from compeval.models.conformance import check_encoder
-    from compeval.runner.runner import make_context, run_texts_sample
+    from compeval.runner.runner import run_texts_sample
     from compeval.tasks.registry import get_tasks
 
     probe = Lazy()
     check_encoder(probe)
     tasks = [t for name in GENERATED for t in get_tasks(name)]
-    sample = run_texts_sample(tasks, make_context(tmp_path / "x", cache_dir=None))
+    sample = run_texts_sample(tasks, RunContext.for_run(tmp_path / "x", cache_dir=None))
     assert sample
     assert (model.loads, model.closes, model.encoded) == (1, 2, first + len(PROBE_TEXTS) + len(sample)
                                                           + probe.encoded)

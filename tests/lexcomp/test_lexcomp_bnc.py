@@ -63,18 +63,17 @@ def test_the_bnc_folder_comes_from_the_run_context_only(bnc_dir, tmp_path, monke
     the run context. No task option carries it, so it never enters a task's params or slug."""
     from compeval.context import RunContext
     from compeval.errors import SpecError
-    from compeval.runner.runner import make_context
     from compeval.tasks.registry import get_tasks
 
     monkeypatch.setenv(bnc.ENV_VAR, str(bnc_dir))
     (task,) = get_tasks("lexcomp-vpc")
     assert "British National Corpus" in task.missing_requirements()  # the task itself reads no environment
-    task.context = make_context(tmp_path / "out", cache_dir=None)
+    task.context = RunContext.for_run(tmp_path / "out", cache_dir=None)
     assert task.context.bnc_dir == bnc_dir and task.missing_requirements() is None
     assert task.slug == "lexcomp-vpc" and str(bnc_dir) not in json.dumps(task.params)
     monkeypatch.delenv(bnc.ENV_VAR)
-    assert make_context(tmp_path / "out", cache_dir=None, bnc_dir=bnc_dir).bnc_dir == bnc_dir
-    assert make_context(tmp_path / "out", cache_dir=None).bnc_dir is None
+    assert RunContext.for_run(tmp_path / "out", cache_dir=None, bnc_dir=bnc_dir).bnc_dir == bnc_dir
+    assert RunContext.for_run(tmp_path / "out", cache_dir=None).bnc_dir is None
     task.context = RunContext(bnc_dir=tmp_path / "elsewhere")
     assert task.missing_requirements() is None  # the task trusts the context; loading says the folder is absent
     with pytest.raises(SpecError, match="unknown option 'bnc_dir'"):

@@ -320,9 +320,9 @@ def test_plan_and_isolation_agree_with_the_build_on_family_and_device(replicas, 
     from compeval.runner import plan
     from compeval.runner.cost import model_cost
     from compeval.runner.isolation import uses_gpu_torch_models
-    from compeval.runner.runner import make_context
+    from compeval.context import RunContext
 
-    ctx = replace(make_context(tmp_path / "out", cache_dir=None, device="cpu"), resolved_device="cuda")
+    ctx = replace(RunContext.for_run(tmp_path / "out", cache_dir=None, device="cpu"), resolved_device="cuda")
     models = ["hf:all-MiniLM-L6-v2", "sbert:all-MiniLM-L6-v2,device=cpu", "hashbag", "openai-community/gpt2",
               "sentence-transformers/LaBSE,device=cpu"]
     the_plan = plan(models, ["sts3k-pilot"], ctx)

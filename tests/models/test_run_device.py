@@ -76,7 +76,7 @@ def test_a_run_resolves_its_device_once_for_the_model_and_the_trained_head(hub_c
     put_in_hub_cache(hub_cache, "org/tiny-st", tiny_models["sbert"])
     expected = context.resolve_device("auto")
     calls, result = _run("sbert:org/tiny-st", tmp_path / "a", monkeypatch)
-    assert calls == ["auto"]  # make_context; the builder, the model, the task and the trainer take its value
+    assert calls == ["auto"]  # run(); the builder, the model, the task and the trainer take its value
     assert result["model"]["settings"]["device"] == expected
     assert result["counts"]["trainer"]["device"] == expected
 

@@ -13,7 +13,7 @@ from compeval.models.protocol import ModelConfig
 from compeval.models.registry import load_model
 from compeval.runner import LocalExecutor, make_executor, plan, run
 from compeval.runner.jobs import task_spec
-from compeval.runner.runner import make_context
+from compeval.context import RunContext
 from compeval.tasks.registry import TASKS, discover, get_tasks
 
 
@@ -21,7 +21,7 @@ def test_plan_lists_only_missing_jobs_once(data_dir, tmp_path):
     out = tmp_path / "out"
     first = run(["hashbag"], ["ks2013,bootstrap=50"], out, data_dir=data_dir, cache_dir=None)
     assert [o.status for o in first.outcomes] == ["done"]
-    ctx = make_context(out, data_dir=data_dir, cache_dir=None)
+    ctx = RunContext.for_run(out, data_dir=data_dir, cache_dir=None)
     p = plan(["hashbag", "random,dim=8", "hashbag"], ["ks2013,bootstrap=50", "gs2011,bootstrap=50",
                                                      "ks2013,bootstrap=50"], ctx)
     assert [(o.model, o.task, o.status) for o in p.skipped] == [("hashbag", "ks2013__bootstrap-50", "skipped")]
@@ -30,7 +30,7 @@ def test_plan_lists_only_missing_jobs_once(data_dir, tmp_path):
         ("random,dim=8", "gs2011,bootstrap=50")]
     assert [len(g) for g in p.by_model()] == [1, 2]
     p.cache.close()
-    overwrite = plan(["hashbag"], ["ks2013,bootstrap=50"], make_context(out, cache_dir=None, overwrite=True))
+    overwrite = plan(["hashbag"], ["ks2013,bootstrap=50"], RunContext.for_run(out, cache_dir=None, overwrite=True))
     assert len(overwrite.jobs) == 1 and not overwrite.skipped
 
 

@@ -11,7 +11,7 @@ from compeval.results.store import ResultStore
 from compeval.runner import LocalExecutor, plan
 from compeval.runner.jobs import ExecutionReport, Reporter, text_digest
 from compeval.runner.loop import TaskLoader, encode_model_texts, rebuild_model, run_model_jobs
-from compeval.runner.runner import make_context
+from compeval.context import RunContext
 from compeval.models.registry import ResolvedModel
 
 MODELS = ["hashbag", "random,dim=8"]
@@ -19,7 +19,7 @@ TASKS = ["ks2013,bootstrap=50", "gs2011,bootstrap=50"]
 
 
 def test_local_loop_loads_each_task_once_and_its_reports_merge_to_the_cache_totals(data_dir, tmp_path, monkeypatch):
-    ctx = make_context(tmp_path / "out", data_dir=data_dir, cache_dir=None)
+    ctx = RunContext.for_run(tmp_path / "out", data_dir=data_dir, cache_dir=None)
     p = plan(MODELS, TASKS, ctx)
     loads = []
     for task in p.tasks:
@@ -57,12 +57,12 @@ def test_merge_counts_a_text_two_workers_saw_once():
 def test_encode_in_one_process_then_evaluate_in_others_is_the_local_loop(data_dir, tmp_path):
     """The Ray executor's two stages, each with a cache of its own (separate workers), give the local
     executor's result files and counters: every text encoded once, by the encode stage."""
-    local_ctx = make_context(tmp_path / "local", data_dir=data_dir, cache_dir=None)
+    local_ctx = RunContext.for_run(tmp_path / "local", data_dir=data_dir, cache_dir=None)
     local_plan = plan(["hashbag"], TASKS, local_ctx)
     local = LocalExecutor().execute(local_plan, local_ctx, Reporter())
     local_plan.cache.close()
 
-    ctx = make_context(tmp_path / "split", data_dir=data_dir, cache_dir=None)
+    ctx = RunContext.for_run(tmp_path / "split", data_dir=data_dir, cache_dir=None)
     p = plan(["hashbag"], TASKS, ctx)
     (jobs,) = p.by_model()
     assert isinstance(jobs[0].resolved, ResolvedModel) and jobs[0].model is p.models[jobs[0].model_id].config
@@ -95,7 +95,7 @@ def test_the_plan_parses_each_model_spec_once(data_dir, tmp_path, monkeypatch):
     parsed = []
     real = registry.parse_spec
     monkeypatch.setattr(registry, "parse_spec", lambda text: (parsed.append(text), real(text))[1])
-    p = plan(MODELS + ["glove-6b-50d"], TASKS, make_context(tmp_path / "out", data_dir=data_dir, cache_dir=None))
+    p = plan(MODELS + ["glove-6b-50d"], TASKS, RunContext.for_run(tmp_path / "out", data_dir=data_dir, cache_dir=None))
     p.cache.close()
     assert sorted(t for t in parsed if t in MODELS + ["glove-6b-50d"]) == sorted(MODELS + ["glove-6b-50d"])
     assert [str(j.resolved) for j in p.jobs] == [m for m in MODELS + ["glove-6b-50d"] for _ in TASKS]
@@ -106,11 +106,11 @@ def test_a_ray_job_stage_recomputes_a_stale_result_and_skips_what_its_first_atte
     computed again, not kept because its file exists; a retried stage skips what the first attempt wrote."""
     from compeval.runner.ray_executor import jobs_stage
 
-    first = make_context(tmp_path, data_dir=data_dir, cache_dir=None, seed=0)
+    first = RunContext.for_run(tmp_path, data_dir=data_dir, cache_dir=None, seed=0)
     p = plan(["hashbag"], TASKS[:1], first)
     LocalExecutor().execute(p, first, Reporter())
     p.cache.close()
-    ctx = make_context(tmp_path, data_dir=data_dir, cache_dir=None, seed=1)
+    ctx = RunContext.for_run(tmp_path, data_dir=data_dir, cache_dir=None, seed=1)
     p = plan(["hashbag"], TASKS[:1], ctx)
     p.cache.close()
     (job,) = p.jobs  # planned again: the stored result has seed 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from compeval.runner import plan, run
 from compeval.runner.jobs import Reporter
-from compeval.runner.runner import make_context
+from compeval.context import RunContext
 from compeval.tasks.base import Task
 from compeval.tasks.registry import TASKS, discover, get_tasks
 
@@ -57,7 +57,7 @@ def test_isolated_workers_receive_the_tasks_and_build_none(data_dir, tmp_path, m
     monkeypatch.syspath_prepend(str(Path(__file__).parent))  # the worker imports this module by name
     builds: Counter = Counter()
     monkeypatch.setattr(Task, "__init__", _count_builds(builds)[1])
-    ctx = make_context(tmp_path / "out", data_dir=data_dir, cache_dir=tmp_path / "cache")
+    ctx = RunContext.for_run(tmp_path / "out", data_dir=data_dir, cache_dir=tmp_path / "cache")
     the_plan = plan(MODELS, TASKS_RUN, ctx)
     try:
         report = isolation.IsolatedExecutor(run_here=sys.modules[__name__].counting_run_here).execute(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+import typing
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from .. import __version__
 from ..errors import CompevalError
@@ -58,15 +58,6 @@ DEFAULT_MODELS = ["glove-6b-50d", "glove-6b-50d,tok=sts3k", "all-MiniLM-L6-v2"]
 #: ``compeval run``'s results folder; ``--quick`` writes its reduced-size results into their own, so that they never
 #: sit beside full-size results on a ranking, leaderboard or mean rank.
 DEFAULT_OUTPUT, QUICK_OUTPUT = Path("results"), Path("results-quick")
-
-
-def _table(rows: list[dict], columns: list[str], title: str | None = None) -> Table:
-    table = Table(title=title, show_lines=False)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    for r in rows:
-        table.add_row(*[_fmt(r.get(c)) for c in columns])
-    return table
 
 
 def _fitted(rows: list[dict], columns: list[str], title: str, wide: bool) -> None:
@@ -161,19 +152,14 @@ def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) o
     from ..data.registry import DataContext
     from ..tasks.registry import list_tasks
 
+    if format not in ("text", "json"):
+        raise CompevalError(f"unknown format {format!r}; choose text or json")
     if name is not None:
         return _task_options(name, format, wide)
     if path is not None:
         from ..tasks.user.listing import declared_rows
 
-        rows = declared_rows(path)
-        if format == "json":
-            sys.stdout.write(json.dumps(rows, indent=1) + "\n")
-        elif format == "text":
-            sys.stdout.write("\n".join(task_lines(rows)[:-3]) + "\n")
-        else:
-            raise CompevalError(f"unknown format {format!r}; choose text or json")
-        return
+        return _listing(declared_rows(path), format, footer=False)
     rows = list_tasks()
     try:
         ctx = DataContext(download=False)
@@ -183,12 +169,34 @@ def tasks(name: Optional[str] = typer.Argument(None, help="a task (e.g. sts3k) o
     except CompevalError:
         for r in rows:
             r["local"] = r["data"] == "generated"
+    _listing(rows, format)
+
+
+def _listing(rows: list[dict], format: str, footer: bool = True) -> None:
+    """``compeval tasks`` rows as JSON, or one line each (a folder's task files: without the footer)."""
     if format == "json":
-        sys.stdout.write(json.dumps(rows, indent=1) + "\n")
-        return
-    if format != "text":
-        raise CompevalError(f"unknown format {format!r}; choose text or json")
-    sys.stdout.write("\n".join(task_lines(rows)) + "\n")
+        return _json(rows)
+    lines = task_lines(rows)
+    sys.stdout.write("\n".join(lines if footer else lines[:-3]) + "\n")
+
+
+def _json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=1) + "\n")
+
+
+def _options_table(title: str, description: str, rows: list[dict], wide: bool) -> None:
+    """A task's (or task kind's) name, description and options, fitted to the terminal."""
+    from rich.text import Text
+
+    from .tables import Col, fitted_tables, print_tables
+
+    columns = ["option", "default", "values", "help"]
+    out.print(Text(title, style="bold"))
+    out.print(" ".join(description.split()), highlight=False)  # wrapped at the terminal's width
+    if not rows:
+        return out.print("no options", highlight=False)
+    print_tables(out, fitted_tables([Col(c, key=(k == 0)) for k, c in enumerate(columns)],
+                                    [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
 
 
 def _task_options(name: str, format: str, wide: bool) -> None:
@@ -203,35 +211,19 @@ def _task_options(name: str, format: str, wide: bool) -> None:
         raise CompevalError(f"{name!r} is not a task or suite name; `compeval tasks` lists them")
     names = [name] if name in TASKS else suites()[name]
     if format == "json":
-        listing = {n: {"suite": TASKS[n].metadata.suite, "description": TASKS[n].metadata.description,
-                       "options": TASKS[n].Options.rows()} for n in names}
-        sys.stdout.write(json.dumps(listing, indent=1) + "\n")
-        return
-    if format != "text":
-        raise CompevalError(f"unknown format {format!r}; choose text or json")
-    from rich.text import Text
-
-    from .tables import Col, fitted_tables, print_tables
-
-    columns = ["option", "default", "values", "help"]
-    cols = [Col(c, key=(k == 0)) for k, c in enumerate(columns)]
+        return _json({n: {"suite": TASKS[n].metadata.suite, "description": TASKS[n].metadata.description,
+                          "options": TASKS[n].Options.rows()} for n in names})
     for k, n in enumerate(names):
-        cls = TASKS[n]
         if k:
             out.print()
-        out.print(Text(f"{n} ({cls.metadata.suite})", style="bold"))
-        out.print(" ".join(cls.metadata.description.split()), highlight=False)  # wrapped at the terminal's width
-        rows = [[_fmt(r.get(c)) for c in columns] for r in cls.Options.rows()]
-        if rows:
-            print_tables(out, fitted_tables(cols, rows, out.width, wide=wide))
-        else:
-            out.print("no options", highlight=False)
+        _options_table(f"{n} ({TASKS[n].metadata.suite})", TASKS[n].metadata.description, TASKS[n].Options.rows(),
+                       wide)
     example = next((r for r in TASKS[names[0]].Options.rows()), None)
     hint = f" (e.g. --task {names[0]},{example['option'].split(' ')[0]}={example['default'] or 'VALUE'})" if example \
         else ""
     out.print(f"Give options after the task name, comma-separated{hint}; they are part of each result's name.",
               highlight=False)
-    if name in KINDS and format == "text":  # `modifiers`: a suite and a task kind on your own data
+    if name in KINDS:  # `modifiers`: a suite and a task kind on your own data
         out.print()
         _kind_options(KINDS[name], format, wide)
 
@@ -246,21 +238,9 @@ def _kind_options(cls, format: str, wide: bool) -> None:
                f"[,split=…]; {', '.join(f'{k}=…' for k in DESCRIBING)} describe it), or a TOML file with "
                f"kind = \"{cls.kind}\" (docs/user-tasks.md)")
     if format == "json":
-        listing = {cls.kind: {"suite": cls.metadata.suite, "description": cls.metadata.description,
-                              "declare": declare, "options": rows}}
-        sys.stdout.write(json.dumps(listing, indent=1) + "\n")
-        return
-    if format != "text":
-        raise CompevalError(f"unknown format {format!r}; choose text or json")
-    from rich.text import Text
-
-    from .tables import Col, fitted_tables, print_tables
-
-    columns = ["option", "default", "values", "help"]
-    out.print(Text(f"{cls.kind} (a task kind on your own data)", style="bold"))
-    out.print(" ".join(cls.metadata.description.split()), highlight=False)
-    print_tables(out, fitted_tables([Col(c, key=(k == 0)) for k, c in enumerate(columns)],
-                                    [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
+        return _json({cls.kind: {"suite": cls.metadata.suite, "description": cls.metadata.description,
+                                 "declare": declare, "options": rows}})
+    _options_table(f"{cls.kind} (a task kind on your own data)", cls.metadata.description, rows, wide)
     out.print(f"The options whose help says 'column' name your file's columns. Declare a task as {declare}.",
               highlight=False)
 
@@ -284,49 +264,62 @@ def task_lines(rows: list[dict], width: int = TASKS_WIDTH) -> list[str]:
     return lines
 
 
-def _first_line(text) -> str:
-    from ..runner.progress import first_line
+SETTING: Any = object()  # where `run` lists a run setting's option; declared on compeval.context.RunContext
 
-    return first_line(text)
+
+def settings_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The command's ``= SETTING`` parameters, and after its options every run setting it does not place,
+    become options as ``RunContext`` declares them (flag, type, default, help); the command receives their
+    values as ``settings``."""
+    import functools
+    import inspect
+
+    from ..context import RunContext
+
+    hints, declared = typing.get_type_hints(RunContext), RunContext.settings()
+
+    def option(name: str) -> inspect.Parameter:
+        meta = declared[name].metadata
+        default = not declared[name].default if meta["negate"] else declared[name].default
+        flags = [meta["flag"]] + ([meta["short"]] if meta["short"] else [])
+        kind = bool if meta["negate"] else hints[name]
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
+                                 default=typer.Option(default, *flags, help=meta["help"]))
+
+    own = inspect.signature(command, eval_str=True).parameters
+    params = [option(n) if p.default is SETTING else p.replace(kind=p.KEYWORD_ONLY) for n, p in own.items()
+              if n != "settings"]
+    params += [option(n) for n, f in declared.items() if n not in own and f.metadata["flag"]]
+
+    @functools.wraps(command)
+    def with_settings(**given: Any) -> Any:
+        settings = {n: given.pop(n) for n in declared if n in given}
+        settings.update({n: not settings[n] for n in settings if declared[n].metadata["negate"]})
+        return command(**given, settings=settings)
+
+    with_settings.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    return with_settings
 
 
 @app.command()
+@settings_options
 def run(
     model: List[str] = typer.Option(None, "--model", "-m", help="model spec (repeatable); see `compeval models`"),
     models_list: List[str] = typer.Option(None, "--models", help="a model list (repeatable): mteb:KEY=VALUE,… "
                                           "(mteb's registry, offline), compeval:sweep (the pinned sweep), or a spec"),
     models_file: Optional[Path] = typer.Option(None, "--models-file", help="model specs, one per line, # comments"),
     task: List[str] = typer.Option(None, "--task", "-t", help="task or suite name (repeatable); see `compeval tasks`"),
-    output_dir: Optional[Path] = typer.Option(None, "--output-dir", "-o", help="results folder (default: results, "
-                                              "with --quick results-quick)"),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="local data folder (else $COMPEVAL_DATA_DIR); data sets it lacks come from the cache or are downloaded"),
-    offline: bool = typer.Option(False, "--offline", help=data_cli.OFFLINE_HELP),
+    output_dir=SETTING, data_dir=SETTING, download=SETTING,
     data_mirror: Optional[str] = typer.Option(None, "--data-mirror", help=data_cli.DATA_MIRROR_HELP),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="embedding cache (else $COMPEVAL_CACHE_DIR or ~/.cache/compeval)"),
+    cache_dir=SETTING,
     no_cache: bool = typer.Option(False, "--no-cache", help="keep embeddings in memory only"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="recompute and replace existing results"),
-    seed: int = typer.Option(0, "--seed", help="seed for bootstrap resampling, generators and classifiers"),
-    bnc_dir: Optional[Path] = typer.Option(None, "--bnc-dir", help="British National Corpus XML folder (lexcomp VPC/LVC); else $COMPEVAL_BNC_DIR"),
-    device: str = typer.Option("auto", "--device", help="torch device for models and trained heads: auto (cuda, then mps, then cpu) | cpu | cuda | cuda:N | mps; not part of any id"),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="texts per model batch (else each family's default); not part of any id"),
+    overwrite=SETTING, seed=SETTING, bnc_dir=SETTING, device=SETTING, batch_size=SETTING,
     executor: str = typer.Option("local", "--executor", help="local (in process) | ray (each model × task job a Ray task)"),
     ray_address: Optional[str] = typer.Option(None, "--ray-address", help="Ray cluster to join (auto | HOST:PORT); else start a local one"),
     cpus_per_job: float = typer.Option(1.0, "--cpus-per-job", help="Ray: CPUs each job reserves"),
     ray_retries: int = typer.Option(2, "--ray-retries", help="Ray: retries of a job whose worker died or hit a transient error"),
     api_slots: int = typer.Option(1, "--api-slots", help="Ray, local cluster: API-model jobs allowed at once (the 'api' resource)"),
-    allow_modified_data: bool = typer.Option(False, "--allow-modified-data",
-                                             help="use local data files whose SHA-256 differs from the registry's "
-                                                  "pin (recorded in each result); else such files are an error"),
-    reuse_stale: bool = typer.Option(False, "--reuse-stale", help="keep stored results computed with another "
-                                     "seed, other data or other package versions (each recorded in "
-                                     "OUTPUT/stale-reuse.jsonl); else they are recomputed"),
-    isolate: Optional[bool] = typer.Option(None, "--isolate/--no-isolate", help="each model in its own worker "
-                                           "process (default: when more than one torch model runs on a GPU)"),
-    model_timeout: Optional[float] = typer.Option(None, "--model-timeout", help="seconds a model's worker may "
-                                                  "run before it is stopped and its jobs fail (implies --isolate)"),
-    max_batch_tokens: Optional[int] = typer.Option(None, "--max-batch-tokens", help="padded tokens per forward "
-                                                   "pass of torch models (else each family's default); halves on "
-                                                   "CUDA out-of-memory; not part of any id"),
+    allow_modified_data=SETTING, reuse_stale=SETTING, isolate=SETTING, model_timeout=SETTING, max_batch_tokens=SETTING,
     plan: bool = typer.Option(False, "--plan", help="print texts, tokens, parameters, FLOPs and estimated "
                               "minutes per model, without loading weights, and exit"),
     plan_device: Optional[str] = typer.Option(None, "--plan-device", help="device kind of --plan's minutes: "
@@ -340,25 +333,19 @@ def run(
                                  "subset at the end, instead of the ranking"),
     wide: bool = typer.Option(False, "--wide", help="the ranking and --plan with every column at its natural "
                               "width, one line per row (else they fit the terminal, 80 columns in a pipe)"),
+    settings: dict = SETTING,
 ):
     """Run every model on every task; without --model/--task, the default models on every default task (data
     downloaded as needed; without network, tasks whose data is not on disk are skipped)."""
+    from ..context import RunContext
     from ..runner import run as run_grid
     from ..runner.executors import make_executor
 
-    from ..outputs import check_cache, check_output
-    from ..paths import default_cache_dir
-
-    output_dir = output_dir if output_dir is not None else QUICK_OUTPUT if quick else DEFAULT_OUTPUT
-    check_output(output_dir, "--output-dir", data_dir=data_dir)
-    if not no_cache:
-        check_cache(cache_dir or default_cache_dir(), data_dir=data_dir,
-                    what="--cache-dir" if cache_dir is not None else "$COMPEVAL_CACHE_DIR or the default")
-    for option, folder in (("--data-dir", data_dir), ("--cache-dir", cache_dir), ("--bnc-dir", bnc_dir)):
-        if folder is not None and folder.exists() and not folder.is_dir():
-            raise CompevalError(f"{option} {folder} is a file; give a folder")
+    output_dir = settings.pop("output_dir") or (QUICK_OUTPUT if quick else DEFAULT_OUTPUT)
+    cache_dir = settings.pop("cache_dir")
     if no_cache and cache_dir is not None:
         raise CompevalError("--no-cache and --cache-dir contradict each other; give one of them")
+    ctx = RunContext.for_run(output_dir, cache_dir=None if no_cache else cache_dir or "default", flags=True, **settings)
     ray_options = dict(address=ray_address, cpus_per_job=cpus_per_job, max_retries=ray_retries, api_slots=api_slots)
     if executor != "ray" and (ray_address is not None or cpus_per_job != 1.0 or ray_retries != 2 or api_slots != 1):
         raise CompevalError("--ray-address, --cpus-per-job, --ray-retries and --api-slots need --executor ray")
@@ -366,23 +353,19 @@ def run(
     from .sweep import model_specs, print_plan
 
     models_ = model_specs(model, models_list, models_file) or DEFAULT_MODELS
-    run_data = data_cli.prepare_run(models_, task, data_dir, offline=offline, mirror=data_mirror, console=console,
-                                    allow_modified=allow_modified_data, quick=quick, plan=plan)
+    data_dir = settings["data_dir"]
+    run_data = data_cli.prepare_run(models_, task, data_dir, offline=not ctx.download, mirror=data_mirror,
+                                    console=console, allow_modified=ctx.allow_modified_data, quick=quick, plan=plan)
     tasks_ = run_data.tasks
     if plan:
         for spec, why in run_data.failed:  # named tasks without their data: left out of the counts, said so
             console.print(f"[yellow]not counted[/] {spec}: {why}", soft_wrap=True, highlight=False)
-        return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=device, out=out, wide=wide)
-    cache = None if no_cache else (cache_dir or "default")
+        return print_plan(run_data.models, tasks_, data_dir, plan_device, run_device=ctx.device, out=out, wide=wide)
     from ..runner.progress import RichReporter
 
     with RichReporter(console, verbose=verbose, failures_at_end=True) as reporter:
-        summary = run_grid(run_data.models, tasks_, output_dir, data_dir=data_dir, overwrite=overwrite, cache_dir=cache,
-                           seed=seed, reporter=reporter, executor=runner_executor, device=device,
-                           batch_size=batch_size, bnc_dir=bnc_dir, progress=True,
-                           allow_modified_data=allow_modified_data, reuse_stale=reuse_stale,
-                           max_batch_tokens=max_batch_tokens, isolate=isolate, model_timeout=model_timeout,
-                           download=not offline, report=False)  # end_of_run writes it, with its messages
+        # end_of_run writes the report, with its messages
+        summary = run_grid(run_data.models, tasks_, ctx, executor=runner_executor, reporter=reporter, report=False)
     data_cli.add_failures(summary, models_, run_data.failed, output_dir)
     if not task:  # a default run records what it left out (the report lists it); a named run keeps the record
         from ..results.not_run import write_not_run

@@ -27,7 +27,6 @@ from ..results.not_run import NotRun
 
 DATA_MIRROR_HELP = (f"base URL of a mirror serving the upstream files under their original paths (else "
                     f"${MIRROR_ENV}); pins and hashes are kept")
-OFFLINE_HELP = "never download data: use --data-dir and the cache only"
 
 
 class RichDownloads:

@@ -4,7 +4,6 @@ an executor reports. ``RunContext`` lives in ``compeval.context``, where tasks a
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -121,15 +120,6 @@ class Executor(Protocol):
         """Raise CompevalError before any work if this executor cannot run the plan."""
 
     def execute(self, plan: "Plan", ctx: RunContext, reporter: Reporter) -> ExecutionReport: ...
-
-
-_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
-
-
-def forwarded_env() -> tuple[tuple[str, str], ...]:
-    """COMPEVAL_* variables of this process except credentials (set those where the workers run)."""
-    return tuple(sorted((k, v) for k, v in os.environ.items()
-                        if k.startswith("COMPEVAL_") and not any(w in k for w in _SECRET_WORDS)))
 
 
 @dataclass(frozen=True, eq=False)  # one job is one object: its model configuration and task are not hashable

@@ -3,13 +3,13 @@
 """
 from __future__ import annotations
 
-import os
 import time
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..cache import EmbeddingCache, default_cache_dir
+from ..cache import EmbeddingCache
 from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.conformance import check_before_use
@@ -20,38 +20,14 @@ from ..results.store import ResultStore, ResultWriteError, model_folder
 from ..tasks.base import Task
 from ..tasks.registry import get_tasks
 from .executors import LocalExecutor, make_executor
-from .jobs import (ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, forwarded_env,
-                   model_record, task_spec)
+from .jobs import (ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, model_record,
+                   task_spec)
 from .progress import RichReporter, interactive
 from .reuse import stored_identities, stored_result, superseded
 from .session import evaluate_job, record_failure
 
 __all__ = ["Job", "JobOutcome", "Plan", "Reporter", "RunContext", "RunSummary", "evaluate_job", "model_record",
            "plan", "run"]
-
-
-def _absolute(path: Path | str | None) -> Path | None:
-    return Path(path).expanduser().absolute() if path is not None else None
-
-
-def make_context(output_dir: Path | str, *, data_dir: Path | str | None = None,
-                 cache_dir: Path | str | None = "default", seed: int = 0, download: bool = True,
-                 overwrite: bool = False, device: str = "auto", batch_size: int | None = None,
-                 bnc_dir: Path | str | None = None, progress: bool = True,
-                 allow_modified_data: bool = False, reuse_stale: bool = False,
-                 max_batch_tokens: int | None = None, resolve: bool = True,
-                 reuse_objects: bool = False) -> RunContext:
-    """Absolute paths (workers may start elsewhere) and the COMPEVAL_* settings workers need; the BNC folder
-    from ``bnc_dir``, else ``$COMPEVAL_BNC_DIR`` (tasks read it from the context only); the device resolved
-    here, once for the run (``resolve=False``: jobs run on a remote cluster, whose workers resolve it)."""
-    cache = default_cache_dir() if cache_dir == "default" else cache_dir
-    bnc_dir = bnc_dir or os.environ.get("COMPEVAL_BNC_DIR") or None
-    ctx = RunContext(output_dir=_absolute(output_dir), data_dir=_absolute(data_dir), cache_dir=_absolute(cache),
-                     seed=seed, download=download, overwrite=overwrite, device=device, batch_size=batch_size,
-                     bnc_dir=_absolute(bnc_dir), progress=progress, allow_modified_data=allow_modified_data,
-                     reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens, env=forwarded_env(),
-                     reuse_objects=reuse_objects)
-    return ctx.resolve() if resolve else ctx
 
 
 def check_writable(output_dir: Path) -> None:
@@ -240,79 +216,41 @@ def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bo
     return IsolatedExecutor(model_timeout, run_here=run_model_here) if isolate else executor
 
 
-def run(
-    models: Sequence[str | Any],
-    tasks: Sequence[str | Task],
-    output_dir: Path | str = "results",
-    *,
-    data_dir: Path | str | None = None,
-    overwrite: bool = False,
-    cache_dir: Path | str | None = "default",
-    seed: int = 0,
-    download: bool = True,
-    reporter: Reporter | None = None,
-    executor: str | Any = "local",
-    device: str = "auto",
-    batch_size: int | None = None,
-    bnc_dir: Path | str | None = None,
-    progress: bool | None = None,
-    allow_modified_data: bool = False,
-    reuse_stale: bool = False,
-    max_batch_tokens: int | None = None,
-    isolate: bool | None = None,
-    model_timeout: float | None = None,
-    report: bool = True,
-    reuse_objects: bool = False,
-) -> RunSummary:
+def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContext | Path | str | None = None, *,
+        executor: str | Any = "local", reporter: Reporter | None = None, report: bool = True,
+        **settings: Any) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
-    ``executor`` is ``"local"`` (in process, the default), ``"ray"`` (a fresh local Ray cluster unless
-    ``ray.init`` was already called), or an executor object such as ``RayExecutor(address="auto")``.
-    Models and tasks given as Python objects rather than spec strings run on the local executor only.
-    ``progress`` draws a bar per model (texts/s, time left) and a line while weights load on stderr; by
-    default only when stderr is a terminal (``reporter`` replaces it with your own callbacks).
-    ``device`` (auto | cpu | cuda | cuda:N | mps), ``batch_size``, ``bnc_dir`` and ``progress`` are run
-    settings (``RunContext``): they reach model factories and tasks but no model's or task's id.
-    A job that raises fails alone (its traceback in ``OUTPUT/logs/``); the others go on.
-    ``allow_modified_data`` uses local data files whose SHA-256 differs from the registry's pin (else an
-    error for the tasks reading them); each result records it. A stored result whose seed, data files or
-    number-affecting package versions differ from this run's is recomputed (one warning says what changed);
-    ``reuse_stale`` keeps it instead, recorded in ``OUTPUT/stale-reuse.jsonl``.
-    ``max_batch_tokens`` is the token budget per forward pass of torch families (``models/batching.py``;
-    None: each family's default), a run setting. ``isolate`` runs each model in its own worker process
-    (``runner/isolation.py``; None: when more than one torch model runs on a CUDA device, or a
-    ``model_timeout`` in seconds is given), so a crash, an out-of-memory kill or a hang fails that model alone.
-    ``report`` writes ``OUTPUT/report.html`` when the run leaves any result, as ``compeval run`` does
-    (``summary.report`` is its path; a report that cannot be built is a warning, the results stand);
-    ``report=False`` leaves it to ``compeval.report.build_report``.
-    ``reuse_objects`` lets a later run reuse the cached vectors and stored results of models given as
-    Python objects that are identified only by their output (probe texts and a sample of the run's texts,
-    ``models/fingerprint.py``); by default they are recomputed in every run, since their weights may have
-    changed where no probe looks. An object with a ``compeval_digest`` attribute is reused on that digest.
+    ``ctx`` is a ``RunContext``, or the results folder (default ``results``) with the other run settings as
+    keywords (``RunContext``'s fields, checked by ``RunContext.for_run``; README: Run settings).
+    ``executor`` is ``"local"`` (in process), ``"ray"`` (a fresh local Ray cluster unless ``ray.init`` was
+    called), or an executor object such as ``RayExecutor(address="auto")``; Python objects run locally only.
+    ``reporter`` replaces the progress bars with your own callbacks. A job that raises fails alone (its
+    traceback in ``OUTPUT/logs/``). ``report`` writes ``OUTPUT/report.html`` when the run leaves any result
+    (``summary.report``; a report that cannot be built is a warning); ``report=False`` leaves it to
+    ``compeval.report.build_report``.
     """
-    from ..outputs import check_cache, check_output
-
-    check_output(output_dir, "output_dir", data_dir=data_dir)  # the guard the CLI's routes pass too
-    check_cache(default_cache_dir() if cache_dir == "default" else cache_dir, data_dir=data_dir)
+    if isinstance(ctx, RunContext):
+        if settings:
+            raise CompevalError(f"run settings given twice: a RunContext and {', '.join(settings)}=…; give one")
+    else:
+        ctx = RunContext.for_run(settings.pop("output_dir", "results") if ctx is None else ctx, **settings)
     started = time.perf_counter()
-    if progress is None:
-        progress = reporter is not None or interactive()
-    drawn = RichReporter() if reporter is None and progress else None  # the bars live for the run
+    if ctx.progress is None:
+        ctx = replace(ctx, progress=reporter is not None or interactive())
+    drawn = RichReporter() if reporter is None and ctx.progress else None  # the bars live for the run
     reporter = drawn or reporter or Reporter()
     with drawn if drawn is not None else nullcontext():
         executor = make_executor(executor)
-        ctx = make_context(output_dir, data_dir=data_dir, cache_dir=cache_dir, seed=seed, download=download,
-                           overwrite=overwrite, device=device, batch_size=batch_size, bnc_dir=bnc_dir,
-                           progress=progress, allow_modified_data=allow_modified_data,
-                           reuse_stale=reuse_stale, max_batch_tokens=max_batch_tokens,
-                           resolve=getattr(executor, "address", None) is None, reuse_objects=reuse_objects)  # a Ray cluster's address: remote
+        if getattr(executor, "address", None) is None:  # a Ray cluster's address: its workers resolve it
+            ctx = ctx.resolve()
         the_plan = plan(models, tasks, ctx)  # every spec and option is checked before anything is written
         try:
             check_writable(ctx.output_dir)
         except BaseException:
             the_plan.cache.close()
             raise
-        executor = choose_isolation(executor, the_plan, ctx, isolate, model_timeout)
+        executor = choose_isolation(executor, the_plan, ctx, ctx.isolate, ctx.model_timeout)
         for message in the_plan.warnings:
             warn = getattr(reporter, "warning", None)
             if callable(warn):

@@ -34,7 +34,7 @@ def test_plan_lists_only_missing_jobs_once(data_dir, tmp_path):
     assert len(overwrite.jobs) == 1 and not overwrite.skipped
 
 
-def test_every_task_travels_as_a_spec_string():
+def test_every_task_has_a_spec_that_rebuilds_it():
     discover()
     for name, cls in TASKS.items():
         assert task_spec(cls()) == name

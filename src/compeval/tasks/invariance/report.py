@@ -31,15 +31,14 @@ def items(entry: Entry) -> ItemColumns | None:
     return None
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-invariance", suite=SUITE, title=TITLE, intro=(
-        "Does a model give the same relation the same score whatever construction carries it? Relation "
-        "classification: ROC AUC of same-relation sentence pairs against hard negatives with the same entities "
-        "(0.5 = chance), per construction of the positive and per type of negative. Restricted QA: normalised rank "
-        "of the answer sentence among distractors (1 = ranked first)."))
+INTRO = (
+    "Does a model give the same relation the same score whatever construction carries it? Relation "
+    "classification: ROC AUC of same-relation sentence pairs against hard negatives with the same entities "
+    "(0.5 = chance), per construction of the positive and per type of negative. Restricted QA: normalised rank "
+    "of the answer sentence among distractors (1 = ranked first).")
+
+
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     rel = ctx.index.firsts("invariance-relation")
     if rel:
         section.figures.append(_by_subset(ctx, rel, "auc", ("construction=", "negative="), "fig-invariance-relation",
@@ -53,7 +52,6 @@ def build(ctx: BuildContext) -> Section | None:
                                           "Restricted QA normalised rank by answer construction and distractor type",
                                           "Mean normalised rank of the answer (1 = first), 95% bootstrap intervals over "
                                           "questions. Right: the answer ranked among one distractor type only.", 0.5))
-    return section
 
 
 def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: tuple[str, str], fig_id: str,
@@ -89,4 +87,4 @@ def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: t
     return ctx.sink.render(fig, fig_id, title, caption)
 
 
-register_section(SUITE, title=TITLE, order=60, build=build, items=items, task_order=TASK_ORDER)
+register_section(SUITE, title=TITLE, order=60, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER)

@@ -29,14 +29,13 @@ def items(entry: Entry) -> ItemColumns | None:
     return ItemColumns(kind="mean", keys=keys, values=correct, note="trained head correct per test item")
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-lexcomp", suite=SUITE, title=TITLE, intro=(
-        "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
-        "attributes), each a classification in context with a small trained head over frozen representations. "
-        "A score is only informative above the majority baseline; the human figure is the ceiling."))
+INTRO = (
+    "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
+    "attributes), each a classification in context with a small trained head over frozen representations. "
+    "A score is only informative above the majority baseline; the human figure is the ceiling.")
+
+
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, TASK_ORDER)
     series = [(m, ctx.colours[m]) for m in models] + [("majority baseline", "#BBBBBB")]
     fig = new_figure(max(8.0, 1.6 * len(tasks) + 4.5), 3.8)
@@ -79,7 +78,6 @@ def build(ctx: BuildContext) -> Section | None:
     labels = _phrase_type_labels_table(ctx, models)
     if labels is not None:
         section.tables.append(labels)
-    return section
 
 
 def _layer_weights_table(ctx: BuildContext, tasks: list[str], models: list[str]) -> Table | None:
@@ -140,4 +138,4 @@ def _phrase_type_labels_table(ctx: BuildContext, models: list[str]) -> Table | N
                       "predicted spans of this type overlapping no gold span.")
 
 
-register_section(SUITE, title=TITLE, order=50, build=build, items=items, task_order=TASK_ORDER)
+register_section(SUITE, title=TITLE, order=50, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER)

@@ -31,15 +31,14 @@ def items(entry: Entry) -> ItemColumns | None:
                        note=f"{clf} correct per test item; units (minimal pairs) resampled and swapped together")
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-probing", suite=SUITE, title=TITLE, intro=(
-        "Can a simple classifier read a semantic fact off the sentence vector? Each task's accuracy is shown beside "
-        "two controls that should not succeed: a random Gaussian vector in place of the sentence, and (2018 tasks) "
-        "a random probe one-hot. Accuracy near the controls means the fact is not recoverable; sanity tasks "
-        "(has-X) should be near 100%. Chance is 50% (balanced labels)."))
+INTRO = (
+    "Can a simple classifier read a semantic fact off the sentence vector? Each task's accuracy is shown beside "
+    "two controls that should not succeed: a random Gaussian vector in place of the sentence, and (2018 tasks) "
+    "a random probe one-hot. Accuracy near the controls means the fact is not recoverable; sanity tasks "
+    "(has-X) should be near 100%. Chance is 50% (balanced labels).")
+
+
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, TASK_ORDER)
     fig = new_figure(max(8.0, 0.95 * len(tasks) + 3), 3.1 * len(models) + 0.6)
     axes = np.atleast_1d(fig.subplots(len(models), 1, squeeze=False)[:, 0])
@@ -77,7 +76,6 @@ def build(ctx: BuildContext) -> Section | None:
     table = _published_table(ctx)
     if table is not None:
         section.tables.append(table)
-    return section
 
 
 #: The 2016 paper's three results (has-school, has-human, school-as-agent): task and the options that match it.
@@ -124,5 +122,5 @@ def _published_table(ctx: BuildContext) -> Table | None:
 
 
 #: Every probe is a balanced two-way choice: a model with no signal scores 0.5 accuracy.
-register_section(SUITE, title=TITLE, order=40, build=build, items=items, task_order=TASK_ORDER,
+register_section(SUITE, title=TITLE, order=40, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER,
                  chance={"accuracy": 0.5})

@@ -43,14 +43,13 @@ def items(entry: Entry) -> ItemColumns | None:
                        note="per base sentence: share of the type pairs ordered as humans order them")
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-structure", suite=SUITE, title=TITLE, intro=(
-        "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
-        "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
-        "similarity, and whether a model orders generated minimal pairs as humans do."))
+INTRO = (
+    "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
+    "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
+    "similarity, and whether a model orders generated minimal pairs as humans do.")
+
+
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     types = ctx.index.firsts("sts3k-types")
     if types:
         if types[0].score("profile_human", "category:modifiers") is not None:  # results before version 2 lack it
@@ -70,7 +69,6 @@ def build(ctx: BuildContext) -> Section | None:
     finetune_figs, finetune_tables = finetune_figures(ctx)  # Figures 6, 7 and 11
     section.figures += finetune_figs
     section.tables += finetune_tables
-    return section
 
 
 CATEGORY_LABELS = {"modifiers": "Modifiers", "paraphrase": "Paraphrase", "single": "Single", "swap_2": "Swap-2",
@@ -217,7 +215,7 @@ def _reliability_table(e: Entry) -> Table:
                       "Published: Fodor et al. 2024.")
 
 
-register_section(SUITE, title=TITLE, order=20, build=build, items=items, task_order=TASK_ORDER)
+register_section(SUITE, title=TITLE, order=20, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER)
 
 
 def _rating_figure(ctx: BuildContext, entry: Entry):

@@ -48,15 +48,14 @@ def items(entry: Entry) -> ItemColumns | None:
     return None
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-user", suite=SUITE, title=TITLE, intro=(
-        "Tasks declared on your own data (a file or a Hugging Face dataset; docs/user-tasks.md), each scored by "
-        "the method compeval has for its shape: pairs by Spearman with the gold scores, triplets by the share "
-        "of items the model orders as expected, labelled sentences by a probing classifier, adjective-noun lists "
-        "by the modifier tests. Bars: the task's main metric per subset with 95% bootstrap intervals."))
+INTRO = (
+    "Tasks declared on your own data (a file or a Hugging Face dataset; docs/user-tasks.md), each scored by "
+    "the method compeval has for its shape: pairs by Spearman with the gold scores, triplets by the share "
+    "of items the model orders as expected, labelled sentences by a probing classifier, adjective-noun lists "
+    "by the modifier tests. Bars: the task's main metric per subset with 95% bootstrap intervals.")
+
+
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, [])
     colours = ctx.colours
     for t in tasks:
@@ -92,7 +91,6 @@ def build(ctx: BuildContext) -> Section | None:
             f"Citation: {counts['citation']}." if counts.get("citation") else "",
             "Dashed line: chance (0.5)." if metric in CHANCE else "") if x)
         section.figures.append(ctx.sink.render(fig, f"fig-user-{t}", f"{t}: {metric} per subset", caption))
-    return section
 
 
-register_section(SUITE, title=TITLE, order=90, build=build, items=items, headline_each=True)
+register_section(SUITE, title=TITLE, order=90, intro=INTRO, fill=fill, items=items, headline_each=True)

@@ -89,10 +89,11 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def register(self, name: str, obj: T, *, origin: str | None = None, version: int | None = None) -> T:
         """Add ``obj`` under ``name`` (and ``version`` in a versioned registry); a different object under a
-        name already taken is a ``RegistryError`` naming both origins. Returns ``obj``."""
+        name already taken is a ``RegistryError`` naming both origins (``origin`` else ``origin_of(obj)``).
+        Returns ``obj``."""
         if self.versioned != (version is not None):
             raise TypeError(f"{self.kind} registry: version= is {'required' if self.versioned else 'not taken'}")
-        origin = origin or called_from()
+        origin = origin or origin_of(obj)
         key = f"{name}.v{version}" if self.versioned else name
         if self.versioned:
             versions = self._entries.setdefault(name, {})

@@ -47,13 +47,6 @@ class ResultWriteError(CompevalError):
 
 
 _umask_lock = threading.Lock()
-#: ``compeval.tasks.registry.result_slug``, registered when the task registry is imported (this layer does not
-#: import tasks): every store then checks a result's exact file name, not only its task name.
-_TASK_SLUG: dict[str, Callable[[TaskResult], str | None]] = {}
-
-
-def register_task_slug(fn: Callable[[TaskResult], str | None]) -> None:
-    _TASK_SLUG["registered"] = fn
 
 
 def model_folder(model: Any) -> str:
@@ -135,11 +128,10 @@ def as_written(values: Any) -> np.ndarray:
 class ResultStore:
     def __init__(self, root: Path | str, task_slug: Callable[[TaskResult], str | None] | None = None):
         """``task_slug``: the file name (without ``.json``) a stored result's task and options would be
-        written under, None when it cannot tell (``compeval.tasks.registry.result_slug``; this layer does not
-        know the tasks; by default the one the registry registered, ``register_task_slug``); without one only
-        the task name is checked against the file name."""
+        written under, None when it cannot tell (``compeval.tasks.registry.result_slug``: this layer does not
+        know the tasks); without one only the task name is checked against the file name."""
         self.root = Path(root)
-        self.task_slug = task_slug or _TASK_SLUG.get("registered")
+        self.task_slug = task_slug
         self.unreadable: list[tuple[Path, str]] = []  # filled by iter_results: files skipped, and why
 
     def path(self, folder: str, task_slug: str) -> Path:

@@ -31,13 +31,6 @@ def items(entry: Entry) -> ItemColumns | None:
     return None
 
 
-INTRO = (
-    "Does a model give the same relation the same score whatever construction carries it? Relation "
-    "classification: ROC AUC of same-relation sentence pairs against hard negatives with the same entities "
-    "(0.5 = chance), per construction of the positive and per type of negative. Restricted QA: normalised rank "
-    "of the answer sentence among distractors (1 = ranked first).")
-
-
 def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     rel = ctx.index.firsts("invariance-relation")
     if rel:
@@ -87,4 +80,8 @@ def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: t
     return ctx.sink.render(fig, fig_id, title, caption)
 
 
-register_section(SUITE, title=TITLE, order=60, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER)
+register_section(SUITE, title=TITLE, order=60, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Does a model give the same relation the same score whatever construction carries it? Relation "
+    "classification: ROC AUC of same-relation sentence pairs against hard negatives with the same entities "
+    "(0.5 = chance), per construction of the positive and per type of negative. Restricted QA: normalised rank "
+    "of the answer sentence among distractors (1 = ranked first)."))

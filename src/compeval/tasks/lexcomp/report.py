@@ -29,12 +29,6 @@ def items(entry: Entry) -> ItemColumns | None:
     return ItemColumns(kind="mean", keys=keys, values=correct, note="trained head correct per test item")
 
 
-INTRO = (
-    "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
-    "attributes), each a classification in context with a small trained head over frozen representations. "
-    "A score is only informative above the majority baseline; the human figure is the ceiling.")
-
-
 def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, TASK_ORDER)
     series = [(m, ctx.colours[m]) for m in models] + [("majority baseline", "#BBBBBB")]
@@ -138,4 +132,7 @@ def _phrase_type_labels_table(ctx: BuildContext, models: list[str]) -> Table | N
                       "predicted spans of this type overlapping no gold span.")
 
 
-register_section(SUITE, title=TITLE, order=50, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER)
+register_section(SUITE, title=TITLE, order=50, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
+    "attributes), each a classification in context with a small trained head over frozen representations. "
+    "A score is only informative above the majority baseline; the human figure is the ceiling."))

@@ -44,13 +44,6 @@ def items(entry: Entry) -> ItemColumns | None:
                        note=f"{column} per case in {subset}; nouns resampled and swapped as clusters")
 
 
-INTRO = (
-    "If embeddings stood for denotations, set inclusion between an adjective-noun phrase, its adjective and its "
-    "noun would show as distance. Each cell is the consistency (share of cases where the relation holds), "
-    "averaged per noun and then over the 12 nouns, by adjective type: "
-    + "; ".join(f"{k} = {v}" for k, v in TYPE_NAMES.items()) + ".")
-
-
 def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     models = ctx.index.models
     t1 = [(m, ctx.index.first(m, "modifiers-test1")) for m in models]
@@ -240,5 +233,9 @@ def _controls_table(controls) -> Table:
 #: Consistency of the two tests that separate adjective types (test 1 holds for any mean of vectors).
 HEADLINES = (Headline("modifiers test 2 (S-I|S-NI)", "modifiers-test2"),
              Headline("modifiers test 3 (NS-Pr)", "modifiers-test3"))
-register_section(SUITE, title=TITLE, order=30, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER,
-                 headlines=HEADLINES, headline_rest=False)
+register_section(SUITE, title=TITLE, order=30, fill=fill, items=items, task_order=TASK_ORDER, headlines=HEADLINES,
+                 headline_rest=False, intro=(
+    "If embeddings stood for denotations, set inclusion between an adjective-noun phrase, its adjective and its "
+    "noun would show as distance. Each cell is the consistency (share of cases where the relation holds), "
+    "averaged per noun and then over the 12 nouns, by adjective type: "
+    + "; ".join(f"{k} = {v}" for k, v in TYPE_NAMES.items()) + "."))

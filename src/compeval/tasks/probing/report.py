@@ -31,13 +31,6 @@ def items(entry: Entry) -> ItemColumns | None:
                        note=f"{clf} correct per test item; units (minimal pairs) resampled and swapped together")
 
 
-INTRO = (
-    "Can a simple classifier read a semantic fact off the sentence vector? Each task's accuracy is shown beside "
-    "two controls that should not succeed: a random Gaussian vector in place of the sentence, and (2018 tasks) "
-    "a random probe one-hot. Accuracy near the controls means the fact is not recoverable; sanity tasks "
-    "(has-X) should be near 100%. Chance is 50% (balanced labels).")
-
-
 def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, TASK_ORDER)
     fig = new_figure(max(8.0, 0.95 * len(tasks) + 3), 3.1 * len(models) + 0.6)
@@ -122,5 +115,9 @@ def _published_table(ctx: BuildContext) -> Table | None:
 
 
 #: Every probe is a balanced two-way choice: a model with no signal scores 0.5 accuracy.
-register_section(SUITE, title=TITLE, order=40, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER,
-                 chance={"accuracy": 0.5})
+register_section(SUITE, title=TITLE, order=40, fill=fill, items=items, task_order=TASK_ORDER, chance={"accuracy": 0.5},
+                 intro=(
+    "Can a simple classifier read a semantic fact off the sentence vector? Each task's accuracy is shown beside "
+    "two controls that should not succeed: a random Gaussian vector in place of the sentence, and (2018 tasks) "
+    "a random probe one-hot. Accuracy near the controls means the fact is not recoverable; sanity tasks "
+    "(has-X) should be near 100%. Chance is 50% (balanced labels)."))

@@ -43,12 +43,6 @@ def items(entry: Entry) -> ItemColumns | None:
                        note="per base sentence: share of the type pairs ordered as humans order them")
 
 
-INTRO = (
-    "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
-    "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
-    "similarity, and whether a model orders generated minimal pairs as humans do.")
-
-
 def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     types = ctx.index.firsts("sts3k-types")
     if types:
@@ -215,7 +209,10 @@ def _reliability_table(e: Entry) -> Table:
                       "Published: Fodor et al. 2024.")
 
 
-register_section(SUITE, title=TITLE, order=20, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER)
+register_section(SUITE, title=TITLE, order=20, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
+    "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
+    "similarity, and whether a model orders generated minimal pairs as humans do."))
 
 
 def _rating_figure(ctx: BuildContext, entry: Entry):

@@ -39,12 +39,6 @@ def items(entry: Entry) -> ItemColumns | None:
                        reference=preds["gold"].to_numpy(dtype=float))
 
 
-INTRO = (
-    "Spearman correlation between model similarities and mean human ratings. STS3k separates word overlap "
-    "from meaning: a structure-blind model does well on the ordinary (non-adversarial) pairs and poorly on "
-    "the adversarial ones, so the gap non − adv measures structure blindness.")
-
-
 def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     sts3k = ctx.index.firsts("sts3k")
     if sts3k:
@@ -212,5 +206,8 @@ def _sets_figure(ctx: BuildContext, entries: list[Entry]):
 HEADLINES = (Headline("STS3k adv ρ", "sts3k", "adv", "spearman", +1),
              Headline("STS3k non−adv gap", "sts3k", "non_minus_adv", "spearman", -1,
                       caveat="a model with no signal has a gap near 0 (random vectors win it): read it beside adv ρ"))
-register_section(SUITE, title=TITLE, order=10, intro=INTRO, fill=fill, items=items, task_order=TASK_ORDER,
-                 headlines=HEADLINES)
+register_section(SUITE, title=TITLE, order=10, fill=fill, items=items, task_order=TASK_ORDER, headlines=HEADLINES,
+                 intro=(
+    "Spearman correlation between model similarities and mean human ratings. STS3k separates word overlap "
+    "from meaning: a structure-blind model does well on the ordinary (non-adversarial) pairs and poorly on "
+    "the adversarial ones, so the gap non − adv measures structure blindness."))

@@ -48,13 +48,6 @@ def items(entry: Entry) -> ItemColumns | None:
     return None
 
 
-INTRO = (
-    "Tasks declared on your own data (a file or a Hugging Face dataset; docs/user-tasks.md), each scored by "
-    "the method compeval has for its shape: pairs by Spearman with the gold scores, triplets by the share "
-    "of items the model orders as expected, labelled sentences by a probing classifier, adjective-noun lists "
-    "by the modifier tests. Bars: the task's main metric per subset with 95% bootstrap intervals.")
-
-
 def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, [])
     colours = ctx.colours
@@ -93,4 +86,8 @@ def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
         section.figures.append(ctx.sink.render(fig, f"fig-user-{t}", f"{t}: {metric} per subset", caption))
 
 
-register_section(SUITE, title=TITLE, order=90, intro=INTRO, fill=fill, items=items, headline_each=True)
+register_section(SUITE, title=TITLE, order=90, fill=fill, items=items, headline_each=True, intro=(
+    "Tasks declared on your own data (a file or a Hugging Face dataset; docs/user-tasks.md), each scored by "
+    "the method compeval has for its shape: pairs by Spearman with the gold scores, triplets by the share "
+    "of items the model orders as expected, labelled sentences by a probing classifier, adjective-noun lists "
+    "by the modifier tests. Bars: the task's main metric per subset with 95% bootstrap intervals."))

@@ -46,6 +46,14 @@ def style_axes(ax, grid_axis: str = "y") -> None:
         ax.set_axisbelow(True)
 
 
+def label_axes(ax, ylabel: str, title: str, legend: str = "outside right upper") -> None:
+    """The closing of a one-axes figure: labels, the figure's legend of this axes' entries, the house style."""
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.figure.legend(*ax.get_legend_handles_labels(), loc=legend, frameon=False)
+    style_axes(ax)
+
+
 def model_colours(models: list[str]) -> dict[str, str]:
     return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(models)}
 

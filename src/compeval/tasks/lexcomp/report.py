@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report.figures import HUMAN, new_figure, style_axes
+from ...report.figures import HUMAN, label_axes, new_figure
 from ...report.loading import Entry
 from ...report.sections import register_section
 from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, unique_keys
@@ -58,10 +58,7 @@ def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
                    label="humans (published)")
     ax.set_xticks(x, [t.replace("lexcomp-", "") for t in tasks])
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("test accuracy (phrase type: span F1)")
-    ax.set_title("Lexical composition: model vs majority baseline vs humans")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
+    label_axes(ax, "test accuracy (phrase type: span F1)", "Lexical composition: model vs majority baseline vs humans")
     section.figures.append(ctx.sink.render(
         fig, "fig-lexcomp", "Lexical composition scores beside baselines and humans",
         "Best setting chosen on validation, 95% bootstrap intervals over test items. Majority baseline: the best of "
@@ -72,6 +69,12 @@ def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     labels = _phrase_type_labels_table(ctx, models)
     if labels is not None:
         section.tables.append(labels)
+
+
+register_section(SUITE, title=TITLE, order=50, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
+    "attributes), each a classification in context with a small trained head over frozen representations. "
+    "A score is only informative above the majority baseline; the human figure is the ceiling."))
 
 
 def _layer_weights_table(ctx: BuildContext, tasks: list[str], models: list[str]) -> Table | None:
@@ -130,9 +133,3 @@ def _phrase_type_labels_table(ctx: BuildContext, models: list[str]) -> Table | N
                  note="Gold spans are correct, typed wrongly (same boundaries), bounded wrongly (an overlapping "
                       "prediction of the same type), overlapped only by other spans, or missed; spurious = "
                       "predicted spans of this type overlapping no gold span.")
-
-
-register_section(SUITE, title=TITLE, order=50, fill=fill, items=items, task_order=TASK_ORDER, intro=(
-    "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
-    "attributes), each a classification in context with a small trained head over frozen representations. "
-    "A score is only informative above the majority baseline; the human figure is the ceiling."))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report.figures import HUMAN, new_figure, style_axes
+from ...report.figures import HUMAN, PUBLISHED_COLOUR, label_axes, new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
 from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, fmt_ci
@@ -69,6 +69,12 @@ CATEGORY_LABELS = {"modifiers": "Modifiers", "paraphrase": "Paraphrase", "single
                    "swap_3": "Swap-3", "swap_4": "Swap-4", "negative": "Negative", "zero": "Zero"}
 
 
+register_section(SUITE, title=TITLE, order=20, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
+    "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
+    "similarity, and whether a model orders generated minimal pairs as humans do."))
+
+
 def _category_figure(ctx: BuildContext, types: list[Entry]):
     """Figure 8 of the paper: the profile over its eight categories, the headline MAD in each label."""
     order = list(CATEGORY_LABELS)
@@ -89,11 +95,8 @@ def _category_figure(ctx: BuildContext, types: list[Entry]):
                 label=e.model + (f" (MAD {mad:.2f})" if mad is not None else ""))
     ax.set_xticks(x, [CATEGORY_LABELS[c] for c in order])
     ax.axhline(1.0, color="#888888", linewidth=0.6, linestyle=":")
-    ax.set_ylabel("mean similarity ÷ mean on Modifiers")
-    ax.set_title("Profile over the paper's eight categories (Figure 8)")
+    label_axes(ax, "mean similarity ÷ mean on Modifiers", "Profile over the paper's eight categories (Figure 8)")
     pub = ", ".join(f"{p.model} {p.value:.2f}" for p in ctx.index.published("sts3k-types", "categories", "profile_mad"))
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
     return ctx.sink.render(fig, "fig-sts3k-categories", "Profile over the paper's categories (Figure 8)",
                            "Mean similarity per category of the paper's Figure 8 (inferred types mapped to categories: "
                            "docs/structure.md), each divided by the same judge's mean on Modifiers pairs (1–2 added "
@@ -126,10 +129,8 @@ def _profile_figure(ctx: BuildContext, types: list[Entry]):
         ax.plot(x_plot[len(STRUCTURAL):] + shift, v[len(STRUCTURAL):], "s", color=ctx.colours[e.model], markersize=5)
     ax.set_xticks(x_plot, [LABELS[t] for t in order])
     ax.axhline(1.0, color="#888888", linewidth=0.6, linestyle=":")
-    ax.set_ylabel("mean similarity ÷ mean on added-modifier pairs")
-    ax.set_title("Per-type profile (structural change grows to the right; paraphrase and negative apart)")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
+    label_axes(ax, "mean similarity ÷ mean on added-modifier pairs",
+               "Per-type profile (structural change grows to the right; paraphrase and negative apart)")
     return ctx.sink.render(fig, "fig-sts3k-profile", "Per-type profile against humans",
                            "Mean similarity per inferred pair type, each divided by the same judge's mean on added-modifier "
                            "pairs, with 95% bootstrap intervals over pairs. MAD = mean absolute deviation from the human "
@@ -209,12 +210,6 @@ def _reliability_table(e: Entry) -> Table:
                       "Published: Fodor et al. 2024.")
 
 
-register_section(SUITE, title=TITLE, order=20, fill=fill, items=items, task_order=TASK_ORDER, intro=(
-    "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
-    "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
-    "similarity, and whether a model orders generated minimal pairs as humans do."))
-
-
 def _rating_figure(ctx: BuildContext, entry: Entry):
     """Figure 2 of the paper: histogram of the pair means against ratings shuffled within each rater."""
     ks = entry.score("ks_shuffled", "all")
@@ -246,8 +241,6 @@ def _rating_figure(ctx: BuildContext, entry: Entry):
 #   model's compact features (PCA-8 of its vectors, or the role model's 8 role similarities), 11 on full vectors;
 # - Figure 7: full fine-tuning (``sts3k-finetune-full``): untrained, random split (k-fold), non → adv for every
 #   model, the paper's SentBERT and VerbNet-CN values beside them, and a table of the numbers.
-
-from ...report.figures import PUBLISHED_COLOUR  # noqa: E402  (kept with the code that uses it)
 
 PARAM_SPLITS = (("random", "random split (80/20)"), ("non_to_adv", "trained on non, tested on adv"))
 FIG7_SPLITS = (("untrained", "untrained"), ("random", "random split (k-fold)"), ("non_to_adv", "non → adv"))
@@ -348,10 +341,7 @@ def _full_figure(ctx: BuildContext, entries: list[Entry]):
                error_kw={"linewidth": 0.8})
     ax.set_xticks(x, [label for _, label in FIG7_SPLITS])
     ax.axhline(0, color="#888888", linewidth=0.6)
-    ax.set_ylabel("Spearman (adv pairs; random: all pairs)")
-    ax.set_title("Full fine-tuning on STS3k")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
+    label_axes(ax, "Spearman (adv pairs; random: all pairs)", "Full fine-tuning on STS3k")
     return ctx.sink.render(fig, "fig-finetune-full", "Figure 7: full fine-tuning",
                            "Untrained: the model's own cosines on the adversarial pairs. Random split: k-fold cross-"
                            "validation over all pairs, each pair predicted once by the fold model that did not train "

@@ -157,14 +157,6 @@ class OptionsBase(BaseModel):
                 out[group] = {**out[group], path[1]: value}
         return out
 
-    def with_defaults(self, values: Mapping[str, Any], where: str) -> "OptionsBase":
-        """These options with ``values`` filled in where the user set none (a recipe's settings); which
-        options the user set (``model_fields_set``) is kept."""
-        given = {k: getattr(self, k) for k in self.model_fields_set}
-        out = type(self).parse({**{k: v for k, v in values.items() if k not in given}, **given}, where)
-        object.__setattr__(out, "__pydantic_fields_set__", set(self.model_fields_set))
-        return out
-
     # --- what is recorded ------------------------------------------------------------------------------
 
     def params(self) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import numpy as np
 from ...report.figures import new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, ItemColumns, Section, bar_data, unique_keys
 
 SUITE = "invariance"
 TITLE = "Syntactically invariant inference"
@@ -63,10 +63,8 @@ def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: t
         x = np.arange(len(subsets))
         w = 0.8 / len(entries)
         for k, e in enumerate(entries):
-            trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                     for s in (e.score(metric, sub) for sub in subsets)]
-            vals = [np.nan if v is None else v for v, _, _ in trips]
-            ax.bar(x + (k - (len(entries) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2,
+            vals, yerr = bar_data([e.score(metric, sub) for sub in subsets])
+            ax.bar(x + (k - (len(entries) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2,
                    color=ctx.colours[e.model], label=e.model, error_kw={"linewidth": 0.8})
         ax.axhline(chance, color="black", linewidth=0.7, linestyle="--")
         ax.set_ylim(0, 1.05)

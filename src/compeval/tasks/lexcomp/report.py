@@ -7,7 +7,7 @@ import numpy as np
 from ...report.figures import HUMAN, label_axes, new_figure
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, unique_keys
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, bar_data, fmt, unique_keys
 
 SUITE = "lexcomp"
 TITLE = "Lexical composition"
@@ -37,18 +37,16 @@ def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     x = np.arange(len(tasks))
     w = 0.8 / len(series)
     for k, (name, colour) in enumerate(series):
-        trips = []
+        scores = []
         for t in tasks:
             if name == "majority baseline":
                 e = next((e for e in entries if e.task_name == t), None)
                 subset = "majority"
             else:
                 e, subset = ctx.index.first(name, t), "all"
-            metric = e.result.task.main_metric if e else "accuracy"
-            s = None if e is None else e.score(metric, subset)
-            trips.append((None, None, None) if s is None or s.value is None else (s.value, s.ci_low, s.ci_high))
-        vals = [np.nan if v is None else v for v, _, _ in trips]
-        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour,
+            scores.append(None if e is None else e.score(e.result.task.main_metric, subset))
+        vals, yerr = bar_data(scores)
+        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2, color=colour,
                label=name, hatch="//" if name == "majority baseline" else "", edgecolor="white", linewidth=0.3,
                error_kw={"linewidth": 0.8})
     human = [ctx.index.published_value("Humans", t, "all", "accuracy") for t in tasks]

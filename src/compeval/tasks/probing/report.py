@@ -6,7 +6,7 @@ import numpy as np
 from ...report.figures import new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, unique_keys
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, bar_data, fmt, unique_keys
 
 SUITE = "probing"
 TITLE = "Probing classifiers"
@@ -40,17 +40,13 @@ def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     for ax, m in zip(axes, models):
         series = []
         for subset, label, colour, hatch in BARS:  # only the classifiers and controls this model has
-            trips = []
-            for t in tasks:
-                e = ctx.index.first(m, t)
-                s = None if e is None else e.score("accuracy", subset)
-                trips.append((None, None, None) if s is None or s.value is None else (s.value, s.ci_low, s.ci_high))
-            if any(v is not None for v, _, _ in trips):
-                series.append((trips, label, colour, hatch))
+            scores = [None if (e := ctx.index.first(m, t)) is None else e.score("accuracy", subset) for t in tasks]
+            if any(s is not None and s.value is not None for s in scores):
+                series.append((scores, label, colour, hatch))
         w = 0.8 / max(1, len(series))
-        for k, (trips, label, colour, hatch) in enumerate(series):
-            vals = [np.nan if v is None else v for v, _, _ in trips]
-            bars = ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=1.5,
+        for k, (scores, label, colour, hatch) in enumerate(series):
+            vals, yerr = bar_data(scores)
+            bars = ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=yerr, capsize=1.5,
                           color=colour, hatch=hatch, edgecolor="white" if not hatch else "#444444", linewidth=0.3,
                           label=label, error_kw={"linewidth": 0.7})
             legend.setdefault(label, bars)

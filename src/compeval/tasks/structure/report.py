@@ -7,7 +7,7 @@ import numpy as np
 from ...report.figures import HUMAN, PUBLISHED_COLOUR, label_axes, new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, fmt_ci
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, bar_data, error_bars, fmt, fmt_ci
 
 SUITE = "structure"
 TITLE = "Structure analyses (STS3k pair types, minimal pairs)"
@@ -84,12 +84,11 @@ def _category_figure(ctx: BuildContext, types: list[Entry]):
     hv = [types[0].value("profile_human", f"category:{c}") for c in order]
     ax.plot(x, [np.nan if v is None else v for v in hv], "-o", color=HUMAN, linewidth=2.2, label="humans")
     for k, e in enumerate(types):
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score("profile_model", f"category:{c}") for c in order)]
-        v = np.array([np.nan if t[0] is None else t[0] for t in trips])
+        v, yerr = bar_data([e.score("profile_model", f"category:{c}") for c in order])
+        v = np.array(v)
         mad = e.value("profile_mad", "categories")
         shift = (k - (len(types) - 1) / 2) * 0.08
-        ax.errorbar(x + shift, v, yerr=error_bars(*zip(*trips)), fmt="none", ecolor=ctx.colours[e.model],
+        ax.errorbar(x + shift, v, yerr=yerr, fmt="none", ecolor=ctx.colours[e.model],
                     elinewidth=0.8, capsize=2)
         ax.plot(x + shift, v, "-s", color=ctx.colours[e.model], markersize=5,
                 label=e.model + (f" (MAD {mad:.2f})" if mad is not None else ""))
@@ -116,13 +115,12 @@ def _profile_figure(ctx: BuildContext, types: list[Entry]):
     ax.plot(x_plot[: len(STRUCTURAL)], hv[: len(STRUCTURAL)], "-o", color=HUMAN, linewidth=2.2, label="humans")
     ax.plot(x_plot[len(STRUCTURAL):], hv[len(STRUCTURAL):], "o", color=HUMAN, markersize=7)
     for k, e in enumerate(types):
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score("profile_model", t) for t in order)]
-        v = np.array([np.nan if t[0] is None else t[0] for t in trips])
+        v, yerr = bar_data([e.score("profile_model", t) for t in order])
+        v = np.array(v)
         mad = e.value("profile_mad", "all")
         label = e.model + (f" (MAD over types {mad:.2f})" if mad is not None else "")
         shift = (k - (len(types) - 1) / 2) * 0.08
-        ax.errorbar(x_plot + shift, v, yerr=error_bars(*zip(*trips)), fmt="none", ecolor=ctx.colours[e.model],
+        ax.errorbar(x_plot + shift, v, yerr=yerr, fmt="none", ecolor=ctx.colours[e.model],
                     elinewidth=0.8, capsize=2)
         ax.plot(x_plot[: len(STRUCTURAL)] + shift, v[: len(STRUCTURAL)], "-s", color=ctx.colours[e.model],
                 label=label, markersize=5)
@@ -150,10 +148,8 @@ def _drop_figure(ctx: BuildContext, types: list[Entry]):
         (e.model, e, "modifier_drop_model", ctx.colours[e.model]) for e in types]
     w = 0.8 / len(series)
     for k, (label, e, metric, colour) in enumerate(series):
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score(metric, kind) for kind in kinds)]
-        vals = [np.nan if t[0] is None else t[0] for t in trips]
-        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour,
+        vals, yerr = bar_data([e.score(metric, kind) for kind in kinds])
+        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2, color=colour,
                label=label, error_kw={"linewidth": 0.8})
     ax.set_xticks(x, [k.split(":", 1)[1] for k in kinds])
     ax.set_ylabel("1 − similarity")
@@ -172,12 +168,10 @@ def _minimal_pairs_figure(ctx: BuildContext, pairs: list[Entry]):
     ax = fig.subplots()
     x = np.arange(len(order))
     for e in pairs:
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score("mean_similarity", t) for t in order)]
-        v = [np.nan if t[0] is None else t[0] for t in trips]
+        v, yerr = bar_data([e.score("mean_similarity", t) for t in order])
         agree = e.main
         label = e.model + (f" (order agreement {agree.value:.2f})" if agree and agree.value is not None else "")
-        ax.errorbar(x, v, yerr=error_bars(*zip(*trips)), fmt="-o", color=ctx.colours[e.model], capsize=2,
+        ax.errorbar(x, v, yerr=yerr, fmt="-o", color=ctx.colours[e.model], capsize=2,
                     label=label, markersize=4, linewidth=1.2)
     ax.set_xticks(x, [t.replace("_", " ") for t in order])
     ax.set_ylabel("mean similarity to the base sentence")
@@ -335,9 +329,8 @@ def _full_figure(ctx: BuildContext, entries: list[Entry]):
             v = [vals.get(s, np.nan) for s, _ in FIG7_SPLITS]
             ax.bar(x + shift, v, w, color="white", edgecolor=colour, hatch=hatch, label=label)
             continue
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None) for s in vals]
-        v = [np.nan if t[0] is None else t[0] for t in trips]
-        ax.bar(x + shift, v, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour, label=label,
+        v, yerr = bar_data(vals)
+        ax.bar(x + shift, v, w, yerr=yerr, capsize=2, color=colour, label=label,
                error_kw={"linewidth": 0.8})
     ax.set_xticks(x, [label for _, label in FIG7_SPLITS])
     ax.axhline(0, color="#888888", linewidth=0.6)

@@ -8,7 +8,7 @@ import pandas as pd
 from ...report.figures import PUBLISHED_COLOUR, new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import Headline, register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, ItemColumns, Section, bar_data, error_bars, unique_keys
 from .tasks import apply_missing
 
 SUITE = "sts"
@@ -183,13 +183,10 @@ def _sets_figure(ctx: BuildContext, entries: list[Entry]):
     x = np.arange(len(tasks))
     w = 0.8 / max(1, len(models))
     for k, m in enumerate(models):
-        trips = []
-        for t in tasks:
-            e = ctx.index.first(m, t)
-            s = None if e is None else e.score("spearman", "all")  # every set on all its pairs (sts3k's main is adv)
-            trips.append((None, None, None) if s is None else (s.value, s.ci_low, s.ci_high))
-        vals = [np.nan if v is None else v for v, _, _ in trips]
-        ax.bar(x + (k - (len(models) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2,
+        # every set on all its pairs (sts3k's main is adv)
+        vals, yerr = bar_data([None if (e := ctx.index.first(m, t)) is None else e.score("spearman", "all")
+                               for t in tasks])
+        ax.bar(x + (k - (len(models) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2,
                color=ctx.colours[m], label=m, error_kw={"linewidth": 0.8})
     ax.set_xticks(x, tasks)
     ax.axhline(0, color="black", linewidth=0.6)

@@ -11,7 +11,7 @@ import numpy as np
 from ...report.figures import new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, ItemColumns, Section, bar_data, unique_keys
 
 SUITE = "user"
 TITLE = "Your own tasks"
@@ -64,10 +64,8 @@ def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
         w = 0.8 / max(1, len(mine))
         for k, m in enumerate(mine):
             e = next(e for e in firsts if e.model == m)
-            trips = [(s.value, s.ci_low, s.ci_high) if (s := e.score(metric, sub)) is not None and s.value is not None
-                     else (None, None, None) for sub in subsets]
-            vals = [np.nan if v is None else v for v, _, _ in trips]
-            ax.bar(x + (k - (len(mine) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2,
+            vals, yerr = bar_data([e.score(metric, sub) for sub in subsets])
+            ax.bar(x + (k - (len(mine) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2,
                    color=colours.get(m), label=m, error_kw={"linewidth": 0.8})
         if metric in CHANCE:
             ax.axhline(CHANCE[metric], color="black", linewidth=0.7, linestyle="--")

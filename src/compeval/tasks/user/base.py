@@ -31,7 +31,7 @@ DESCRIBING = ("name", "description", "citation")
 class UserTask(Task):
     """Base of the kinds (``pairs``, ``triplets``, ``probe``, ``modifiers``). A kind declares ``kind``, its
     ``Options`` (columns first, then the method's options), ``prepare(table)`` (read and check the rows)
-    and ``main`` (main metric and subset); its method is the built-in one (``kinds.py``)."""
+    and ``main`` (main metric and subset); its method is the built-in one of its module."""
 
     kind: ClassVar[str]
     main_metric: ClassVar[str]

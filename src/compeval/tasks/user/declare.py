@@ -1,26 +1,10 @@
-"""Two ways to declare a task on a user's data, which give the same task (same id, same numbers):
+"""A task on a user's data is declared on the command line (``KIND:SOURCE[,options]``, ``UserTask.from_spec``)
+or in a TOML file (``--task roles.toml``: kind, name, description, citation, source, split, ``[columns]``,
+``[options]``; docs/user-tasks.md); both give the same task, id and numbers.
 
-- a spec on the command line: ``KIND:SOURCE[,column and method options][,name=…][,split=…]``, e.g.
-  ``--task triplets:roles.csv,anchor=sentence,closer=paraphrase,farther=swap,category=verb``;
-- a TOML file (``--task roles.toml``, listed by ``compeval tasks --path DIR``)::
-
-      kind = "triplets"
-      name = "roles"
-      description = "role reversal: a passive paraphrase against the swapped roles"
-      citation = "…"
-      source = "roles.csv"            # relative to this file; or "hf-dataset:ORG/NAME@REVISION"
-      # split = "test"                # a Hugging Face dataset's split
-      [columns]
-      anchor = "sentence"
-      closer = "paraphrase"
-      farther = "swap"
-      [options]
-      bootstrap = 1000
-
-TOML because the standard library reads it (``tomllib``: no new dependency), its types are explicit (a
-YAML ``no`` or ``1.10`` silently becomes a boolean or a float; in TOML a column named ``no`` is a string)
-and a task file stays short. Columns and method options are both the kind's options (``Options``), so
-the two forms reach the same validated values; a column and an option of one name is an error.
+TOML because the standard library reads it (no new dependency), its types are explicit (YAML turns ``no`` or
+``1.10`` into a boolean or a float) and a task file stays short. Columns and method options are both the
+kind's ``Options``; a column and an option of one name is an error.
 """
 from __future__ import annotations
 
@@ -31,7 +15,6 @@ from typing import Any
 
 from ... import textfile
 from ...errors import CompevalError, DataError, MalformedDataError, SpecError
-from ...specs import quote_value
 from ..registry import SPEC_KINDS
 from .base import DESCRIBING, UserTask
 
@@ -97,11 +80,6 @@ def declaration_files(folder: Path | str) -> list[Path]:
     if not folder.is_dir():
         raise SpecError(f"--path {folder}: not a folder of task files")
     return sorted(p for p in folder.iterdir() if p.suffix == SUFFIX and p.is_file())
-
-
-def spec_of(kind: str, source: str, options: dict[str, Any]) -> str:
-    """The command-line form of a declaration (docs and tests)."""
-    return f"{kind}:{source}" + "".join(f",{k}={quote_value(str(v))}" for k, v in options.items())
 
 
 def from_result(name: str, params: dict[str, Any], counts: dict[str, Any]) -> UserTask:

@@ -1,10 +1,8 @@
 """Matplotlib figures for the report, rendered without pyplot (no global backend state, Agg canvas).
 
-Figures are embedded as inline SVG so the HTML stays one self-contained file: text is drawn as
-paths (no font files), dense point clouds are rasterised into the SVG as a ``data:`` PNG (a
-2,000-point scatter is ~1 MB as vector markers and ~60 kB as an image), and the SVG's XML prologue,
-DOCTYPE (which names an external DTD) and RDF metadata are stripped. Ids inside each SVG are salted
-with the figure id, so figures never clash and the same results give the same bytes.
+Inline SVG keeps the HTML one self-contained file: text as paths (no fonts), dense point clouds rasterised
+as a ``data:`` PNG (~60 kB instead of ~1 MB), prologue, DOCTYPE and metadata stripped, ids salted with the
+figure id so figures never clash and the same results give the same bytes.
 """
 from __future__ import annotations
 

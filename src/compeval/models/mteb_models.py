@@ -130,7 +130,7 @@ class MtebModel:
         return np.asarray(out, dtype=np.float32)
 
 
-@register_object_adapter
+@register_object_adapter("mteb")
 def from_mteb_object(obj: Any, task: str = "STSBenchmark", prompt_type: str = "none") -> MtebModel | None:
     """An encoder ``mteb.get_model`` returned, handed over as a Python object (``as_model`` asks this);
     None for any other object."""

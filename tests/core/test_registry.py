@@ -88,7 +88,7 @@ def test_a_data_set_registered_before_any_read_still_meets_the_declared_ones():
 
 
 def test_a_second_family_or_alias_of_one_name_names_both_places(scratch):
-    def other_hashbag(spec, builder, opts):
+    def other_hashbag(resolved, builder):
         raise AssertionError("never built")
 
     with pytest.raises(RegistryError, match=r"model family 'hashbag\.v1' is registered twice: by "
@@ -230,8 +230,8 @@ class Counts:
 
 @register_model("toycounts", 1, "words and characters of a text (the plug-in's family)", ("toycounts",),
                 options=CountsOptions)
-def _counts(spec, builder, opts):
-    return Counts(opts.scale)
+def _counts(resolved, builder):
+    return Counts(resolved.options.scale)
 """,
     "compeval_toyplug/report.py": """from compeval.report.sections import register_section
 

@@ -240,7 +240,7 @@ class ApiEncoder:
             options = ApiOptions.model_construct(base_url=base_url, dims=dims, truncate=truncate,
                                                  max_chars=max_chars, prompt=prompt)
         # the key is no option: it never enters the configuration
-        self._config = options.to_model_config("api.v1", self.model, resolved={"base_url": self.base_url})
+        self._config = options.to_model_config(self.model, resolved={"base_url": self.base_url})
 
     def __repr__(self) -> str:
         return f"ApiEncoder({self.model!r}, base_url={self.base_url!r})"
@@ -456,7 +456,8 @@ class ApiOptions(ModelOptions):
     ("api:MODEL",),
     options=ApiOptions,
 )
-def _api(spec, builder, opts):
+def _api(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     if not spec.arg:
         raise SpecError(f"{spec}: give the API model name, e.g. api:text-embedding-3-small")
     return ApiEncoder(spec.arg, base_url=opts.base_url, batch=opts.batch, rpm=opts.rpm, max_chars=opts.max_chars,

@@ -399,7 +399,7 @@ class ElmoModel(TorchModel):
         if options is None:  # made directly: the options its arguments amount to (checked above)
             options = ElmoOptions.model_construct(layer=layer, mix=shown_mix, dtype=self.setup.dtype)
         self._config = options.to_model_config(
-            "elmo.v1", files.name, resolved={"mix": shown_mix}, location=str(files.weights),
+            files.name, resolved={"mix": shown_mix}, location=str(files.weights),
             facts={"weights": "sha256:" + files.weights_sha256, "tok": TOKENISATION})
         self._net: Any = None
 
@@ -490,7 +490,8 @@ class ElmoOptions(TorchOptions):
 
 @register_model("elmo", 1, "ELMo biLM (bilm-tf options.json + HDF5 weights): character CNN and 2 biLSTM layers",
                 ("elmo:original|PATH",), extra="elmo", options=ElmoOptions)
-def _elmo(spec, builder, opts):
+def _elmo(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     from ..paths import default_cache_dir
 
     where = str(spec)
@@ -508,4 +509,4 @@ def _elmo(spec, builder, opts):
     except ImportError as exc:
         raise ImportError("h5py") from exc
     return ElmoModel(files, layer=opts.layer, mix=_mix_weights(opts.mix, where),
-                     setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)
+                     setup=TorchSetup.of(resolved, builder), where=where, options=opts)

@@ -185,10 +185,9 @@ class HFModel(TorchModel):
         if asked:  # what the tokenizer is made to add (checked when it loads)
             facts["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
         self._config = options.to_model_config(
-            "hf.v1", weights.name, facts=facts, location=str(directory), settings=self._settings(),
+            weights.name, facts=facts, location=str(directory), settings=self._settings(),
             resolved={"layer": resolved, "pooling": pooling, "max_length": self.max_length,
-                      "revision": weights.commit or None, "prompt": prompt or None, "prompt_name": None,
-                      "instruction": None})
+                      "revision": weights.commit or None, "prompt": prompt or None})
 
     def _settings(self) -> dict[str, Any]:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
@@ -301,17 +300,19 @@ class HFOptions(HubOptions):
     recipe: RecipeName | None = recipe_setting()
 
     shown_order: ClassVar[tuple[str, ...]] = ("layer", "pooling", "prompt", "dtype")
+    unrecorded: ClassVar[tuple[str, ...]] = ("prompt_name", "instruction")  # folded into prompt
 
 
 @register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling (Hub repo, local folder or packaged)",
                 ("hf:ORG/NAME|PATH|all-MiniLM-L6-v2",), options=HFOptions)
-def _hf(spec, builder, opts):
+def _hf(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     where = str(spec)
     model_arg(spec)
     # opts: the recipe's defaults in (registry.resolve_model)
     prompt = PromptChoice.from_options(opts, where, template=card_template(spec.arg, opts.recipe))
-    setup = TorchSetup.from_options(opts, builder, where)
-    return HFModel(builder.weights(spec.arg, opts.revision), layer=opts.layer, pooling=opts.pool,
+    setup = TorchSetup.of(resolved, builder)
+    return HFModel(resolved.local_weights(), layer=opts.layer, pooling=opts.pool,
                    max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=prompt,
                    where=where, recipe=opts.recipe, options=opts)
 

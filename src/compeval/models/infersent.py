@@ -124,7 +124,7 @@ class InferSentModel(TorchModel):
             options = InferSentOptions.model_construct(vectors=str(vectors), version=version, tok=tok,
                                                        dtype=self.setup.dtype)
         self._config = options.to_model_config(
-            "infersent.v1", f"infersent{version}", location=str(weights),
+            f"infersent{version}", location=str(weights),
             resolved={"vectors": "sha256:" + file_sha256(vectors), "tok": TOKENISATION[tok]},
             facts={"weights": "sha256:" + file_sha256(weights), "pool": "max"})
         self._net: Any = None
@@ -189,7 +189,8 @@ class InferSentOptions(TorchOptions):
 
 @register_model("infersent", 1, "InferSent (Conneau et al. 2017): released biLSTM-max weights over word vectors",
                 ("infersent:PATH",), extra="infersent", options=InferSentOptions)
-def _infersent(spec, builder, opts):
+def _infersent(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     where = str(spec)
     if not spec.arg:
         raise SpecError(f"{where}: name the weights: infersent:PATH (infersent1.pkl or infersent2.pkl),"
@@ -210,4 +211,4 @@ def _infersent(spec, builder, opts):
     except ImportError as exc:
         raise ImportError("nltk") from exc
     return InferSentModel(weights, vectors, opts.version, opts.tok,
-                          setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)
+                          setup=TorchSetup.of(resolved, builder), where=where, options=opts)

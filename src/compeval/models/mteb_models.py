@@ -92,7 +92,7 @@ class MtebModel:
                  "loader_kwargs": json.dumps(stable(meta.loader_kwargs or {}), sort_keys=True),
                  "similarity": meta.similarity_fn_name, "mteb": metadata.version("mteb")}
         self._config = options.to_model_config(
-            "mteb.v1", meta.name or name, facts=facts,
+            meta.name or name, facts=facts,
             resolved={"revision": meta.revision, "task": f"{task_meta.name} ({task_meta.type})"})
 
     @property
@@ -161,7 +161,8 @@ class MtebOptions(ModelOptions):
 @register_model("mteb", 1, "a model through mteb.get_model, with its MTEB prompts, loader and revision",
                 ("mteb:NAME",), extra="mteb",
                 options=MtebOptions)
-def _mteb(spec, builder, opts):
+def _mteb(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     if not spec.arg:
         raise SpecError(f"{spec}: give the MTEB model name, e.g. mteb:intfloat/multilingual-e5-small")
     batch = opts.batch if "batch" in opts.model_fields_set or not builder.batch_size else builder.batch_size

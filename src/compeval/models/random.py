@@ -18,7 +18,7 @@ class RandomModel:
     def __init__(self, dim: int = 300, seed: int = 0, *, options: "RandomOptions | None" = None):
         self.dim, self.seed = dim, seed
         options = options or RandomOptions(dim=dim, seed=seed)  # made directly: what its arguments amount to
-        self._config = options.to_model_config("random.v1", "random")
+        self._config = options.to_model_config("random")
 
     @property
     def config(self) -> ModelConfig:
@@ -40,5 +40,6 @@ class RandomOptions(ModelOptions):
 
 @register_model("random", 1, "seeded random vector per text (chance baseline)", ("random",),
                 options=RandomOptions)
-def _random(spec, builder, opts):
+def _random(resolved, builder):
+    opts = resolved.options
     return RandomModel(dim=opts.dim, seed=opts.seed, options=opts)

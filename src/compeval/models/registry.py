@@ -32,7 +32,7 @@ from ..specs import Spec, parse_spec, quote_value
 from .normalize import refuse_model_norm
 from .options import ModelOptions, TorchOptions
 
-Factory = Callable[..., Any]  # (spec, builder, options) -> model
+Factory = Callable[..., Any]  # (ResolvedModel, ModelBuilder) -> model
 
 
 @dataclass(frozen=True)
@@ -85,16 +85,24 @@ BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
                    extra: str | tuple[str, ...] | None = None, options: type[ModelOptions] = ModelOptions):
-    """Decorator for a factory ``(spec, builder, options) -> model``.
-
-    ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` is the family's ``Options``
-    class (a ``ModelOptions`` subclass: the common options; ``TorchOptions`` adds the torch ones), and the
-    factory receives an instance of it.
+    """Decorator for a factory ``(resolved, builder) -> model``: ``resolved`` is the ``ResolvedModel`` (its
+    ``arg``, typed ``options``, ``weights``, ``device``), ``builder`` builds parts of composites and holds the
+    run settings. ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` is the family's own
+    ``ModelOptions`` subclass (``TorchOptions`` adds the torch ones): it learns its family here, so that
+    ``to_model_config`` records it.
     """
     if not (isinstance(options, type) and issubclass(options, ModelOptions)):
         raise TypeError(f"register_model({name!r}): options must be a ModelOptions subclass, got {options!r}")
 
+    versioned = f"{name}.v{version}"
+    owner = options.__dict__.get("family")
+    if owner not in (None, versioned):
+        raise TypeError(f"register_model({versioned!r}): {options.__name__} is the options of {owner}; give each "
+                        "family (and version) its own ModelOptions subclass")
+
     def deco(factory: Factory) -> Factory:
+        if options not in (ModelOptions, TorchOptions):
+            options.family = versioned
         old = (FAMILIES.peek(name) or {}).get(version)
         if old is None or old.factory is not factory:  # the same factory again (a module imported twice): no-op
             FAMILIES.register(name, ModelFamily(name, version, description, tuple(spec_forms), factory, extra,
@@ -245,6 +253,15 @@ class ResolvedModel:
         given = self.options.model_fields_set if self.options is not None else set()
         return head + "".join(f",{k}={quote_value(_spec_value(getattr(self.options, k)))}" for k in sorted(given))
 
+    def local_weights(self, arg: str | None = None) -> Any:
+        """The weights as resolved, where their folder is on this machine (digested once per run); else
+        ``hub.resolve`` of ``arg`` (default: the spec's), fetched now if it must be (a worker elsewhere)."""
+        if self.weights is not None and self.weights.directory.is_dir():
+            return self.weights
+        from .hub import resolve
+
+        return resolve(arg or self.arg, getattr(self.options, "revision", None))
+
     def decided(self) -> "ResolvedModel":
         """An undecided bare Hub id with its family chosen from the repo's files, fetched now (the build's
         download); a decided model as it is."""
@@ -372,16 +389,13 @@ class ModelBuilder:
 
     cache: Any = None  # compeval.cache.EmbeddingCache | None
     data_dir: Any = None  # where models that read released parses find them (else $COMPEVAL_DATA_DIR)
-    # Run settings (compeval.context.RunContext), never identity: torch families take them as defaults that
-    # a spec's own device= / batch= overrides (TorchSetup.from_options), and record them in
-    # ModelConfig.settings, never in ModelConfig.params or the id.
-    device: str = "auto"  # the run's resolved device (RunContext.torch_device()); "auto": resolved by device_for
+    # Run settings (compeval.context.RunContext), never identity: defaults that a spec's own device= / batch=
+    # overrides (TorchSetup.of), recorded in ModelConfig.settings, never in params or the id.
+    device: str = "auto"  # the run's resolved device (RunContext.torch_device()); "auto": run_device resolves it
     batch_size: int | None = None  # None: the family's own default
     max_batch_tokens: int | None = None  # padded tokens per forward pass (models/batching.py); None: family's
     _built: dict[str, Any] = field(default_factory=dict)
     _resolved: dict[str, "ResolvedModel"] = field(default_factory=dict)
-    _weights: dict[tuple[str, str | None], Any] = field(default_factory=dict)
-    _devices: dict[int, str] = field(default_factory=dict)  # id(options being built) -> its resolved own device
 
     @classmethod
     def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
@@ -389,24 +403,8 @@ class ModelBuilder:
         return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.torch_device(), batch_size=ctx.batch_size,
                    max_batch_tokens=getattr(ctx, "max_batch_tokens", None))
 
-    def device_of(self, opts: Any, where: str) -> str:
-        """The device of the torch model being built with ``opts``: the one its resolution found (a spec's own
-        ``device=`` resolved there, once), else ``device_for``."""
-        found = self._devices.get(id(opts))
-        if found is not None:
-            return found
-        return self.device_for(opts.device if "device" in opts.model_fields_set else None, where)
-
-    def device_for(self, own: str | None, where: str) -> str:
-        """The device a torch model built here runs on, and the one place a model's device is resolved: the
-        spec's own ``device=`` (a per-model run setting; its errors name the spec), else the run's, resolved
-        already (a builder made outside a run resolves its ``auto`` here, once)."""
-        if own is not None:
-            try:
-                return resolve_device(own)
-            except CompevalError as exc:
-                reason = str(exc).partition(": ")[2].replace("--device ", "device=")
-                raise SpecError(f"{where}: device={own}: {reason}") from None
+    def run_device(self) -> str:
+        """The run's device; a builder made outside a run resolves its ``auto`` here, once."""
         if self.device == "auto":
             self.device = resolve_device(self.device)
         return self.device
@@ -431,29 +429,16 @@ class ModelBuilder:
             self._built[key] = self._build(resolved)
         return self._built[key]
 
-    def weights(self, arg: str, revision: str | None = None) -> Any:
-        """The weights of ``arg`` as the model being built was resolved (a local folder digested once per
-        run), else ``hub.resolve`` (a Hub repo fetched now, if it must be)."""
-        found = self._weights.get((arg, revision))
-        if found is not None:
-            return found
-        from .hub import resolve
-
-        return resolve(arg, revision)
-
     def _build(self, resolved: ResolvedModel) -> Any:
         """Builds the resolved model (nothing is parsed or checked again; a bare Hub id whose family its
         files decide is decided now, after its download)."""
         resolved = resolved.decided()
+        if resolved.torch and resolved.device is None:
+            resolved = replace(resolved, device=self.run_device())
         family = resolve_family(resolved.family)
         opts, text = resolved.options, resolved.text
-        if resolved.device is not None and resolved.own_device:
-            self._devices[id(opts)] = resolved.device
-        if resolved.weights is not None and resolved.arg is not None and resolved.weights.directory.is_dir():
-            # not digested again; a worker on another machine, where the folder is elsewhere, resolves its own
-            self._weights[(resolved.arg, getattr(opts, "revision", None))] = resolved.weights
         try:
-            model = family.factory(resolved.spec, self, opts)
+            model = family.factory(resolved, self)
         except ImportError as exc:
             extras = (family.extra,) if isinstance(family.extra, str) else family.extra
             hint = f"pip install 'compeval[{','.join(extras)}]'" if extras else "install the missing package"

@@ -81,9 +81,9 @@ class SentenceTransformerModel(TorchModel):
         if asked:  # what the tokenizer is made to add (checked when it loads)
             facts["special_tokens"] = ",".join(k[4:-6] for k, v in sorted(asked.items()) if v) or "none"
         self._config = options.to_model_config(
-            "sbert.v1", weights.name, facts=facts, location=str(directory), settings=self._settings(),
+            weights.name, facts=facts, location=str(directory), settings=self._settings(),
             resolved={"max_seq_length": max_len, "revision": weights.commit or None, "prompt": prompt,
-                      "prompt_name": prompt_name, "instruction": None})
+                      "prompt_name": prompt_name})
 
     def _settings(self) -> dict[str, Any]:
         """Run settings, and the recipe a bare repo id was given (its settings are in params already)."""
@@ -164,6 +164,7 @@ class SbertOptions(HubOptions):
     recipe: RecipeName | None = recipe_setting()
 
     shown_order: ClassVar[tuple[str, ...]] = ("prompt", "max_seq_length", "prompt_name", "dtype")
+    unrecorded: ClassVar[tuple[str, ...]] = ("instruction",)  # folded into prompt
 
     def shown(self, params: Mapping[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
         """The prompt by its name where the repo names it (``prompt="query: "`` shows as prompt_name=query),
@@ -175,14 +176,15 @@ class SbertOptions(HubOptions):
 
 @register_model("sbert", 1, "sentence-transformers model with its own pooling (Hub repo, local folder or packaged)",
                 ("sbert:ORG/NAME|PATH|all-MiniLM-L6-v2",), options=SbertOptions)
-def _sbert(spec, builder, opts):
+def _sbert(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     where = str(spec)
     model_arg(spec)
     # opts: the recipe's defaults in (registry.resolve_model)
     prompt = PromptChoice.from_options(opts, where, template=card_template(spec.arg, opts.recipe),
                                        use_default_name=True)
-    return SentenceTransformerModel(builder.weights(spec.arg, opts.revision), prompt=prompt, revision=opts.revision,
-                                    setup=TorchSetup.from_options(opts, builder, where), where=where,
+    return SentenceTransformerModel(resolved.local_weights(), prompt=prompt, revision=opts.revision,
+                                    setup=TorchSetup.of(resolved, builder), where=where,
                                     recipe=opts.recipe, options=opts)
 
 

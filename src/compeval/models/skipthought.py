@@ -223,7 +223,7 @@ class SkipThoughtModel(TorchModel):
         if options is None:  # made directly: the options its arguments amount to (checked above)
             options = SkipThoughtOptions.model_construct(variant=variant, tok=tok, eos=eos, use_norm=use_norm,
                                                          dtype=self.setup.dtype)
-        self._config = options.to_model_config("skipthought.v1", f"{variant}-skip", location=str(folder),
+        self._config = options.to_model_config(f"{variant}-skip", location=str(folder),
                                                facts={"weights": "sha256:" + digest})
         self._nets: list[Any] | None = None
 
@@ -290,7 +290,8 @@ class SkipThoughtOptions(TorchOptions):
 
 @register_model("skipthought", 1, "Skip-Thought GRU encoders (uni-skip, bi-skip, combine-skip) from the released "
                 "ryankiros/skip-thoughts files", ("skipthought:PATH",), extra="skipthought", options=SkipThoughtOptions)
-def _skipthought(spec, builder, opts):
+def _skipthought(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     where = str(spec)
     if not spec.arg:
         raise SpecError(f"{where}: give the folder of the released files: skipthought:PATH (the weights are not "
@@ -303,4 +304,4 @@ def _skipthought(spec, builder, opts):
     except ImportError as exc:
         raise ImportError(exc.name or "nltk") from exc
     return SkipThoughtModel(spec.arg, variant=opts.variant, tok=opts.tok, eos=opts.eos, use_norm=opts.use_norm,
-                            setup=TorchSetup.from_options(opts, builder, where), where=where, options=opts)
+                            setup=TorchSetup.of(resolved, builder), where=where, options=opts)

@@ -250,7 +250,7 @@ class StaticModel:
         options = options or StaticOptions(op=op, tok=tok, seed=seed)  # made directly: what its arguments amount to
         # the projection seed is used (and recorded) by the tensor operator only
         self._config = options.to_model_config(
-            "static.v1", name or self.vectors.source, facts={"vectors": self.vectors.digest, "dim": self.vectors.dim},
+            name or self.vectors.source, facts={"vectors": self.vectors.digest, "dim": self.vectors.dim},
             resolved={} if op == "tensor" else {"projection_seed": None})
 
     @property
@@ -309,7 +309,8 @@ class StaticOptions(ModelOptions):
     ("static:glove-6b-50d|PATH",),
     options=StaticOptions,
 )
-def _static(spec, builder, opts):
+def _static(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     if not spec.arg:
         raise SpecError(f"{spec}: give the vectors, e.g. static:glove-6b-50d or static:/path/vectors.txt")
     name = spec.arg if spec.arg in PACKAGED else None

@@ -35,7 +35,7 @@ class HashBagEncoder:
     def __init__(self, dim: int = 32, seed: int = 0, *, options: "HashBagOptions | None" = None):
         self.dim, self.seed = dim, seed
         options = options or HashBagOptions(dim=dim, seed=seed)  # made directly: what its arguments amount to
-        self._config = options.to_model_config("hashbag.v1", "hashbag")
+        self._config = options.to_model_config("hashbag")
 
     @property
     def config(self) -> ModelConfig:
@@ -56,7 +56,7 @@ class TableEncoder:
     def __init__(self, table: Mapping[str, Sequence[float]], name: str = "table"):
         self.table = {k: np.asarray(v, dtype=np.float32) for k, v in table.items()}
         digest = hashlib.sha256(repr(sorted((k, v.tolist()) for k, v in self.table.items())).encode()).hexdigest()
-        self._config = ModelOptions().to_model_config("table.v1", name, facts={"sha256": digest[:16]})
+        self._config = ModelOptions().to_model_config(name, family="table.v1", facts={"sha256": digest[:16]})
 
     @property
     def config(self) -> ModelConfig:
@@ -78,5 +78,6 @@ class HashBagOptions(ModelOptions):
 
 @register_model("hashbag", 1, "deterministic bag of hashed word vectors (tests, examples)", ("hashbag",),
                 options=HashBagOptions)
-def _hashbag(spec, builder, opts):
+def _hashbag(resolved, builder):
+    opts = resolved.options
     return HashBagEncoder(dim=opts.dim, seed=opts.seed, options=opts)

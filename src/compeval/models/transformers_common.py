@@ -56,7 +56,7 @@ def torch_dtype(name: str) -> Any:
 class TorchSetup:
     """Device (resolved), precision, batch and length settings of one torch model, as the spec gave them."""
 
-    device: str  # resolved: ModelBuilder.device_for, or resolve_device for a model made outside a builder
+    device: str  # resolved: ResolvedModel.device, or resolve_device for a model made outside a builder
     dtype: str = "float32"
     batch: int = 32
     max_length: int | None = None
@@ -69,13 +69,13 @@ class TorchSetup:
         return cls(device=resolve_device(device), **settings)
 
     @classmethod
-    def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
-        """The spec's own ``device=`` / ``batch=`` win; else the run's (the resolved ``RunContext`` device /
-        ``batch_size`` through ``ModelBuilder``); else the family's declared default batch."""
-        device = builder.device_of(opts, where)
+    def of(cls, resolved: Any, builder: Any) -> "TorchSetup":
+        """The setup of a resolved model (its device resolved already): the spec's own ``batch=`` wins, else
+        the run's ``--batch-size`` (``ModelBuilder``), else the family's declared default."""
+        opts = resolved.options
         run_batch = getattr(builder, "batch_size", None)
         batch = opts.batch if "batch" in opts.model_fields_set or not run_batch else run_batch
-        return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
+        return cls(device=resolved.device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
                    trust_remote_code=bool(getattr(opts, "trust_remote_code", False)),
                    max_batch_tokens=getattr(builder, "max_batch_tokens", None))
 

@@ -9,7 +9,8 @@ from .models import DistOptions, load_distributional, with_backoff
 @register_model("dist", 1, "count-based distributional model trained with train_distributional (M&L, E&P, TFP, D&L)",
                 ("dist:PATH",), extra="spacy",
                 options=DistOptions)
-def _dist(spec, builder, opts):
+def _dist(resolved, builder):
+    spec, opts = resolved.spec, resolved.options
     if not spec.arg:
         raise SpecError(f"{spec}: give the trained model folder, e.g. dist:/tmp/dist/ml,compose=mult")
     model = load_distributional(spec.arg, opts.compose, options=opts)

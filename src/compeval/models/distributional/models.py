@@ -86,7 +86,7 @@ class DistributionalModel:
     def configure(self, backoff: dict | None) -> ModelConfig:
         """The configuration, with the back-off model's identity (``with_backoff``: its kind, how it backs off
         and its weights, never its path) or none."""
-        return self.options.to_model_config("dist.v1", f"dist-{self.meta['kind']}", resolved={"backoff": backoff},
+        return self.options.to_model_config(f"dist-{self.meta['kind']}", resolved={"backoff": backoff},
                                             facts=self.facts, location=str(self.path))
 
     @property

@@ -8,7 +8,6 @@ from typing import Any, ClassVar, Literal, Mapping, Sequence
 import numpy as np
 
 from ...errors import SpecError
-from ...specs import Spec
 from pydantic import Field
 
 from ..options import ModelOptions, TorchOptions, identity_field
@@ -74,7 +73,7 @@ class AmrCnModel(_GraphScorer):
         if options is None:  # made directly: the options its arguments amount to
             options = AmrCnOptions(graphs=graphs, missing=missing)
         resolved.update(tok=None, dtype=None, max_length=None)  # the inner model's options (its config: the child)
-        self._config = options.to_model_config("amr-cn.v1", f"amr-cn:{inner.config.display}", resolved=resolved,
+        self._config = options.to_model_config(f"amr-cn:{inner.config.display}", resolved=resolved,
                                                facts={**facts, "oov": "string-match"}, children=(inner.config,))
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
@@ -117,7 +116,7 @@ class SmatchModel(_GraphScorer):
         self.restarts, self.seed = restarts, seed
         options = options or SmatchOptions(restarts=restarts, seed=seed, missing=missing)  # made directly
         resolved, facts = _source_identity(source)
-        self._config = options.to_model_config("smatch.v1", f"smatch:{facts['graphs']}", resolved=resolved,
+        self._config = options.to_model_config(f"smatch:{facts['graphs']}", resolved=resolved,
                                                facts={**facts, "score": "f1"})
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
@@ -136,7 +135,7 @@ class WLModel(_GraphScorer):
         if options is None:  # made directly: the options its arguments amount to
             options = WLOptions(iterations=iterations, senses="strip" if strip_senses else "keep", missing=missing)
         resolved, facts = _source_identity(source)
-        self._config = options.to_model_config("wl.v1", f"wl:{facts['graphs']}", facts=facts,
+        self._config = options.to_model_config(f"wl:{facts['graphs']}", facts=facts,
                                                resolved={**resolved, "strip_senses": strip_senses})
         self._features: dict[str, Any] = {}
 
@@ -180,7 +179,7 @@ class WWLKModel(_GraphScorer):
         facts.update({"edge_weights": "uniform(0.25,0.35) per relation", "oov": "uniform(0,1) per label",
                       "score": "-emd", "pot": metadata.version("pot")})
         self._config = options.to_model_config(
-            "wwlk.v1", f"wwlk:{facts['graphs']}", facts=facts, children=(inner.config,),
+            f"wwlk:{facts['graphs']}", facts=facts, children=(inner.config,),
             resolved={**resolved, "vectors": inner.config.display})  # the vectors by the model they built
         self._graphs_memo: dict[str, LabelledGraph] = {}
         self._vectors: dict[str, np.ndarray] = {}
@@ -229,7 +228,8 @@ class AmrCnOptions(GraphOptions, TorchOptions):
 
 @register_model("amr-cn", 1, "AMR-CN: AMR role paths compared by word-vector cosine (Fodor et al. 2024)",
                 ("amr-cn:WORDVECTORS",), extra="graphs", options=AmrCnOptions)
-def _amr_cn(spec: Spec, builder: Any, opts: Any) -> AmrCnModel:
+def _amr_cn(resolved: Any, builder: Any) -> AmrCnModel:
+    spec, opts = resolved.spec, resolved.options
     inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, str(spec)))
     return AmrCnModel(inner, _graph_source(opts.graphs, opts.amr, builder.data_dir), opts.missing, options=opts)
 
@@ -244,8 +244,9 @@ class SmatchOptions(GraphOptions):
 @register_model("smatch", 1, "SMATCH F1 between AMR or dependency graphs (seeded hill climbing)",
                 ("smatch:amr|dep",), extra="graphs",
                 options=SmatchOptions)
-def _smatch(spec: Spec, builder: Any, opts: Any) -> SmatchModel:
-    return SmatchModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.restarts, opts.seed,
+def _smatch(resolved: Any, builder: Any) -> SmatchModel:
+    opts = resolved.options
+    return SmatchModel(_graph_source(resolved.arg or "amr", opts.amr, builder.data_dir), opts.restarts, opts.seed,
                        opts.missing, options=opts)
 
 
@@ -262,8 +263,9 @@ class WLOptions(GraphOptions):
 @register_model("wl", 1, "Weisfeiler-Leman subtree kernel between AMR or dependency graphs",
                 ("wl:amr|dep",), extra="graphs",
                 options=WLOptions)
-def _wl(spec: Spec, builder: Any, opts: Any) -> WLModel:
-    return WLModel(_graph_source(spec.arg or "amr", opts.amr, builder.data_dir), opts.iterations,
+def _wl(resolved: Any, builder: Any) -> WLModel:
+    opts = resolved.options
+    return WLModel(_graph_source(resolved.arg or "amr", opts.amr, builder.data_dir), opts.iterations,
                    opts.senses == "strip", opts.missing, options=opts)
 
 
@@ -284,6 +286,7 @@ class WWLKOptions(GraphOptions):
 @register_model("wwlk", 1, "Wasserstein Weisfeiler-Leman kernel between AMR or dependency graphs (Opitz et al. "
                 "2021; score = -distance)", ("wwlk:amr|dep",), extra="graphs",
                 options=WWLKOptions)
-def _wwlk(spec: Spec, builder: Any, opts: Any) -> WWLKModel:
-    return WWLKModel(builder(opts.vectors), _graph_source(spec.arg or "amr", opts.amr, builder.data_dir),
+def _wwlk(resolved: Any, builder: Any) -> WWLKModel:
+    opts = resolved.options
+    return WWLKModel(builder(opts.vectors), _graph_source(resolved.arg or "amr", opts.amr, builder.data_dir),
                      opts.iterations, opts.seed, opts.missing, options=opts)

@@ -8,12 +8,12 @@ under a neighbouring role; the sentence score is the weighted sum over roles div
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, ClassVar, Literal, Sequence
 
 import numpy as np
 
 from ...errors import SpecError
-from ...specs import Spec, parse_spec, quote_value
+from ...specs import parse_spec, quote_value
 from pydantic import Field
 
 from ..options import ModelOptions, TorchOptions, identity_field
@@ -96,12 +96,10 @@ class RoleModel:
             facts["parses_sha256"] = parses.digest
         else:
             facts["labeler"] = parses.version_tag
-        # weights: the numbers used (the paper's by default); sentences= is in the parses' digest; tok and the
-        # torch options are the inner model's (its config is the child)
+        # weights: the numbers used (the paper's by default)
         self._config = options.to_model_config(
-            "roles.v1", f"roles:{inner.config.display}", facts=facts, children=(inner.config,),
-            resolved={"weights": "/".join(f"{w:g}" for w in self.weights), "sentences": None, "tok": None,
-                      "dtype": None, "max_length": None})
+            f"roles:{inner.config.display}", facts=facts, children=(inner.config,),
+            resolved={"weights": "/".join(f"{w:g}" for w in self.weights)})
 
     @property
     def config(self) -> ModelConfig:
@@ -209,12 +207,16 @@ class RolesOptions(TorchOptions):
     missing: Literal["error", "nan"] = "error"
     tok: Literal[TOK_CHOICES] = Field("sts3k", description="tokenisation of static inner vectors")  # type: ignore[valid-type]
 
+    # sentences= is in the parses' digest; tok and the torch options are the inner model's (the child config)
+    unrecorded: ClassVar[tuple[str, ...]] = ("sentences", "tok", "dtype", "max_length")
+
 
 @register_model(
     "roles", 1, "hybrid role model (VerbNet-CN): 8 role vectors, weighted role cosines with alignment",
     ("roles:WORDVECTORS",), extra=("glove", "spacy"), options=RolesOptions,
 )
-def _roles(spec: Spec, builder: Any, opts: Any) -> RoleModel:
+def _roles(resolved: Any, builder: Any) -> RoleModel:
+    spec, opts = resolved.spec, resolved.options
     s = str(spec)
     weights = PAPER_WEIGHTS
     if opts.weights:

@@ -10,7 +10,7 @@ A registry
   data sets first, so a clash with one is refused at the call);
 - loads lazily: nothing is imported until the registry is first read (``in``, ``[]``, iteration, ``len``,
   ``.items()``); then its built-in discovery runs once (``compeval.plugins``: the modules of
-  ``compeval.models``, the suite folders of ``compeval.tasks`` or one part of each), and then its Python
+  ``compeval.models.families``, the suite folders of ``compeval.tasks`` or one part of each), and then its Python
   entry-point group, so a separately installed package adds a suite or a family without editing compeval:
 
   ===================  =====================================================================================

@@ -479,7 +479,7 @@ def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | 
         if _built_by_compeval(obj):
             return obj
         return (IdentifiedTokenModel if _has_tokens(obj) else IdentifiedModel)(obj, sample)
-    plugins.discover("compeval.models")  # the model modules register their adapters on import
+    plugins.discover("compeval.models.families")  # the model modules register their adapters on import
     for adapt in OBJECT_ADAPTERS:
         adapted = adapt(obj)
         if adapted is not None:

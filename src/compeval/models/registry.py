@@ -13,7 +13,7 @@ the build, ``--plan``'s cost, the isolation decision, jobs and workers take that
 the spec string again.
 
 ``FAMILIES`` (name -> {version: family}) and ``ALIASES`` are ``compeval.registry.Registry`` instances: the
-modules of ``compeval.models`` and the ``compeval.models`` entry points (a separately installed family) are
+modules of ``compeval.models.families`` and the ``compeval.models`` entry points (a separately installed family) are
 imported when either is first read, and a second family of one name and version, or a second alias of one
 name, is refused with both origins named.
 """
@@ -72,7 +72,7 @@ class Alias:
 
 
 def _discover_models() -> None:
-    plugins.discover("compeval.models")
+    plugins.discover("compeval.models.families")
     ALIASES.load()  # the other registry the same modules and entry points fill
     FAMILIES.load()
 
@@ -122,7 +122,7 @@ def register_alias(name: str, target: str, description: str, folder: Callable[[]
 
 
 def discover() -> None:
-    """Import each module and sub-package of ``compeval.models`` (one level; a package imports its own
+    """Import each module and sub-package of ``compeval.models.families`` (one level; a package imports its own
     registering modules) and the ``compeval.models`` entry points, so that registrations run without
     importing every helper module; reading ``FAMILIES`` or ``ALIASES`` does this by itself."""
     FAMILIES.load()

@@ -12,14 +12,14 @@ from typing import Any, ClassVar, Literal, Sequence
 
 import numpy as np
 
-from ...errors import SpecError
-from ...specs import parse_spec, quote_value
+from ....errors import SpecError
+from ....specs import parse_spec, quote_value
 from pydantic import Field
 
-from ..options import ModelOptions, TorchOptions, identity_field
-from ..protocol import ModelConfig, can_encode
-from ..registry import expand_alias, register_model
-from ...linguistics.roles import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses,
+from ...options import ModelOptions, TorchOptions, identity_field
+from ...protocol import ModelConfig, can_encode
+from ...registry import expand_alias, register_model
+from ....linguistics.roles import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses,
                                   load_parse_file, missing_parse_error, parse_context)
 
 PAPER_WEIGHTS = (2.0, 3.0, 2.0, 2.0, 0.5, 0.5, 0.5, 0.5)  # Agent Verb Patient Theme Time Manner Location Trajectory
@@ -162,7 +162,7 @@ INNER_TORCH = tuple(k for k in TorchOptions.model_fields if k not in ModelOption
 def _inner_spec(arg: str, tok: str, opts: Any = None, where: str = "") -> str:
     """Static word vectors get the STS3k tokenisation by default (stop words dropped, as the authors);
     device/dtype/batch/max_length given to the composite go to a torch-backed inner model."""
-    from ..registry import resolve_family
+    from ...registry import resolve_family
 
     try:
         family = expand_alias(parse_spec(arg)).name
@@ -186,7 +186,7 @@ def build_parses(source: str, sentences: str | None, builder: Any, spec_text: st
     if source == "gpt4":
         return load_gpt4_parses(ctx)
     if source == "spacy":
-        from ...linguistics.labeler import RoleLabeler
+        from ....linguistics.labeler import RoleLabeler
 
         cache = getattr(builder, "cache", None)
         return RoleLabeler(cache_dir=getattr(cache, "directory", None))

@@ -8,9 +8,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .options import MAX_DIM, ModelOptions, identity_field
-from .protocol import ModelConfig
-from .registry import register_model
+from ..options import MAX_DIM, ModelOptions, identity_field
+from ..protocol import ModelConfig
+from ..registry import register_model
 from .toy import hashed_gaussian
 
 

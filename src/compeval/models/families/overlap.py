@@ -13,10 +13,10 @@ from typing import Literal, Sequence
 import numpy as np
 from pydantic import Field
 
-from .options import ModelOptions
-from .protocol import ModelConfig
-from .registry import register_model
-from .tokenize import NLTK_STOPWORDS, tokenize
+from ..options import ModelOptions
+from ..protocol import ModelConfig
+from ..registry import register_model
+from ..tokenize import NLTK_STOPWORDS, tokenize
 
 
 @lru_cache(maxsize=1)

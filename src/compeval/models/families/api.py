@@ -40,13 +40,13 @@ from typing import Any, Callable, ClassVar, Literal, Mapping, Sequence
 import numpy as np
 from pydantic import Field
 
-from ..errors import CompevalError, InputTextError, ModelOutputError, SpecError
-from ..options import setting
-from ..redact import clip, redact
-from .options import MAX_DIM, ModelOptions, identity_field
-from .prompts import PROMPT_HELP
-from .protocol import ModelConfig
-from .registry import register_model
+from ...errors import CompevalError, InputTextError, ModelOutputError, SpecError
+from ...options import setting
+from ...redact import clip, redact
+from ..options import MAX_DIM, ModelOptions, identity_field
+from ..prompts import PROMPT_HELP
+from ..protocol import ModelConfig
+from ..registry import register_model
 
 log = logging.getLogger(__name__)
 

@@ -47,11 +47,11 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from pydantic import Field
 
-from ..errors import SpecError
+from ...errors import SpecError
 from .elmo import file_sha256
-from .options import DTYPES, TorchOptions, dtype_field, identity_field
-from .registry import register_model
-from .transformers_common import TorchModel, TorchSetup, torch_dtype
+from ..options import DTYPES, TorchOptions, dtype_field, identity_field
+from ..registry import register_model
+from ..transformers_common import TorchModel, TorchSetup, torch_dtype
 
 VARIANTS = ("combine", "uni", "bi")
 TOKENISERS = ("punkt", "line")

@@ -12,8 +12,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..tokenize import tokenize
-from ...linguistics.roles import ROLES, RoleParse
+from ...tokenize import tokenize
+from ....linguistics.roles import ROLES, RoleParse
 
 MERGED = "Patient+Theme"
 MACRO_ROLES = ("Agent", "Verb", MERGED, "Time", "Manner", "Location", "Trajectory")

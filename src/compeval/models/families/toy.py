@@ -12,10 +12,10 @@ from typing import Mapping, Sequence
 import numpy as np
 from pydantic import Field
 
-from .. import seeds
-from .protocol import ModelConfig
-from .registry import register_model
-from .options import MAX_DIM, ModelOptions, identity_field
+from ... import seeds
+from ..protocol import ModelConfig
+from ..registry import register_model
+from ..options import MAX_DIM, ModelOptions, identity_field
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -22,12 +22,12 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from ..errors import SpecError
+from ...errors import SpecError
 from pydantic import Field
 
-from .options import ModelOptions, batch_setting, identity_field
-from .protocol import ModelConfig, register_object_adapter
-from .registry import register_model
+from ..options import ModelOptions, batch_setting, identity_field
+from ..protocol import ModelConfig, register_object_adapter
+from ..registry import register_model
 
 PROMPT_TYPES = ("none", "query", "document")
 
@@ -109,7 +109,7 @@ class MtebModel:
             import mteb
 
             if re.fullmatch(r"[0-9a-f]{40}", self.revision or ""):  # a pinned Hub commit: present, or one line
-                from .hub import snapshot
+                from ..hub import snapshot
 
                 snapshot(self.name, self.revision)
             self._model = mteb.get_model(self.name, self.revision)

@@ -16,18 +16,18 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import SpecError
-from .batching import Budget, encode_budgeted, family_default, token_lengths
+from ...errors import SpecError
+from ..batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
-from .options import batch_setting, identity_field
-from .prompts import PROMPT_HELP, PromptChoice, name_of
-from .recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
-from .registry import register_alias, register_model
-from .tokens import hidden_state_tokens
+from ..options import batch_setting, identity_field
+from ..prompts import PROMPT_HELP, PromptChoice, name_of
+from ..recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
+from ..registry import register_alias, register_model
+from ..word_states import hidden_state_tokens
 from .hf import check_loaded_weights
-from .hub import minilm_folder
-from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
+from ..hub import minilm_folder
+from ..transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
                                  Weights, resolve, torch_dtype)
 
 

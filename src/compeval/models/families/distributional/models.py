@@ -25,9 +25,9 @@ from typing import Literal, Sequence
 import numpy as np
 from scipy import sparse
 
-from ...errors import CompevalError
-from ..options import ModelOptions, identity_field
-from ..protocol import ModelConfig
+from ....errors import CompevalError
+from ...options import ModelOptions, identity_field
+from ...protocol import ModelConfig
 from .parsing import Parsed, analyse_texts
 from .training import FORMAT_VERSION, load_sparse
 

@@ -7,15 +7,15 @@ from typing import Any, ClassVar, Literal, Mapping, Sequence
 
 import numpy as np
 
-from ...errors import SpecError
+from ....errors import SpecError
 from pydantic import Field
 
-from ..options import ModelOptions, TorchOptions, identity_field
-from ..protocol import ModelConfig, can_encode
-from ..registry import register_model
+from ...options import ModelOptions, TorchOptions, identity_field
+from ...protocol import ModelConfig, can_encode
+from ...registry import register_model
 from ..roles.model import TOK_CHOICES, _inner_spec
 from .metrics import flatten_paths, smatch_f1, wl_features, wl_similarity
-from ...linguistics.roles import parse_context
+from ....linguistics.roles import parse_context
 from .sources import DependencyGraphs, GraphTable, load_amr_file, load_released_amrs
 from .wwlk import LabelledGraph, edge_weight, initial_vectors, label_keys, penman_graph, wasserstein_distance, \
     wl_embeddings

@@ -45,14 +45,14 @@ from typing import Any, Literal, Sequence
 
 import numpy as np
 
-from .. import textfile
-from ..errors import SpecError
+from ... import textfile
+from ...errors import SpecError
 from pydantic import Field
 
-from ..options import setting
-from .options import DTYPES, TorchOptions, dtype_field
-from .registry import register_model
-from .transformers_common import TorchModel, TorchSetup, torch_dtype
+from ...options import setting
+from ..options import DTYPES, TorchOptions, dtype_field
+from ..registry import register_model
+from ..transformers_common import TorchModel, TorchSetup, torch_dtype
 
 # Character ids of bilm-tf's UnicodeCharsVocabulary (before the +1 that frees 0 for masking).
 BOS_CHAR, EOS_CHAR, BOW_CHAR, EOW_CHAR, PAD_CHAR = 256, 257, 258, 259, 260
@@ -492,7 +492,7 @@ class ElmoOptions(TorchOptions):
                 ("elmo:original|PATH",), extra="elmo", options=ElmoOptions)
 def _elmo(resolved, builder):
     spec, opts = resolved.spec, resolved.options
-    from ..paths import default_cache_dir
+    from ...paths import default_cache_dir
 
     where = str(spec)
     if opts.max_length is not None:

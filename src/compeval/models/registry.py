@@ -1,21 +1,10 @@
 """Model registry: spec string → model, with versioned family names (as spaCy's registries).
 
-A family registers under ``NAME`` with a version; ``NAME:ARG`` uses the latest version and
-``NAME.vN:ARG`` pins one. Aliases give packaged models short names (``glove-6b-50d``).
-Composite models (mixed, role models) build their parts through the same builder, so
-every part sits behind the cache too. A family declares its spec options once (``options=``, a
-``ModelOptions`` subclass, see ``models/options.py``); the builder parses them, applies the common
-``name``, and hands the factory the typed options.
-
-A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``: family, recipe, typed options,
-where the weights are, the device, identity and run settings), before any download; the early check,
-the build, ``--plan``'s cost, the isolation decision, jobs and workers take that object and never parse
-the spec string again.
-
-``FAMILIES`` (name -> {version: family}) and ``ALIASES`` are ``compeval.registry.Registry`` instances: the
-modules of ``compeval.models.families`` and the ``compeval.models`` entry points (a separately installed family) are
-imported when either is first read, and a second family of one name and version, or a second alias of one
-name, is refused with both origins named.
+``NAME:ARG`` uses a family's latest version, ``NAME.vN:ARG`` pins one; aliases name packaged models
+(``glove-6b-50d``). A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``), before any
+download; the factory, ``--plan``, jobs and workers take that object and never parse the string again.
+``FAMILIES`` and ``ALIASES`` are ``compeval.registry.Registry`` instances filled by ``compeval.models.families``
+and the ``compeval.models`` entry points.
 """
 from __future__ import annotations
 
@@ -122,9 +111,7 @@ def register_alias(name: str, target: str, description: str, folder: Callable[[]
 
 
 def discover() -> None:
-    """Import each module and sub-package of ``compeval.models.families`` (one level; a package imports its own
-    registering modules) and the ``compeval.models`` entry points, so that registrations run without
-    importing every helper module; reading ``FAMILIES`` or ``ALIASES`` does this by itself."""
+    """Import the family modules and the entry points (reading ``FAMILIES`` or ``ALIASES`` does it too)."""
     FAMILIES.load()
 
 
@@ -182,20 +169,12 @@ def expand_alias(spec: Spec) -> Spec:
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """A model spec resolved once per run, before any weights are fetched: what the run, ``--plan``, the
-    isolation decision, jobs and workers (which receive it pickled) take instead of the spec string.
+    """A model spec resolved once per run, before any weights are fetched; jobs and workers receive it pickled.
 
-    ``family`` is the versioned family that builds it, ``options`` its typed options with the recipe's
-    defaults filled in, ``weights`` where the weights are (``hub.Weights``: the package pin, a local folder
-    with its content digest, or a cached Hub snapshot; None for a Hub repo the build still asks the Hub
-    for), ``device`` the device a torch model runs on (its own ``device=``, else the run's; None until a run
-    gives one). A bare Hub ``ORG/NAME`` whose family depends on files that are not cached (sentence-
-    transformers' ``modules.json``) has ``family`` None and its options checked against every ``candidates``
-    family: the build, after the download it needs anyway, decides (``decided``).
-
-    Two resolved models are equal when they build the same model the same way (the text as written and
-    the expanded spec are kept for messages, not compared); ``identity`` and ``run_settings`` split the
-    options by the one rule of ``compeval.options`` (see ``identity``)."""
+    ``options`` are typed, the recipe's defaults filled in; ``weights`` is ``hub.Weights`` (None: a Hub repo the
+    build still asks for); ``device`` the torch device (its own ``device=``, else the run's). A bare Hub id
+    whose family depends on files not cached yet has ``family`` None until ``decided()``. Equal when they
+    build the same model the same way (``text`` and ``spec`` are kept for messages)."""
 
     text: str = field(compare=False)  # the spec as the user wrote it
     spec: Spec = field(compare=False)  # alias expanded, a bare ORG/NAME given its family: what the factory gets
@@ -233,7 +212,7 @@ class ResolvedModel:
 
     @property
     def identity(self) -> dict[str, Any]:
-        """The options that change what the model computes (``ModelOptions.identity``: the one rule)."""
+        """The options that change what the model computes."""
         return self.options.identity() if self.options is not None else {}
 
     @property
@@ -280,10 +259,8 @@ def _spec_value(v: Any) -> str:
 
 
 def resolve_model(text: "str | Spec | ResolvedModel", device: str | None = None) -> ResolvedModel:
-    """The one resolution of a model spec (see ``ResolvedModel``): parsed once; alias, family, argument form
-    and every option checked, a bare ``ORG/NAME``'s included, before anything is downloaded (a SpecError
-    now rather than when a job runs). ``device``: the run's resolved device (None: not known yet; ``on_device``
-    adds it)."""
+    """Resolve a model spec once (see ``ResolvedModel``): alias, family, form and every option checked before
+    anything is downloaded. ``device``: the run's resolved device (None: not known yet)."""
     if isinstance(text, ResolvedModel):
         return text.on_device(device)
     spec = parse_spec(text) if isinstance(text, str) else text
@@ -361,7 +338,7 @@ def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: st
     from .recipes import RECIPES, recipe_options
 
     if recipe not in RECIPES:
-        return values  # the one parse names the allowed values
+        return values  # the parse names the allowed values
     r = RECIPES[recipe]
     if r.family != family.name:
         raise SpecError(f"{text}: recipe {r.key} runs in the {r.family} family; write "
@@ -451,9 +428,8 @@ class ModelBuilder:
 
 
 def _renamed(model: Any, name: str, text: str) -> Any:
-    """``,name=``: the model's name in its id and results, whatever the family would call it. The new
-    config replaces the one the model keeps: ``_config`` behind a ``config`` property, or a plain
-    ``config`` attribute."""
+    """``,name=``: the model's name in its id and results; the new config replaces the kept one (``_config``
+    behind a ``config`` property, or a plain ``config`` attribute)."""
     if not name.isprintable():
         raise SpecError(f"{text!r}: name={name!r} holds a line break or another control character; names are "
                         "one printable line (they head tables and file listings)")

@@ -1,12 +1,7 @@
-"""Word-level vectors from transformer families (``TokenEncoder.encode_tokens``), for tasks that read
-tokens in context (lexcomp): every hidden state, embeddings included, subword pieces mean-pooled to
-words.
-
-The words are joined by single spaces into their running text, which is what the model sees; each piece
-goes to the word its characters come from (the fast tokenizer's offset mapping). Tokenising each word on
-its own (``is_split_into_words``) would be wrong for byte-level BPE (GPT-2, RoBERTa, Qwen2, Llama 3): a
-word inside a sentence is a piece with its leading space ("Ġused"), not the word alone ("us" + "ed").
-For WordPiece and SentencePiece both ways give the same pieces."""
+"""Word-level vectors from transformer families (``TokenEncoder.encode_tokens``, for lexcomp): every hidden
+state, pieces mean-pooled to words. The words run as one text and each piece goes to the word its
+characters come from (offset mapping): tokenising words alone would be wrong for byte-level BPE, where a
+word inside a sentence is a piece with its leading space ("Ġused"), not "us" + "ed"."""
 from __future__ import annotations
 
 from typing import Any, Sequence

@@ -1,23 +1,11 @@
-"""Embeddings from an OpenAI-compatible HTTP API: ``POST {base_url}/embeddings``.
-
-Works with OpenAI itself and with servers that copy its embeddings endpoint (vLLM, llama.cpp,
-Ollama, LiteLLM, text-embeddings-inference…). Only the standard library talks HTTP.
-
-- Where: ``base_url=`` in the spec, else ``$COMPEVAL_API_BASE_URL``, else ``$OPENAI_BASE_URL``, else
-  ``https://api.openai.com/v1``. The key comes from ``$COMPEVAL_API_KEY`` or ``$OPENAI_API_KEY`` and
-  is read at the first request (building the model, or a run served from the cache, needs none); a
-  loopback or private-address server may go without one. The key never enters the configuration.
-- Identity: the configuration holds the model name, the base URL (without credentials or query),
-  ``dims`` and the truncation policy, so a result says exactly which API model produced it.
-  Batch size, rate limit, retries and timeouts do not change vectors and are left out.
-- Prompt: ``prompt=`` is put before each text (an instruction-tuned model behind a server that adds none),
-  and is identity; ``prompt_name=`` and ``instruction=`` are refused with a line saying to give the whole
-  text with ``prompt=`` (a server has no repo files or card template here to read them from).
-- Robustness: texts go in batches of ``batch``; requests are spaced to at most ``rpm`` a minute;
-  429, 5xx and connection errors are retried with exponential backoff and jitter (``Retry-After`` /
-  ``retry-after-ms`` honoured, capped at ``max_backoff``) up to ``max_retries`` times; any other 4xx
-  fails at once with the server's message. Responses are reordered by ``index`` and checked (count,
-  one dimension throughout, finite numbers). ``api_stats`` counts requests, retries and waits.
+"""Embeddings from an OpenAI-compatible HTTP API (``POST {base_url}/embeddings``; OpenAI, vLLM, llama.cpp,
+Ollama, LiteLLM…), through the standard library; where, the key and the identity: docs/architecture.md §
+Embedding APIs. The key is read at the first request (a run served from the cache needs none; a loopback
+or private server may go without) and never enters the configuration. ``prompt=`` is identity;
+``prompt_name=`` and ``instruction=`` are refused (a server has no repo files or card template to read).
+429, 5xx and connection errors are retried with jittered exponential backoff (``Retry-After`` honoured,
+capped at ``max_backoff``); any other 4xx fails at once with the server's message. Responses are reordered
+by ``index`` and checked (count, one dimension, finite numbers).
 """
 from __future__ import annotations
 
@@ -43,9 +31,8 @@ from pydantic import Field
 from ...errors import CompevalError, InputTextError, ModelOutputError, SpecError
 from ...options import setting
 from ...redact import clip, redact
-from ..options import MAX_DIM, ModelOptions, identity_field
+from ..options import MAX_DIM, KeepsConfig, ModelOptions, identity_field
 from ..prompts import PROMPT_HELP
-from ..protocol import ModelConfig
 from ..registry import register_model
 
 log = logging.getLogger(__name__)
@@ -175,10 +162,8 @@ def _origin(url: str) -> tuple[str, str, int | None]:
 
 
 class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
-    """Follow a redirect only within the origin (scheme, host, port) of the request, keeping the POST and
-    its body (307/308, or 301/302 from servers that mean "moved"); never forward the ``Authorization``
-    header elsewhere. urllib's default handler turns the POST into a body-less GET and copies every header,
-    the key included, to wherever the server points."""
+    """Follow a redirect only within the request's origin, keeping the POST and its body, and never send the
+    ``Authorization`` header elsewhere (urllib's default turns the POST into a GET and forwards every header)."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         if _origin(newurl) != _origin(req.full_url) or code not in (301, 302, 307, 308):
@@ -193,7 +178,7 @@ class _Retryable(Exception):
         self.reason, self.retry_after = reason, retry_after
 
 
-class ApiEncoder:
+class ApiEncoder(KeepsConfig):
     """An OpenAI-compatible embeddings endpoint as an Encoder (see the module docstring)."""
 
     #: One ``api`` slot per job (``DeclaresResources``): a Ray cluster caps concurrent API jobs with it.
@@ -244,10 +229,6 @@ class ApiEncoder:
 
     def __repr__(self) -> str:
         return f"ApiEncoder({self.model!r}, base_url={self.base_url!r})"
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     # -- texts ---------------------------------------------------------------------------------
     def _prepare(self, texts: Sequence[str]) -> list[str]:

@@ -19,16 +19,8 @@ The network, in the arithmetic of bilm-tf (which AllenNLP's ``Elmo`` reproduces)
   Every sentence starts from zero states: vectors never depend on what was encoded before (AllenNLP's
   ``Elmo`` carries states across batches, which makes its vectors depend on batch history).
 
-Layers: 0 = the token vector twice (forward and backward halves, as in AllenNLP), 1 and 2 = the two biLSTM
-layers (forward output then backward output). Lexcomp gets all of them (``layer=all``) and learns its own
-scalar mix; ``layer=K`` gives one layer, and ``layer=mix`` one vector per word: the layers weighted by the
-softmax of ``mix=w0/w1/w2`` (AllenNLP's ``ScalarMix`` with gamma 1), the plain average when ``mix`` is not
-given. ``encode`` (sentence tasks) is the mean over the words of that vector (``all``: the average).
-
-Weights: ``elmo`` / ``elmo:original`` is the published 2x4096_512_2048cnn_2xhighway model, downloaded
-from AllenNLP's storage into the compeval cache (``<cache>/models/elmo/``, atomically, checked against
-``PUBLISHED``); ``elmo:PATH`` reads a folder holding one ``*options.json`` and one ``*.hdf5``, or an
-options file (its weights: ``…_weights.hdf5`` beside it, else the folder's only ``.hdf5``).
+Layers, ``mix=`` and the weights (``elmo:original`` downloaded into ``<cache>/models/elmo/`` and checked
+against ``PUBLISHED``, or ``elmo:PATH``): docs/models.md § ELMo.
 """
 from __future__ import annotations
 

@@ -1,16 +1,10 @@
-"""Plain Hugging Face transformers with a chosen layer and pooling.
+"""Plain Hugging Face transformers with a chosen layer (0 = input embeddings, negative from the end) and
+pooling: ``cls``, ``mean`` (special tokens included, as the STS3k authors did), ``mean-nospecial``, ``max``
+or ``last`` (the last non-padding token, for decoder embedders; either padding side). The prompt
+(``models/prompts.py``) is prepended and pooled with the text.
 
-layer 0 = input embeddings … L = last layer (negative counts from the end); pooling ``cls``, ``mean``
-(all tokens, special ones included, as the STS3k authors did), ``mean-nospecial``, ``max`` (DefSent's
-max variant) or ``last`` (the last non-padding token, as decoder-only LLM embedders such as e5-mistral
-pool; right for left and right padding alike). The prompt (``prompt=``, ``prompt_name=`` or ``instruction=``,
-``models/prompts.py``) is prepended to every text (instruction-tuned embedders) and pooled with it.
-
-The checkpoint is loaded into the class its ``config.json`` ``architectures`` names when that class is an
-encoder (``DPRContextEncoder``, ``MistralModel``…); a head class (``GPT2LMHeadModel``,
-``BertForMaskedLM``) gives its base model. Weights the class expects but the checkpoint lacks, or weights
-of the encoder the class has no place for, are an error naming the keys: never random weights. The
-tokenizer adds BOS/EOS as ``tokenizer_config.json`` asks (``recipes.special_tokens``).
+The checkpoint loads into the class ``config.json`` names (a head class gives its base model); weights
+the class and checkpoint do not share are an error naming the keys, never random weights.
 """
 from __future__ import annotations
 
@@ -255,11 +249,9 @@ class HFModel(TorchModel):
         self._loaded = None
 
     def sentence_transformer(self, device: str) -> Any:
-        """This model as a fresh ``SentenceTransformer`` (``SentenceTransformerSource``, for full fine-tuning):
-        its checkpoint (checked as ``encode`` loads it) in sentence-transformers' Transformer module, with the
-        same pooling (``ST_POOLING``) and maximum length; the prompt is prepended by the caller (``prompt``).
-        Only the last layer can be trained this way, and ``mean-nospecial`` has no sentence-transformers
-        pooling: both are one-line errors rather than a model that is not this one."""
+        """This model as a fresh ``SentenceTransformer`` (for full fine-tuning): the checked checkpoint with the
+        same pooling and maximum length; the caller prepends the prompt. Other layers than the last and
+        ``mean-nospecial`` have no sentence-transformers form: one-line errors, never another model."""
         quiet()
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer.modules import Pooling, Transformer

@@ -1,27 +1,8 @@
-"""InferSent (Conneau et al. 2017): the released sentence encoder, read from its PyTorch weights.
-
-The release (facebookresearch/InferSent: ``infersent1.pkl`` over GloVe 840B 300d, ``infersent2.pkl`` over
-fastText crawl-300d-2M) is a state dict of one module, ``enc_lstm``: a one-layer bidirectional
-``torch.nn.LSTM`` (``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0``, ``bias_hh_l0`` and their ``_reverse``
-twins; 300 → 2 × 2048). A sentence is
-
-1. tokenised as the release does: NLTK's ``word_tokenize``; version 2 then applies the release's Moses-like
-   rewrite ``" n't " → "n 't "`` (``don't`` → ``don 't``);
-2. framed by the version's boundary words, ``<s> … </s>`` (1) or ``<p> … </p>`` (2);
-3. reduced to the words that have a vector in the word-vector file (exact, case-sensitive look-up); a
-   sentence with none becomes ``</s>`` (``</p>``), as released;
-4. run through the biLSTM; the embedding is the element-wise max over the sentence's positions of the
-   concatenated forward and backward states (4096 dims for the released models).
-
-One difference, on purpose: the released version-1 code batches sentences and lets the zero padding of a
-shorter sentence enter its max (``max_pad``), so its vector depends on the other sentences of its batch.
-compeval pools each sentence over its own positions only, which is what the release computes for a
-sentence encoded alone, and for every sentence in version 2.
-
-``tok=released`` (the default) needs NLTK's Punkt model (``python -m nltk.downloader punkt_tab``), since
-``word_tokenize`` first splits sentences; ``tok=line`` skips that split (``preserve_line=True``), which gives
-the same tokens for a text that is one sentence, and needs no data. The weights are read with
-``torch.load(weights_only=True)``: tensors only, no pickled code runs.
+"""InferSent (Conneau et al. 2017) from the released ``infersent1.pkl`` / ``infersent2.pkl`` state dict
+(``enc_lstm``: one bidirectional LSTM, 300 → 2 × 2048) over its word-vector file; docs/models.md has the
+tokenisation and the identity. A sentence is max-pooled over its own positions only: the released
+version-1 code lets a shorter sentence's zero padding into the max, so its vector would depend on its
+batch. The weights are read with ``torch.load(weights_only=True)``: no pickled code runs.
 """
 from __future__ import annotations
 
@@ -97,7 +78,7 @@ class WordVectors:
         todo = words - set(self.table) - self.absent
         if not todo:
             return
-        for line_no, line in textfile.lines(self.path):  # the one reader: UTF-8, BOM stripped, .gz, streamed
+        for line_no, line in textfile.lines(self.path):  # UTF-8, BOM stripped, .gz, streamed
             word, _, rest = line.partition(" ")
             if word in todo:
                 vec = np.array(rest.split(), dtype=np.float32)

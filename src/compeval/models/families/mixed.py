@@ -1,8 +1,5 @@
-"""Mixed model: the sum of two (or more) models' pair scores, e.g. lemma overlap + a vector model.
-
-Cheung & Penn add lemma overlap to a distributional model's score; ``mixed:overlap+glove-6b-50d``
-does that for any models (an encoder contributes the cosine of its vectors).
-"""
+"""Mixed model: the sum of several models' pair scores (an encoder gives its cosine), as Cheung & Penn
+add lemma overlap to a distributional score: ``mixed:overlap+glove-6b-50d``."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -10,8 +7,8 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import SpecError
-from ..options import ModelOptions
-from ..protocol import ModelConfig, pair_similarity
+from ..options import KeepsConfig, ModelOptions
+from ..protocol import pair_similarity
 from ..registry import register_model
 
 
@@ -19,7 +16,7 @@ class MixedOptions(ModelOptions):
     """No options of its own: the parts carry theirs."""
 
 
-class MixedModel:
+class MixedModel(KeepsConfig):
     def __init__(self, parts: list, weights: list[float] | None = None, *, options: MixedOptions | None = None):
         if len(parts) < 2:
             raise SpecError("mixed: needs at least two models, e.g. mixed:overlap+glove-6b-50d")
@@ -29,10 +26,6 @@ class MixedModel:
         self._config = (options or MixedOptions()).to_model_config(
             "+".join(p.config.display for p in parts),
             facts={"weights": ",".join(f"{w:g}" for w in self.weights)}, children=tuple(p.config for p in parts))
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
         total = np.zeros(len(texts_a), dtype=np.float64)

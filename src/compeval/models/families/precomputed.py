@@ -1,9 +1,5 @@
-"""Outputs of other tools and APIs, evaluated as if they were models.
-
-``precomputed:FILE`` reads either
-- one score per line (a pair scorer: scores in the task's item order; the count must match), or
-- text → vector lines: JSONL ``{"text": …, "vector": […]}`` or TSV ``text<TAB>v1 v2 …`` (an encoder).
-"""
+"""Outputs of other tools, evaluated as models: ``precomputed:FILE`` is one score per line (a pair scorer,
+in the task's item order) or text → vector lines, JSONL ``{"text": …, "vector": […]}`` or TSV (an encoder)."""
 from __future__ import annotations
 
 import hashlib
@@ -14,8 +10,7 @@ import numpy as np
 
 from ... import textfile
 from ...errors import MalformedDataError, ModelOutputError, SpecError
-from ..options import ModelOptions
-from ..protocol import ModelConfig
+from ..options import KeepsConfig, ModelOptions
 from ..registry import register_model
 
 
@@ -29,7 +24,7 @@ def _finite(path: Path, line: int, values: np.ndarray) -> np.ndarray:
     return values
 
 
-class PrecomputedScores:
+class PrecomputedScores(KeepsConfig):
     """Pair scores read from a file, one per line in item order (order-dependent: not cached)."""
 
     cacheable = False
@@ -40,10 +35,6 @@ class PrecomputedScores:
             path.stem, family="precomputed-scores.v1", facts={"sha256": _digest(path), "n": len(scores)},
             location=str(path))
 
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
-
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
         if len(texts_a) != len(self.scores):
             raise ModelOutputError(
@@ -53,7 +44,7 @@ class PrecomputedScores:
         return self.scores.copy()
 
 
-class PrecomputedVectors:
+class PrecomputedVectors(KeepsConfig):
     def __init__(self, path: Path, table: dict[str, np.ndarray], *, options: ModelOptions | None = None):
         self.path, self.table = path, table
         dims = {v.shape[0] for v in table.values()}
@@ -62,10 +53,6 @@ class PrecomputedVectors:
         self._config = (options or ModelOptions()).to_model_config(
             path.stem, family="precomputed-vectors.v1", facts={"sha256": _digest(path), "dim": dims.pop()},
             location=str(path))
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         missing = [t for t in texts if t not in self.table]

@@ -1,28 +1,20 @@
-"""Seeded random-vector baseline: each distinct text gets its own fixed Gaussian vector.
-
-It knows nothing of words, so it sets the floor every real model should clear.
-"""
+"""Seeded random-vector baseline: a fixed Gaussian vector per distinct text, the floor every model clears."""
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
 
-from ..options import MAX_DIM, ModelOptions, identity_field
-from ..protocol import ModelConfig
+from ..options import MAX_DIM, KeepsConfig, ModelOptions, identity_field
 from ..registry import register_model
 from .toy import hashed_gaussian
 
 
-class RandomModel:
+class RandomModel(KeepsConfig):
     def __init__(self, dim: int = 300, seed: int = 0, *, options: "RandomOptions | None" = None):
         self.dim, self.seed = dim, seed
         options = options or RandomOptions(dim=dim, seed=seed)  # made directly: what its arguments amount to
         self._config = options.to_model_config("random")
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.empty((len(texts), self.dim), dtype=np.float32)

@@ -1,13 +1,8 @@
 """Sentence-transformers encoders: a Hub repo (``sbert:ORG/NAME``), a local folder, or the packaged
-all-MiniLM-L6-v2. ``prompt=``, ``prompt_name=`` (one of the model's own named prompts,
-``config_sentence_transformers.json``) or ``instruction=`` (``models/prompts.py``) give the prompt; with
-none, the repo's ``default_prompt_name`` applies, as sentence-transformers applies it. The effective prompt
-reaches ``SentenceTransformer.encode(prompt=…)`` (the model's own default is switched off, so nothing is
-added behind the recorded prompt), so a pooling module with ``include_prompt: false`` leaves the prompt's
-tokens out, as the model's card runs it. The Transformer module's weights are checked against the checkpoint as ``hf`` checks them:
-missing, unexpected or wrongly shaped weights are one line naming them, never random weights. The
-tokenizer adds BOS/EOS as ``tokenizer_config.json`` asks, and a decoder tokenizer without a pad token pads
-with EOS (as ``hf`` does)."""
+all-MiniLM-L6-v2. The effective prompt (``models/prompts.py``; with none, the repo's
+``default_prompt_name``) is passed to ``SentenceTransformer.encode(prompt=…)`` with the model's own default
+switched off, so nothing is added behind the recorded prompt. Weights and special tokens are checked as
+``hf`` checks them."""
 from __future__ import annotations
 
 import json

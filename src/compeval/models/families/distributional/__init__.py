@@ -1,8 +1,5 @@
-"""Count-based distributional models trained from a user's corpus (``models.md`` §6; Cheung & Penn's set).
-
-``train_distributional(kind, corpus_paths, out_path, ...)`` trains and saves one; the model spec
-``dist:PATH[,compose=add|mult]`` loads it as an encoder behind the usual protocol.
-"""
+"""Count-based distributional models trained from a user's corpus (``models.md`` §6):
+``train_distributional`` trains one, ``dist:PATH[,compose=add|mult]`` loads it."""
 from .models import load_distributional
 from .training import KINDS, train_distributional
 

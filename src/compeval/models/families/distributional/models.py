@@ -26,7 +26,7 @@ import numpy as np
 from scipy import sparse
 
 from ....errors import CompevalError
-from ...options import ModelOptions, identity_field
+from ...options import KeepsConfig, ModelOptions, identity_field
 from ...protocol import ModelConfig
 from .parsing import Parsed, analyse_texts
 from .training import FORMAT_VERSION, load_sparse
@@ -65,7 +65,7 @@ def compose(vectors: list[np.ndarray], op: str, dim: int) -> np.ndarray:
     return out
 
 
-class DistributionalModel:
+class DistributionalModel(KeepsConfig):
     """Base: loads ``meta.json`` + ``arrays.npz`` from a trained model folder."""
 
     needs_arcs = False
@@ -88,10 +88,6 @@ class DistributionalModel:
         and its weights, never its path) or none."""
         return self.options.to_model_config(f"dist-{self.meta['kind']}", resolved={"backoff": backoff},
                                             facts=self.facts, location=str(self.path))
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     @property
     def dim(self) -> int:
@@ -296,15 +292,10 @@ CLASSES = {"ml": MitchellLapata, "ep": ErkPado, "tfp": ThaterFurstenauPinkal, "d
 
 
 class Backoff:
-    """What a model does with a word it never saw in training, from a second model (an ``ml`` model,
-    e.g. trained on a domain corpus such as GENIA where the main model was trained on newswire):
-
-    - ``ml`` main model (``vector``): the back-off model's vector of the word, its dimensions (context
-      lemmas) mapped onto the main model's by name; contexts the main model lacks are dropped.
-    - ``dl`` main model (``neighbour``): latent senses are not comparable across models, so the word takes
-      the P(z | t) of its nearest neighbour (cosine in the back-off model's space) among the words both
-      models know.
-    Hand-written (a few array operations); no library does this."""
+    """What a model does with a word it never saw in training, from a second ``ml`` model (e.g. trained on a
+    domain corpus): an ``ml`` main model takes the back-off vector, its context dimensions mapped by name
+    (``vector``); a ``dl`` main model, whose latent senses are not comparable across models, takes the
+    P(z | t) of the word's nearest neighbour both models know (``neighbour``). No library does this."""
 
     def __init__(self, main: DistributionalModel, other: "MitchellLapata"):
         if not isinstance(other, MitchellLapata) or isinstance(other, ErkPado):

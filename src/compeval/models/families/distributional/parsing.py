@@ -1,12 +1,8 @@
-"""Corpus streaming and spaCy analysis shared by training and encoding.
+"""Corpus streaming and spaCy analysis, one function for training and encoding so they never disagree.
 
-A sentence becomes a ``Parsed`` record: lower-cased lemmas of its alphabetic tokens (punctuation and
-numbers dropped), a stop-word flag per lemma (the NLTK list, as lemma overlap uses), and dependency
-arcs between content words. Prepositions are collapsed into the arc label (``prep_of``, ``agent``
-for a passive's by-phrase), as in Stanford collapsed dependencies, so "acquisition of Y" links
-acquisition and Y directly. The same function analyses the training corpus and the texts to encode,
-so training and use can never disagree on lemmas or arc labels.
-"""
+A sentence becomes a ``Parsed`` record: lower-cased lemmas of its alphabetic tokens, a stop-word flag per
+lemma (the NLTK list) and dependency arcs between content words, prepositions collapsed into the label
+(``prep_of``, ``agent``) as in Stanford collapsed dependencies."""
 from __future__ import annotations
 
 import json
@@ -102,10 +98,8 @@ def iter_corpus_lines(paths: Iterable[str | Path]) -> Iterator[str]:
 
 def parse_corpus(paths: list[str | Path], out_file: Path, with_arcs: bool, batch_size: int = 512,
                  max_chars: int = 100_000) -> dict[str, int]:
-    """Stream the corpus through spaCy into ``out_file`` (one Parsed JSON per line); returns counts.
-
-    Overlong lines are cut at ``max_chars`` (spaCy's own limit is 1M characters).
-    """
+    """Stream the corpus through spaCy into ``out_file`` (one Parsed JSON per line), lines cut at
+    ``max_chars``; returns counts."""
     nlp = pipeline(with_arcs)
     n_lines = n_sents = n_tokens = 0
     with open(out_file, "w", encoding="utf-8") as out:

@@ -1,10 +1,6 @@
-"""Training the count-based models from plain-text files (``models.md`` §6), streamed.
-
-The corpus is parsed once into a line-per-sentence file (optionally kept and reused: E&P and TFP
-need the same parse), then counted in chunks into sparse matrices, so memory grows with the
-vocabulary, not with the corpus. Everything that decides the output (kind, vocabulary sizes,
-thresholds, seed, corpus file hashes, parser version) is written to ``meta.json`` beside the arrays.
-"""
+"""Training the count-based models from plain-text files (``models.md`` §6), streamed: parsed once (the
+parse may be kept for reuse), then counted in chunks into sparse matrices, so memory grows with the
+vocabulary, not the corpus. What decides the output is written to ``meta.json`` beside the arrays."""
 from __future__ import annotations
 
 import json
@@ -251,11 +247,9 @@ LDA_DEFAULTS: dict[str, dict[str, Any]] = {
 
 def fit_lda_gibbs(docs: sparse.csr_matrix, n_topics: int, iterations: int, alpha: float, eta: float,
                   seed: int) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Collapsed Gibbs sampling with tomotopy (one worker, no parallel scheme, fixed priors: the same seed
-    gives the same senses). ``docs``: targets × contexts counts; each target is a document whose words
-    are its context occurrences. Returns P(z | t) (documents × K, smoothed by α), P(c | z) (K × contexts,
-    posterior mean (n_zc + β) / (n_z + Cβ) over all C contexts, so a context never seen with any target
-    has the prior's small mass, never zero) and what was run."""
+    """Collapsed Gibbs sampling with tomotopy (one worker, fixed priors: a seed gives the same senses); each
+    target is a document of its context occurrences. Returns P(z | t) (smoothed by α), P(c | z) as the
+    posterior mean (n_zc + β) / (n_z + Cβ) (a context never seen keeps the prior's mass) and what was run."""
     try:
         import tomotopy as tp
     except ImportError:
@@ -301,11 +295,8 @@ def fit_lda_variational(docs: sparse.csr_matrix, n_topics: int, iterations: int,
 
 
 def _select_tfp_dims(n_rel: int, n_words: int, rel, head, dep, weight, dims: int) -> dict[str, np.ndarray]:
-    """Keep the ``dims`` second-order dimensions (r, r⁻¹, v) with the most mass over the vocabulary.
-
-    Block 2r holds heads v that share r-dependents with the word, block 2r+1 dependents v that
-    share r-heads; the mass of (block, v) over all words w is (W Wᵀ 1)[v], cheap to compute.
-    """
+    """Keep the ``dims`` second-order dimensions (r, r⁻¹, v) with the most mass over the vocabulary: for
+    (block, v) that mass is (W Wᵀ 1)[v], cheap to compute."""
     masses, blocks, words = [], [], []
     for r in range(n_rel):
         sel = rel == r

@@ -1,11 +1,8 @@
 """Graph similarity metrics over PENMAN graphs (AMR or dependency): AMR-CN paths, SMATCH F1, WL kernel.
 
-SMATCH uses the ``smatch`` package's hill climbing (smart start plus random restarts); the package
-reseeds Python's global ``random`` from the clock, so ``smatch_f1`` hands it a private generator whose
-state comes from a seed and the two graphs: the same pair always gets the same score, in any batch.
-The WL kernel uses networkx's Weisfeiler-Leman subtree hashes; the kernel is the cosine of the two
-graphs' label-count vectors (a normalised WL subtree kernel, Shervashidze et al. 2011).
-"""
+``smatch`` reseeds Python's global ``random`` from the clock, so ``smatch_f1`` gives it a private generator
+seeded from a seed and the two graphs (a pair's score never depends on its batch). The WL kernel is the
+cosine of networkx's WL subtree label counts (Shervashidze et al. 2011)."""
 from __future__ import annotations
 
 import random

@@ -10,8 +10,8 @@ import numpy as np
 from ....errors import SpecError
 from pydantic import Field
 
-from ...options import ModelOptions, TorchOptions, identity_field
-from ...protocol import ModelConfig, can_encode
+from ...options import KeepsConfig, ModelOptions, TorchOptions, identity_field
+from ...protocol import can_encode
 from ...registry import register_model
 from ..roles.model import TOK_CHOICES, _inner_spec
 from .metrics import flatten_paths, smatch_f1, wl_features, wl_similarity
@@ -30,16 +30,14 @@ def _graph_source(kind: str, amr: str, data_dir: Path | None = None) -> GraphTab
 
 
 def _source_identity(source: GraphTable | DependencyGraphs) -> tuple[dict[str, Any], dict[str, Any]]:
-    """What the graphs' source adds to a graph model's params, as ``(resolved, facts)`` for
-    ``ModelOptions.to_model_config``: ``amr`` resolved to the parses read (``released`` or the file's path;
-    None for dependency graphs, which it does not apply to), and as facts the kind of graphs and the parse
-    files' digest or the dependency parser's version."""
+    """What the graphs' source adds to the params, as ``(resolved, facts)``: ``amr`` as the parses read (None
+    for dependency graphs); facts the kind of graphs and the parses' digest or the parser's version."""
     if isinstance(source, DependencyGraphs):
         return {"amr": None}, {"graphs": "dep", "parser": source.version_tag}
     return {"amr": source.name}, {"graphs": "amr", "amr_sha256": source.digest}
 
 
-class _GraphScorer:
+class _GraphScorer(KeepsConfig):
     """Shared plumbing: graphs for both sides, NaN (missing=nan) or an error for texts without one."""
 
     def __init__(self, source: GraphTable | DependencyGraphs, missing: str):
@@ -52,10 +50,6 @@ class _GraphScorer:
         if len(texts_a) != len(texts_b):
             raise ValueError(f"got {len(texts_a)} and {len(texts_b)} texts")
         return self.source.lookup(list(texts_a), self.missing), self.source.lookup(list(texts_b), self.missing)
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
 
 class AmrCnModel(_GraphScorer):

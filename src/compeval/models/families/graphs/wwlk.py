@@ -1,22 +1,11 @@
-"""WWLK: the Wasserstein Weisfeiler-Leman graph kernel for AMR (Opitz, Daza & Frank 2021, TACL), the
-STS3k paper's "AMR-WWLK" row, over any PENMAN graph (AMR or compeval's dependency graphs).
+"""WWLK: the Wasserstein Weisfeiler-Leman graph kernel (Opitz, Daza & Frank 2021), the STS3k paper's
+"AMR-WWLK" row, over any PENMAN graph; the steps and the differences from the authors are in docs/hybrid.md.
 
-1. Nodes are the graph's concepts and constants (a constant such as ``-`` or ``"Bob"`` becomes its own
-   node); edges keep their direction and relation label. Each node starts from a word vector of its
-   label: quotes dropped, lower-cased, the PropBank sense removed, split on ``-`` and the element-wise
-   maximum taken over the parts that have a vector (``have-org-role-91`` → max of have, org, role). A
-   label without any vector (and the polarity ``-``) gets a random vector, uniform in [0, 1)^d.
-2. Each Weisfeiler-Leman iteration sets ``x'(v) = x(v) + mean over neighbours u (out- and in-edges) of
-   w(edge label) · x(u)``, where several parallel edges multiply their weights. Edge weights are random,
-   uniform in [0.25, 0.35] per relation label (the authors' untrained setting).
-3. A node's embedding is the concatenation of its vectors after 0…K iterations, scaled to unit length;
-   the graph distance is the earth mover's distance between the two graphs' node sets (uniform weights,
-   Euclidean cost), solved exactly by POT's network simplex (``ot.emd2``). The similarity is −distance
-   (0 for identical graphs), as in the authors' code.
-
-Where the authors drew random vectors and weights from a global generator (so scores moved between runs
-and with the order of pairs), compeval derives each from a seed and the label's text: the same label gets
-the same vector in every pair, batch and run, and a pair's score depends on that pair only.
+Nodes start from the word vectors of their labels (sense removed, split on ``-``, element-wise max); each
+iteration adds the mean of ``w(edge label) · x(u)`` over in- and out-neighbours; the score is minus the exact
+earth mover's distance (``ot.emd2``) between the unit-length concatenated node vectors. The random parts
+(labels without a vector, edge weights) derive from a seed and the label's text, so a pair's score depends
+on that pair only.
 """
 from __future__ import annotations
 

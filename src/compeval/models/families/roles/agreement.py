@@ -1,10 +1,6 @@
-"""How well one role parse agrees with another (the labeler against the hand-corrected parses).
-
-Fillers are compared after the normalisation the role model itself applies (the STS3k tokenisation:
-lower-case, stop words and punctuation dropped), so "by the art studio" equals "art studio": what is
-compared is what reaches the word vectors. Patient and Theme are also scored merged, because the
-VerbNet choice between them depends on the verb class, which a dependency parse does not give.
-"""
+"""How well one role parse agrees with another (the labeler against the hand-corrected parses). Fillers
+are compared as the role model normalises them (what reaches the word vectors); Patient and Theme are also
+scored merged, since VerbNet's choice between them needs the verb class, which a parse does not give."""
 from __future__ import annotations
 
 from collections import Counter

@@ -16,8 +16,8 @@ from ....errors import SpecError
 from ....specs import parse_spec, quote_value
 from pydantic import Field
 
-from ...options import ModelOptions, TorchOptions, identity_field
-from ...protocol import ModelConfig, can_encode
+from ...options import KeepsConfig, ModelOptions, TorchOptions, identity_field
+from ...protocol import can_encode
 from ...registry import expand_alias, register_model
 from ....linguistics.roles import (ROLES, ParseTable, RoleParse, load_gpt4_parses, load_hand_parses,
                                   load_parse_file, missing_parse_error, parse_context)
@@ -33,11 +33,9 @@ def role_comparisons(parse_a: RoleParse, parse_b: RoleParse, align: bool = True
                      ) -> list[tuple[str, str, str]]:
     """Which phrases to compare for one pair: ``(role the score is kept under, phrase_a, phrase_b)``.
 
-    Roles filled in both sentences are compared directly. Then, in the order of ``ALIGNMENTS``, when
-    ``tag1`` is filled in one sentence only and ``tag2`` in the other only, the two are compared, the
-    score is kept under ``tag1`` and ``tag2`` counts as missing (as in the authors' code, where the
-    aligned role then counts as filled in both and the other is removed, so later alignments skip them).
-    """
+    Roles filled in both are compared directly; then, in ``ALIGNMENTS`` order, ``tag1`` filled in one sentence
+    only and ``tag2`` in the other only are compared under ``tag1``, and ``tag2`` counts as missing (as in the
+    authors' code, so later alignments skip them)."""
     a = {r: parse_a[r] for r in ROLES if parse_a.get(r)}
     b = {r: parse_b[r] for r in ROLES if parse_b.get(r)}
     out = [(r, a[r], b[r]) for r in ROLES if r in a and r in b]
@@ -55,11 +53,8 @@ def role_comparisons(parse_a: RoleParse, parse_b: RoleParse, align: bool = True
 
 def combine_role_similarities(sims: np.ndarray, weights: Sequence[float] = PAPER_WEIGHTS,
                               form: str = "basic") -> np.ndarray:
-    """Sentence scores from an (n, 8) matrix of role similarities, NaN = role not matched.
-
-    basic: Σ w·sim over matched roles / Σ all weights (unmatched roles add 0 but keep their weight).
-    norm: the same sum / Σ weights of the matched roles (NaN when no role matched).
-    """
+    """Sentence scores from an (n, 8) matrix of role similarities, NaN = role not matched. basic: Σ w·sim
+    over matched roles / Σ all weights; norm: the same sum / Σ weights of the matched roles (NaN if none)."""
     sims = np.atleast_2d(np.asarray(sims, dtype=np.float64))
     w = np.asarray(weights, dtype=np.float64)
     if sims.shape[1] != len(w):
@@ -75,7 +70,7 @@ def combine_role_similarities(sims: np.ndarray, weights: Sequence[float] = PAPER
     raise ValueError(f"form {form!r}: choose one of {', '.join(FORMS)}")
 
 
-class RoleModel:
+class RoleModel(KeepsConfig):
     """Pair scorer over role parses (from a table or a labeler) and an inner word-vector encoder."""
 
     def __init__(self, inner: Any, parses: ParseTable | Any, parses_name: str, form: str = "basic",
@@ -100,10 +95,6 @@ class RoleModel:
         self._config = options.to_model_config(
             f"roles:{inner.config.display}", facts=facts, children=(inner.config,),
             resolved={"weights": "/".join(f"{w:g}" for w in self.weights)})
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     def _parse_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> list[tuple[RoleParse | None, ...]]:
         if not isinstance(self.parses, ParseTable):

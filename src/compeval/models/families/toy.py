@@ -10,8 +10,8 @@ import numpy as np
 from pydantic import Field
 
 from ... import seeds
-from ..registry import register_model
 from ..options import MAX_DIM, KeepsConfig, ModelOptions, identity_field
+from ..registry import register_model
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -134,7 +134,8 @@ GLOBAL_SEEDING = {"manual_seed", "manual_seed_all", "seed", "set_seed", "seed_al
 #: from ``derive``), the ``static`` family's tensor projection (``default_rng`` of the model's ``seed`` option,
 #: frozen with the model's id) and api.py's unseeded retry jitter (timing, never a number of a result).
 OWN_STREAMS = {"default_rng", "RandomState", "Generator", "Random", "SeedSequence", "PCG64"}
-ALLOWED = {("training/mlp.py", "RandomState"), ("models/families/static.py", "default_rng"), ("models/families/api.py", "Random")}
+ALLOWED = {("training/mlp.py", "RandomState"), ("models/families/static.py", "default_rng"),
+           ("models/families/api.py", "Random")}
 
 
 def _calls(path: Path):

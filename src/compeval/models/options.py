@@ -14,7 +14,8 @@ from ..options import OptionsBase, device_setting, is_run_setting, setting
 if TYPE_CHECKING:
     from .protocol import ModelConfig
 
-__all__ = ["DTYPES", "MAX_DIM", "KeepsConfig", "ModelOptions", "TorchOptions", "batch_setting", "dtype_field", "identity_field"]
+__all__ = ["DTYPES", "MAX_DIM", "KeepsConfig", "ModelOptions", "TorchOptions", "batch_setting", "dtype_field",
+           "identity_field"]
 
 #: Bound of vector sizes: 65,536 float32 dimensions × 10,000 texts is 2.6 GB already.
 MAX_DIM = 65_536

@@ -28,8 +28,9 @@ ParamValue = Scalar | dict[str, Scalar]
 class ModelConfig(BaseModel):
     """Everything that determines a model's output. Its ``id`` keys the cache and names results.
 
-    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, prompt…); ``location`` holds where the weights were read from, and ``settings`` how the model was
-    run (device, batch size); neither changes the output, so neither is part of the id.
+    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, prompt…); ``location``
+    holds where the weights were read from, and ``settings`` how the model was run (device, batch size);
+    neither changes the output, so neither is part of the id.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -438,9 +438,9 @@ class ApiOptions(ModelOptions):
     options=ApiOptions,
 )
 def _api(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    if not spec.arg:
-        raise SpecError(f"{spec}: give the API model name, e.g. api:text-embedding-3-small")
-    return ApiEncoder(spec.arg, base_url=opts.base_url, batch=opts.batch, rpm=opts.rpm, max_chars=opts.max_chars,
+    opts = resolved.options
+    if not resolved.arg:
+        raise SpecError(f"{resolved.spec}: give the API model name, e.g. api:text-embedding-3-small")
+    return ApiEncoder(resolved.arg, base_url=opts.base_url, batch=opts.batch, rpm=opts.rpm, max_chars=opts.max_chars,
                       truncate=opts.truncate, dims=opts.dims, max_retries=opts.max_retries, timeout=opts.timeout,
                       backoff=opts.backoff, prompt=opts.prompt, options=opts)

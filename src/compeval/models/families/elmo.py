@@ -483,13 +483,12 @@ class ElmoOptions(TorchOptions):
 @register_model("elmo", 1, "ELMo biLM (bilm-tf options.json + HDF5 weights): character CNN and 2 biLSTM layers",
                 ("elmo:original|PATH",), extra="elmo", options=ElmoOptions)
 def _elmo(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
+    opts, where = resolved.options, str(resolved.spec)
     from ...paths import default_cache_dir
 
-    where = str(spec)
     if opts.max_length is not None:
         raise SpecError(f"{where}: max_length does not apply to ELMo (it reads whole sentences); drop it")
-    arg = spec.arg or "original"
+    arg = resolved.arg or "original"
     if arg in PUBLISHED:
         files = published_files(arg, where, opts.sha256, default_cache_dir())
     else:

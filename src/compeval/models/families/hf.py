@@ -298,11 +298,10 @@ class HFOptions(HubOptions):
 @register_model("hf", 1, "Hugging Face transformer, chosen layer and pooling (Hub repo, local folder or packaged)",
                 ("hf:ORG/NAME|PATH|all-MiniLM-L6-v2",), options=HFOptions)
 def _hf(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    where = str(spec)
-    model_arg(spec)
+    opts, where = resolved.options, str(resolved.spec)
+    model_arg(resolved.spec)
     # opts: the recipe's defaults in (registry.resolve_model)
-    prompt = PromptChoice.from_options(opts, where, template=card_template(spec.arg, opts.recipe))
+    prompt = PromptChoice.from_options(opts, where, template=card_template(resolved.arg, opts.recipe))
     setup = TorchSetup.of(resolved, builder)
     return HFModel(resolved.local_weights(), layer=opts.layer, pooling=opts.pool,
                    max_length=opts.max_length or 512, revision=opts.revision, setup=setup, prompt=prompt,

@@ -171,9 +171,8 @@ class InferSentOptions(TorchOptions):
 @register_model("infersent", 1, "InferSent (Conneau et al. 2017): released biLSTM-max weights over word vectors",
                 ("infersent:PATH",), extra="infersent", options=InferSentOptions)
 def _infersent(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    where = str(spec)
-    if not spec.arg:
+    opts, where = resolved.options, str(resolved.spec)
+    if not resolved.arg:
         raise SpecError(f"{where}: name the weights: infersent:PATH (infersent1.pkl or infersent2.pkl),"
                         "vectors=PATH")
     if not opts.vectors:
@@ -183,7 +182,7 @@ def _infersent(resolved, builder):
         raise SpecError(f"{where}: max_length does not apply to InferSent (it reads whole sentences); drop it")
     if opts.dtype != "float32":
         raise SpecError(f"{where}: InferSent runs in float32 (the released weights' precision); drop dtype=")
-    weights, vectors = Path(spec.arg).expanduser(), Path(opts.vectors).expanduser()
+    weights, vectors = Path(resolved.arg).expanduser(), Path(opts.vectors).expanduser()
     for what, path in (("weights", weights), ("vectors", vectors)):
         if not path.is_file():
             raise SpecError(f"{where}: {what} file {path} not found")

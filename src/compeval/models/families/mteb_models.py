@@ -152,9 +152,9 @@ class MtebOptions(ModelOptions):
                 ("mteb:NAME",), extra="mteb",
                 options=MtebOptions)
 def _mteb(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    if not spec.arg:
-        raise SpecError(f"{spec}: give the MTEB model name, e.g. mteb:intfloat/multilingual-e5-small")
+    opts = resolved.options
+    if not resolved.arg:
+        raise SpecError(f"{resolved.spec}: give the MTEB model name, e.g. mteb:intfloat/multilingual-e5-small")
     batch = opts.batch if "batch" in opts.model_fields_set or not builder.batch_size else builder.batch_size
-    return MtebModel(spec.arg, revision=opts.revision, task=opts.task, prompt_type=opts.prompt_type,
+    return MtebModel(resolved.arg, revision=opts.revision, task=opts.task, prompt_type=opts.prompt_type,
                      batch_size=batch, trust_remote_code=opts.trust_remote_code, options=opts)

@@ -342,8 +342,7 @@ class NVEmbedOptions(TorchOptions):
                 "instruction format, without the repo's code", ("nvembed:ORG/NAME|PATH",),
                 options=NVEmbedOptions)
 def _nvembed(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    where = str(spec)
+    opts, where = resolved.options, str(resolved.spec)
     prompt = PromptChoice.from_options(opts, where, template=INSTRUCT_QUERY, default=card_prefix(DEFAULT_TASK))
     return NVEmbedModel(resolved.local_weights(DEFAULT_REPO), revision=opts.revision,
                         prompt=prompt,

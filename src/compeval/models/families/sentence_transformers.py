@@ -172,11 +172,10 @@ class SbertOptions(HubOptions):
 @register_model("sbert", 1, "sentence-transformers model with its own pooling (Hub repo, local folder or packaged)",
                 ("sbert:ORG/NAME|PATH|all-MiniLM-L6-v2",), options=SbertOptions)
 def _sbert(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    where = str(spec)
-    model_arg(spec)
+    opts, where = resolved.options, str(resolved.spec)
+    model_arg(resolved.spec)
     # opts: the recipe's defaults in (registry.resolve_model)
-    prompt = PromptChoice.from_options(opts, where, template=card_template(spec.arg, opts.recipe),
+    prompt = PromptChoice.from_options(opts, where, template=card_template(resolved.arg, opts.recipe),
                                        use_default_name=True)
     return SentenceTransformerModel(resolved.local_weights(), prompt=prompt, revision=opts.revision,
                                     setup=TorchSetup.of(resolved, builder), where=where,

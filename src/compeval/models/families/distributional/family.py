@@ -10,8 +10,8 @@ from .models import DistOptions, load_distributional, with_backoff
                 ("dist:PATH",), extra="spacy",
                 options=DistOptions)
 def _dist(resolved, builder):
-    spec, opts = resolved.spec, resolved.options
-    if not spec.arg:
-        raise SpecError(f"{spec}: give the trained model folder, e.g. dist:/tmp/dist/ml,compose=mult")
-    model = load_distributional(spec.arg, opts.compose, options=opts)
+    opts = resolved.options
+    if not resolved.arg:
+        raise SpecError(f"{resolved.spec}: give the trained model folder, e.g. dist:/tmp/dist/ml,compose=mult")
+    model = load_distributional(resolved.arg, opts.compose, options=opts)
     return with_backoff(model, opts.backoff) if opts.backoff else model

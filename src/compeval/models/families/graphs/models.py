@@ -223,8 +223,8 @@ class AmrCnOptions(GraphOptions, TorchOptions):
 @register_model("amr-cn", 1, "AMR-CN: AMR role paths compared by word-vector cosine (Fodor et al. 2024)",
                 ("amr-cn:WORDVECTORS",), extra="graphs", options=AmrCnOptions)
 def _amr_cn(resolved: Any, builder: Any) -> AmrCnModel:
-    spec, opts = resolved.spec, resolved.options
-    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, str(spec)))
+    opts = resolved.options
+    inner = builder(_inner_spec(resolved.arg or "glove-6b-50d", opts.tok, opts, str(resolved.spec)))
     return AmrCnModel(inner, _graph_source(opts.graphs, opts.amr, builder.data_dir), opts.missing, options=opts)
 
 

@@ -207,14 +207,14 @@ class RolesOptions(TorchOptions):
     ("roles:WORDVECTORS",), extra=("glove", "spacy"), options=RolesOptions,
 )
 def _roles(resolved: Any, builder: Any) -> RoleModel:
-    spec, opts = resolved.spec, resolved.options
-    s = str(spec)
+    opts = resolved.options
+    s = str(resolved.spec)
     weights = PAPER_WEIGHTS
     if opts.weights:
         try:
             weights = tuple(float(x) for x in opts.weights.split("/"))
         except ValueError:
             raise SpecError(f"{s}: weights={opts.weights!r} must be 8 numbers joined by '/'") from None
-    inner = builder(_inner_spec(spec.arg or "glove-6b-50d", opts.tok, opts, s))
+    inner = builder(_inner_spec(resolved.arg or "glove-6b-50d", opts.tok, opts, s))
     return RoleModel(inner, build_parses(opts.parses, opts.sentences, builder, s), opts.parses, form=opts.form,
                      weights=weights, align=opts.align, missing=opts.missing, options=opts)

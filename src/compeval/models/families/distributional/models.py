@@ -1,20 +1,13 @@
-"""The four count-based models as encoders: a text's content lemmas → (contextualised) word vectors →
-one vector by ``add`` (sum) or ``mult`` (component-wise product). Words outside the vocabulary are
-skipped; a text with no known word gets a zero vector (its cosine is then missing, not 0).
+"""The four count-based models as encoders (the kinds and compeval's choices: docs/invariance.md): a text's
+content lemmas → (contextualised) word vectors → one vector by ``add`` or ``mult``.
 
-- ``ml``  Mitchell & Lapata: window-5 PMI vectors over 3,000 context lemmas; no contextualisation.
-- ``ep``  Erk & Padó 2008: each word times the (selectional-preference) expectation of its dependency
-          neighbours, ``R_b(r) = Σ_{c: f(c,r,b) > θ} f(c,r,b)·v_c``. Several neighbours: the sum of
-          their unit-length expectations (E&P define one neighbour; the sum is compeval's choice).
-- ``tfp`` Thater, Fürstenau & Pinkal 2010: second-order vectors over (r, r⁻¹, v); a word in context of
-          w′ (via r) keeps the dimensions (r, r⁻¹, v) weighted by w′'s first-order ω(v, r, w′); several
-          neighbours are summed. Dimensions: the ``dims`` with most mass in training.
-- ``dl``  Dinu & Lapata 2010: ``P(z | t, C) ∝ P(z | t) Π_{c∈C} P(c | z)`` with C the text's other
-          context words (a naive-Bayes product over the bag of context words); ``mult`` multiplies the
-          words' distributions (a sum of logs).
-Where a contextualised vector comes out all zero (no neighbour known to the model) the word keeps its
-uncontextualised vector.
-"""
+- ``ep`` (Erk & Padó 2008): ``R_b(r) = Σ_{c: f(c,r,b) > θ} f(c,r,b)·v_c``; several neighbours sum their
+  unit-length expectations (compeval's choice: E&P define one).
+- ``tfp`` (Thater et al. 2010): a word in context of w′ (via r) keeps the (r, r⁻¹, v) dimensions weighted by
+  w′'s first-order ω(v, r, w′); several neighbours are summed.
+- ``dl`` (Dinu & Lapata 2010): ``P(z | t, C) ∝ P(z | t) Π_{c∈C} P(c | z)`` over the text's other words.
+Unknown words are skipped (no known word: a zero vector, a missing cosine); a contextualised vector that
+comes out all zero falls back to the plain one."""
 from __future__ import annotations
 
 import hashlib

@@ -129,14 +129,10 @@ def train_distributional(kind: str, corpus_paths: list[str | Path], out_path: st
                          pmi_threshold: float = 2.0, dims: int = 4096, n_topics: int = 1200,
                          lda_method: str = "gibbs", lda_iter: int | None = None, lda_alpha: float | None = None,
                          lda_eta: float | None = None, seed: int = 0) -> dict[str, Any]:
-    """Train one model (``ml``, ``ep``, ``tfp`` or ``dl``) and save it in the folder ``out_path``.
-
-    Defaults follow ``models.md`` §6 (window 5, 3,000 contexts, 30,000 targets, θ = 10, frequency
-    threshold 10, PMI threshold 2, K = 1,200). ``dl``: ``lda_method="gibbs"`` (the paper's collapsed Gibbs
-    sampling, 600 iterations unless ``lda_iter`` says otherwise) or ``"variational"`` (scikit-learn's batch
-    variational Bayes, 20 iterations unless told); ``lda_alpha`` / ``lda_eta`` are the Dirichlet priors
-    (defaults in ``LDA_DEFAULTS``). Returns (and saves) training time, peak memory and counts.
-    """
+    """Train one model (``ml``, ``ep``, ``tfp`` or ``dl``) into the folder ``out_path``; returns (and saves)
+    training time, peak memory and counts. Defaults follow ``models.md`` §6; ``dl``'s ``lda_method`` is
+    ``"gibbs"`` (the paper's, 600 iterations unless ``lda_iter``) or ``"variational"`` (scikit-learn, 20), with
+    the priors ``lda_alpha`` / ``lda_eta`` (``LDA_DEFAULTS``)."""
     if kind not in KINDS:
         raise CompevalError(f"unknown distributional model kind {kind!r}; choose one of {', '.join(KINDS)}")
     if lda_method not in LDA_DEFAULTS:

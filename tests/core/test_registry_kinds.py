@@ -51,7 +51,7 @@ def other_mteb(obj):
      "test_registry_kinds:OtherPairs"),
     (lambda: DECLARATIONS.register(".toml", other_toml), "compeval.tasks.user.declare:from_file",
      "test_registry_kinds:other_toml"),
-    (lambda: register_object_adapter("mteb")(other_mteb), "compeval.models.mteb_models:from_mteb_object",
+    (lambda: register_object_adapter("mteb")(other_mteb), "compeval.models.families.mteb_models:from_mteb_object",
      "test_registry_kinds:other_mteb"),
 ], ids=["task kind", "task file suffix", "object adapter"])
 def test_a_second_registration_names_both_origins(restored, register, first, second):

@@ -1,4 +1,4 @@
-"""The one model interface every family implements (a structural Protocol, as in mteb v2).
+"""The model interface every family implements (a structural Protocol, as in mteb v2).
 
 A model is anything with a ``config`` (what exactly produced a score) and at least one of
 ``encode(texts) -> (n, d) float array`` or ``score_pairs(texts_a, texts_b) -> (n,) float array``.
@@ -29,9 +29,9 @@ ParamValue = Scalar | dict[str, Scalar]
 class ModelConfig(BaseModel):
     """Everything that determines a model's output. Its ``id`` keys the cache and names results.
 
-    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, normalisation,
-    prompt…); ``location`` holds where the weights were read from, and ``settings`` how the model was
-    run (device, batch size); neither changes the output, so neither is part of the id.
+    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, prompt…); ``location``
+    holds where the weights were read from, and ``settings`` how the model was run (device, batch size);
+    neither changes the output, so neither is part of the id.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -461,7 +461,7 @@ def _built_by_compeval(obj: Any) -> bool:
 
 
 def _discover_adapters() -> None:
-    plugins.discover("compeval.models")
+    plugins.discover("compeval.models.families")
 
 
 #: Adapters for other libraries' model objects, by the library they adapt: ``fn(obj) -> compeval model | None``.

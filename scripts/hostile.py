@@ -1209,7 +1209,7 @@ def round4_numerics() -> list[Scenario]:
     ]
     for name in ("uni_skip.npz.pkl", "unhashable.pkl", "bool.pkl"):
         steps.append(Step(f"skipthought: options pickle {name}", py=(
-            "from compeval.models.skipthought import read_options\n"
+            "from compeval.models.families.skipthought import read_options\n"
             f"read_options(here / 'skipthought' / '{name}', 'skipthought:X'); rc = 0\n"), expect="fail"))
     return [Scenario("round4-numerics", steps, setup)]
 

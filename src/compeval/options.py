@@ -1,20 +1,11 @@
 """Options declared once, as a pydantic model: task options, model-family options and trainer settings.
 
-A subclass of ``OptionsBase`` gives each option its type, default, range (``Field(ge=…)``), choices
-(``Literal``), pattern (``Field(pattern=…)``) or older names (``Field(validation_alias=AliasChoices(…))``).
-Everything else follows from it: converting the CLI's strings (``--task NAME,key=value``,
-``--model NAME,key=value``), the one-line error for a bad value, the recorded ``params``, the result-file
-slug (the options that differ from their defaults), the spec string a remote worker rebuilds from, and the
-option listings of ``compeval tasks`` / ``compeval models FAMILY``.
-
-Each field is identity (it changes what a score means, so it is recorded and keyed on) unless declared
-with ``setting(…)``: a run setting (device, batch size, rate limits) that is recorded beside a result and
-never part of an id (``run_settings()``).
-
-A field typed as a pydantic model is a settings group owned elsewhere (a trainer's ``AdamSettings``):
-its fields are options named ``<prefix><field>`` on the command line (``mlp_max_iter`` for
-``mlp.max_iter``; the prefix is the group's name and ``_`` unless ``group_prefix`` says otherwise), in
-the slug and in the spec string, and recorded once, nested, in ``params``.
+A subclass of ``OptionsBase`` gives each option its type, default, range, choices (``Literal``), pattern or
+older names (``AliasChoices``); the CLI parsing, the one-line error, the recorded ``params``, the result-file
+slug, the spec string and the listings all follow from it. A field is identity unless declared with
+``setting(…)``: a run setting (device, batch size), recorded beside a result and never in an id. A field typed
+as a pydantic model is a settings group (a trainer's ``AdamSettings``): its fields are flat options
+``<prefix><field>`` (``mlp_max_iter``), recorded once, nested, in ``params``.
 """
 from __future__ import annotations
 
@@ -38,9 +29,8 @@ from .errors import SpecError
 
 __all__ = ["MAX_COUNT", "OptionsBase", "device_setting", "is_run_setting", "setting"]
 
-#: Upper bound of an integer option that declares none (``Field(le=…)`` overrides it), checked when the
-#: options are built, before any work: past 1,000,000 items, epochs or components memory or time runs away
-#: on a workstation. Seeds get ``MAX_SEED`` (what numpy takes); subclasses add their own (``implicit_cap``).
+#: Upper bound of an integer option that declares none (``Field(le=…)``): past it memory or time runs away on a
+#: workstation. Seeds get ``MAX_SEED`` (what numpy takes); subclasses add their own (``implicit_cap``).
 MAX_COUNT = 1_000_000
 
 
@@ -157,14 +147,6 @@ class OptionsBase(BaseModel):
                 out[group] = {**out[group], path[1]: value}
         return out
 
-    def with_defaults(self, values: Mapping[str, Any], where: str) -> "OptionsBase":
-        """These options with ``values`` filled in where the user set none (a recipe's settings); which
-        options the user set (``model_fields_set``) is kept."""
-        given = {k: getattr(self, k) for k in self.model_fields_set}
-        out = type(self).parse({**{k: v for k, v in values.items() if k not in given}, **given}, where)
-        object.__setattr__(out, "__pydantic_fields_set__", set(self.model_fields_set))
-        return out
-
     # --- what is recorded ------------------------------------------------------------------------------
 
     def params(self) -> dict[str, Any]:
@@ -234,10 +216,8 @@ def plain(text: str) -> str:
 
 @functools.cache
 def field_notes(cls: type) -> dict[str, str]:
-    """Field → the comment written beside it (or, failing that, in the comment lines right above it) in the
-    class that declares it, searched along the MRO: how the options of tasks and trainers are documented, read
-    here so that each stays written once, where the option is declared. Hand-written (``inspect`` and
-    ``tokenize``): pydantic reads field docstrings (``use_attribute_docstrings``) but not comments."""
+    """Field → the comment beside it (else right above it) in the class that declares it, along the MRO, so that
+    each option's help is written once, where it is declared (pydantic reads field docstrings, not comments)."""
     out: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
         if not (isinstance(klass, type) and issubclass(klass, BaseModel)) or klass is BaseModel:

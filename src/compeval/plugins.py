@@ -1,7 +1,7 @@
 """The one discovery every registry uses (``compeval.registry.Registry``): importing a plug-in module is
 what registers it, and installed packages add plug-ins through Python entry points.
 
-Model families are the modules of ``compeval.models``; a suite is one folder ``compeval/tasks/<suite>/``
+Model families are the modules of ``compeval.models.families``; a suite is one folder ``compeval/tasks/<suite>/``
 holding its tasks (the package itself), its data sources (``sources.py``), its report section
 (``report.py``) and its published reference rows. A registry asks for the modules it needs and each is
 imported once per process; nothing keeps a central list, so adding a suite or a family edits no file

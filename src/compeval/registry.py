@@ -1,38 +1,17 @@
-"""The one registry type: tasks, model families and aliases, data sources and report sections are each a
-``Registry`` (as spaCy's ``catalogue`` registries and lm-evaluation-harness's task registry are).
+"""``Registry``: the type of every name → thing mapping (tasks, task kinds, model families and aliases, object
+adapters, data sources, report sections), as spaCy's ``catalogue`` and lm-evaluation-harness's task registry.
 
-A registry
-- refuses a second registration of a name with one line naming both origins (``module:qualname`` of a
-  registered class or function, else ``file:line`` of the call, or the entry point), raised as a
-  ``RegistryError``; registering the same object again is a no-op (a module imported twice). Whichever
-  comes second is refused: a decorator that runs before discovery reaches its rival is kept, and the rival is
-  refused then, recorded in ``plugins.BROKEN`` with both origins (``register_source`` reads the declared
-  data sets first, so a clash with one is refused at the call);
-- loads lazily: nothing is imported until the registry is first read (``in``, ``[]``, iteration, ``len``,
-  ``.items()``); then its built-in discovery runs once (``compeval.plugins``: the modules of
-  ``compeval.models``, the suite folders of ``compeval.tasks`` or one part of each), and then its Python
-  entry-point group, so a separately installed package adds a suite or a family without editing compeval:
+- A second registration of a name is a ``RegistryError`` naming both origins (``module:qualname`` of a class
+  or function, else ``file:line`` of the call, or the entry point); the same object again is a no-op (a module
+  imported twice). Whichever comes second is refused; one found during discovery goes to ``plugins.BROKEN``.
+- Nothing is imported until the registry is first read; then its built-in discovery (``compeval.plugins``)
+  runs once, then its entry-point group (``compeval.tasks``, ``compeval.models``, ``compeval.data``,
+  ``compeval.report``; docs/contributing.md), so an installed package adds a suite or a family. A plug-in
+  that fails to load is recorded in ``plugins.BROKEN`` and the others still load.
+- ``reg[name] = obj`` and ``del reg[name]`` skip the duplicate check: they are for tests (``monkeypatch``).
 
-  ===================  =====================================================================================
-  group                what the entry point names (``[project.entry-points."GROUP"]`` of the plug-in)
-  ===================  =====================================================================================
-  ``compeval.tasks``   a module that registers tasks when imported (``@register_task``), e.g. a suite package
-  ``compeval.models``  a module that registers model families / aliases (``@register_model``, ``register_alias``)
-  ``compeval.data``    a module holding ``SOURCES`` (a tuple of ``DataSource``), or one ``DataSource``
-  ``compeval.report``  a module that registers report sections when imported (``register_section``)
-  ===================  =====================================================================================
-
-  An entry point that fails to load is recorded in ``plugins.BROKEN`` with a warning, as a broken built-in
-  module is: one broken plug-in does not take the others down.
-
-A registry is a mapping (``in``, ``[]``, ``.get``, ``.items()``, iteration), so code that read the former
-dicts reads it unchanged. ``reg[name] = obj`` and ``del reg[name]`` write without the duplicate check: they
-are for tests (``monkeypatch.setitem``); code registers with ``register``.
-
-Hand-written rather than ``catalogue``: catalogue overwrites a duplicate name silently and keeps no origin,
-its entry points must each name one registered object (a suite registers several tasks, its data sets and a
-section from its modules), and its registries live in one process-global table keyed by namespace, which
-tests cannot save and restore; what is needed here is one small class.
+Hand-written rather than ``catalogue``: catalogue overwrites a duplicate silently, keeps no origin, wants one
+object per entry point, and keeps its registries in one process-global table that tests cannot restore.
 """
 from __future__ import annotations
 
@@ -67,12 +46,9 @@ def origin_of(obj: Any) -> str:
 
 
 class Registry(MutableMapping[str, T], Generic[T]):
-    """Name -> registered object, with origins, lazy discovery and an entry-point group (module docstring).
-
-    ``discover``: the built-in discovery, called once before the first read. ``collect``: for groups whose
-    entry points name a module of declarations rather than one that registers on import (data sources), turns
-    the loaded object into ``(name, object)`` pairs. ``versioned``: each name holds ``{version: object}`` and
-    a duplicate is the same name *and* version (model families, ``NAME.vN``)."""
+    """Name -> registered object (module docstring). ``discover``: the built-in discovery, run before the first
+    read. ``collect``: turns a loaded entry point that declares rather than registers (data sources) into
+    ``(name, object)`` pairs. ``versioned``: each name holds ``{version: object}`` (model families, ``NAME.vN``)."""
 
     def __init__(self, kind: str, *, group: str | None = None, discover: Callable[[], None] | None = None,
                  collect: Callable[[Any], Iterable[tuple[str, T]]] | None = None, versioned: bool = False):
@@ -89,10 +65,11 @@ class Registry(MutableMapping[str, T], Generic[T]):
 
     def register(self, name: str, obj: T, *, origin: str | None = None, version: int | None = None) -> T:
         """Add ``obj`` under ``name`` (and ``version`` in a versioned registry); a different object under a
-        name already taken is a ``RegistryError`` naming both origins. Returns ``obj``."""
+        name already taken is a ``RegistryError`` naming both origins (``origin`` else ``origin_of(obj)``).
+        Returns ``obj``."""
         if self.versioned != (version is not None):
             raise TypeError(f"{self.kind} registry: version= is {'required' if self.versioned else 'not taken'}")
-        origin = origin or called_from()
+        origin = origin or origin_of(obj)
         key = f"{name}.v{version}" if self.versioned else name
         if self.versioned:
             versions = self._entries.setdefault(name, {})

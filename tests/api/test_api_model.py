@@ -20,7 +20,7 @@ import pytest
 
 from compeval.cache import EmbeddingCache
 from compeval.errors import InputTextError, ModelOutputError, SpecError
-from compeval.models.api import ApiEncoder, ApiError, RateLimiter, _retry_after
+from compeval.models.families.api import ApiEncoder, ApiError, RateLimiter, _retry_after
 from compeval.models.conformance import check_model, check_rejects_empty_text
 from compeval.models.registry import list_models, load_model
 

@@ -154,6 +154,14 @@ def test_models_know_nothing_of_tasks_or_the_runner(graph):
                 and _package(b) in {"compeval.tasks", "compeval.runner", "compeval.cache"}]
 
 
+def test_model_machinery_imports_no_family(graph):
+    """``models/families/`` build on the machinery beside them; the machinery reaches them by discovery only."""
+    families = "compeval.models.families"
+    assert {m for m in graph.nodes if m.startswith(families + ".")}, "no family modules found"
+    assert not sorted(f"{a} -> {b}" for a, b in graph.edges if _package(a) == "compeval.models"
+                      and not a.startswith(families) and b.startswith(families))
+
+
 def test_the_one_exception_to_the_layers_is_the_one_documented(graph):
     """The document states the exception the layer check applies: a suite's report.py is in the report layer."""
     text = DOC.read_text(encoding="utf-8")

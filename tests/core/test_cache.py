@@ -7,7 +7,7 @@ import pytest
 from compeval.cache import EmbeddingCache
 from compeval.errors import InputTextError, ModelOutputError
 from compeval.models.protocol import ModelConfig
-from compeval.models.toy import HashBagEncoder
+from compeval.models.families.toy import HashBagEncoder
 
 
 class CountingEncoder(HashBagEncoder):

@@ -14,7 +14,7 @@ import pytest
 
 from compeval.models.registry import ALIASES, FAMILIES, did_you_mean, discover
 from compeval.tasks.registry import TASKS
-from compeval.tasks.user.declare import KINDS
+from compeval.tasks.registry import SPEC_KINDS as KINDS
 
 SRC = str(Path(__import__("compeval").__file__).resolve().parents[1])
 

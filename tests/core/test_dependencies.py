@@ -21,11 +21,11 @@ SRC = ROOT / "src" / "compeval"
 OWNERS = {
     "models/hub.py": ("transformers",),  # huggingface_hub, the packaged MiniLM
     "models/transformers_common.py": ("transformers",),
-    "models/tokens.py": ("transformers",),
+    "models/word_states.py": ("transformers",),
     "models/recipes.py": ("transformers", "mteb"),  # mteb's ModelMeta fills recipes where installed
     "models/model_lists.py": ("mteb",),  # --models mteb:QUERY
-    "models/graphs/": ("graphs",),
-    "models/distributional/": ("spacy", "lda"),
+    "models/families/graphs/": ("graphs",),
+    "models/families/distributional/": ("spacy", "lda"),
     "linguistics/labeler.py": ("spacy",),
     "runner/cost.py": ("transformers",),  # --plan reads Hub configs
     "runner/ray_executor.py": ("ray",),

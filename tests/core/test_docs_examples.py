@@ -66,7 +66,8 @@ def diff_block() -> str:
 def test_the_contributing_diff_applies_and_does_what_it_says(tmp_path):
     patch = diff_block()
     assert {m for m in re.findall(r"^\+\+\+ b/(\S+)", patch, re.M)} == {
-        "src/compeval/models/charngram.py", "src/compeval/training/settings.py", "src/compeval/training/mlp.py"}
+        "src/compeval/models/families/charngram.py", "src/compeval/training/settings.py",
+        "src/compeval/training/mlp.py"}
     # the trainer setting is one field plus the one line that uses it
     files = {re.search(r"b/(\S+)", part).group(1): part for part in patch.split("diff --git ")[1:]}
     changed = {f: len(re.findall(r"^[+-](?![+-])", part, re.M)) for f, part in files.items()}

@@ -245,7 +245,7 @@ VECTOR_EDITS = st.lists(st.sampled_from(["bom", "dup", "latin1", "crlf", "blank"
 def test_vectors_files_give_the_clean_number_or_a_compeval_error(data_dir):
     import gzip
 
-    from compeval.models.static import load_vectors
+    from compeval.models.families.static import load_vectors
 
     import re
 

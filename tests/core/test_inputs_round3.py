@@ -241,7 +241,7 @@ def test_text_readers_go_through_the_one_reader():
 
 
 def test_static_reads_tab_separated_lines_and_refuses_a_mixed_file(tmp_path):
-    from compeval.models.static import load_vectors
+    from compeval.models.families.static import load_vectors
 
     spaced = tmp_path / "s.txt"
     spaced.write_text("red 1 0 0\ncar 0 1 0\nfast 0 0.5 1\n")

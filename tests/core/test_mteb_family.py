@@ -122,7 +122,7 @@ def test_real_mteb_random_baseline_scores_a_task(data_dir, tmp_path):
 def test_loader_settings_are_written_without_memory_addresses():
     from functools import partial
 
-    from compeval.models.mteb_models import stable
+    from compeval.models.families.mteb_models import stable
 
     class Obj:
         pass

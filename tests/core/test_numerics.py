@@ -127,7 +127,7 @@ def test_verify_recomputes_the_tied_scores_from_the_written_predictions(sts3k_ha
 def test_triplets_count_a_word_order_swap_against_its_anchor_as_a_tie(tmp_path):
     """Both candidates are swaps of the anchor: an averaging model has no order between them."""
     from compeval.models.protocol import as_model
-    from compeval.models.toy import HashBagEncoder
+    from compeval.models.families.toy import HashBagEncoder
 
     rows = ["anchor,closer,farther"]
     nouns = ["lawyer", "witness", "doctor", "patient", "teacher", "student", "chef", "waiter"]

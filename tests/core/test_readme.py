@@ -93,7 +93,7 @@ def test_readme_commands_use_real_subcommands_and_flags():
 
 def test_readme_task_names_are_tasks():
     from compeval.tasks.registry import TASKS, suites
-    from compeval.tasks.user.declare import KINDS
+    from compeval.tasks.registry import SPEC_KINDS as KINDS
 
     text = README.read_text(encoding="utf-8")
     named = set(re.findall(r"(?:--task|-t) ([\w.:/-]+)", text))

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compeval.models.api import _excerpt, _server_message
+from compeval.models.families.api import _excerpt, _server_message
 from compeval.redact import MIN_PREFIX, clip, redact
 
 KEY = "sk-live-0123456789abcdefghijklmnopqrstuvwxyz"

@@ -88,15 +88,15 @@ def test_a_data_set_registered_before_any_read_still_meets_the_declared_ones():
 
 
 def test_a_second_family_or_alias_of_one_name_names_both_places(scratch):
-    def other_hashbag(spec, builder, opts):
+    def other_hashbag(resolved, builder):
         raise AssertionError("never built")
 
     with pytest.raises(RegistryError, match=r"model family 'hashbag\.v1' is registered twice: by "
-                                            r"compeval\.models\.toy:_hashbag and by .*other_hashbag"):
+                                            r"compeval\.models\.families\.toy:_hashbag and by .*other_hashbag"):
         register_model("hashbag", 1, "a clash", ("hashbag",))(other_hashbag)
     register_model("hashbag", 2, "a newer version", ("hashbag",))(other_hashbag)  # another version is no clash
     assert sorted(model_registry.FAMILIES["hashbag"]) == [1, 2]
-    assert model_registry.resolve_family("hashbag.v1").factory.__module__ == "compeval.models.toy"
+    assert model_registry.resolve_family("hashbag.v1").factory.__module__ == "compeval.models.families.toy"
 
     with pytest.raises(RegistryError, match=r"model alias 'glove-6b-50d' is registered twice: by "
                                             r".*static\.py:\d+ and by .*test_registry\.py:\d+"):
@@ -142,7 +142,7 @@ def test_importing_registries_imports_no_plugin_and_sources_register_nothing():
         "                  'found': 'sts3k-parses' in d.SOURCES}))\n"))
     assert not [m for m in out["before"] if m.startswith("compeval.tasks.") and m != "compeval.tasks.registry"
                 and not m.startswith(("compeval.tasks.base", "compeval.tasks.options"))]
-    assert "compeval.models.sentence_transformers" not in out["before"]
+    assert "compeval.models.families.sentence_transformers" not in out["before"]
     assert out["registered"] == []  # importing a suite's sources.py registered nothing
     assert {"sts3k", "stsb", "sick", "sts3k-parses"} <= set(out["declared"]) and out["found"]
 
@@ -230,8 +230,8 @@ class Counts:
 
 @register_model("toycounts", 1, "words and characters of a text (the plug-in's family)", ("toycounts",),
                 options=CountsOptions)
-def _counts(spec, builder, opts):
-    return Counts(opts.scale)
+def _counts(resolved, builder):
+    return Counts(resolved.options.scale)
 """,
     "compeval_toyplug/report.py": """from compeval.report.sections import register_section
 

@@ -18,7 +18,7 @@ from compeval.errors import CompevalError, CompevalWarning, MalformedDataError, 
 from compeval.models.conformance import ConformanceError, check_model
 from compeval.models.protocol import ModelConfig
 from compeval.models.registry import load_model
-from compeval.models.static import load_vectors
+from compeval.models.families.static import load_vectors
 from compeval.results.store import ResultStore, results_frame
 from compeval.runner import run
 from compeval.tasks.registry import get_tasks

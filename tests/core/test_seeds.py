@@ -134,7 +134,8 @@ GLOBAL_SEEDING = {"manual_seed", "manual_seed_all", "seed", "set_seed", "seed_al
 #: from ``derive``), the ``static`` family's tensor projection (``default_rng`` of the model's ``seed`` option,
 #: frozen with the model's id) and api.py's unseeded retry jitter (timing, never a number of a result).
 OWN_STREAMS = {"default_rng", "RandomState", "Generator", "Random", "SeedSequence", "PCG64"}
-ALLOWED = {("training/mlp.py", "RandomState"), ("models/static.py", "default_rng"), ("models/api.py", "Random")}
+ALLOWED = {("training/mlp.py", "RandomState"), ("models/families/static.py", "default_rng"),
+           ("models/families/api.py", "Random")}
 
 
 def _calls(path: Path):
@@ -165,7 +166,7 @@ def test_keyed_values_are_the_frozen_content_hash():
     SHA-256 → default_rng path gives the same vectors."""
     import hashlib
 
-    from compeval.models.toy import hashed_gaussian
+    from compeval.models.families.toy import hashed_gaussian
 
     for key in ("0:dog", "7\x00a sentence", "check:é"):
         ref = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little"))

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from compeval.errors import MalformedDataError
-from compeval.models.static import StaticModel, compose, load_vectors
+from compeval.models.families.static import StaticModel, compose, load_vectors
 from compeval.models.tokenize import NLTK_STOPWORDS, tokenize
 from compeval.metrics import cosine_rows
 

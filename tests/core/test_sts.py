@@ -88,7 +88,7 @@ def test_zscore_normalisation_matches_the_definition(data_dir):
 def test_center_normalisation_subtracts_each_sides_mean_over_the_pairs_as_listed():
     """norm=center: per-side column means over the pairs as listed (a repeated sentence counts each
     time), no scaling; it differs from zscore whenever the columns' spreads differ."""
-    from compeval.models.toy import TableEncoder
+    from compeval.models.families.toy import TableEncoder
     from compeval.tasks.scoring import compare
 
     table = {"a": [1.0, 10.0, 0.0], "b": [2.0, -30.0, 1.0], "c": [0.5, 4.0, 2.0], "d": [3.0, 1.0, -1.0]}

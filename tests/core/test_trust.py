@@ -13,6 +13,7 @@ from scipy import stats
 
 from compeval.results.store import ResultStore, content_checksum, results_frame
 from compeval.runner import run
+from compeval.tasks.registry import result_slug
 from cli_process import cli
 
 TASK = "gs2011,bootstrap=50"
@@ -123,7 +124,7 @@ def test_predictions_without_their_hash_are_unverified_and_recomputed(folder):
 
 
 def results_frame_paths(out: Path):
-    store = ResultStore(out)
+    store = ResultStore(out, result_slug)  # the exact file name of a task's options is checked where it is passed
     return list(store.iter_results())
 
 

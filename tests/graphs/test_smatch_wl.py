@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from compeval.errors import DataError
-from compeval.models.graphs.metrics import flatten_paths, smatch_counts, smatch_f1, wl_features, wl_similarity
-from compeval.models.graphs.models import AmrCnModel, SmatchModel, WLModel
-from compeval.models.graphs.sources import GraphTable, read_penman_text
+from compeval.models.families.graphs.metrics import flatten_paths, smatch_counts, smatch_f1, wl_features, wl_similarity
+from compeval.models.families.graphs.models import AmrCnModel, SmatchModel, WLModel
+from compeval.models.families.graphs.sources import GraphTable, read_penman_text
 
 BOY = "(w / want-01 :ARG0 (b / boy))"
 GIRL = "(w / want-01 :ARG0 (g / girl))"

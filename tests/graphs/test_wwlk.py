@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("ot")
 
-from compeval.models.graphs.sources import GraphTable  # noqa: E402
-from compeval.models.graphs.models import WWLKModel  # noqa: E402
-from compeval.models.graphs.wwlk import (edge_weight, initial_vectors, label_keys, penman_graph,  # noqa: E402
+from compeval.models.families.graphs.sources import GraphTable  # noqa: E402
+from compeval.models.families.graphs.models import WWLKModel  # noqa: E402
+from compeval.models.families.graphs.wwlk import (edge_weight, initial_vectors, label_keys, penman_graph,  # noqa: E402
                                          wasserstein_distance, wl_embeddings)
 from compeval.models.protocol import ModelConfig  # noqa: E402
 from compeval.models.registry import load_model  # noqa: E402

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from compeval.data.registry import DataContext
-from compeval.models.toy import HashBagEncoder, TableEncoder
+from compeval.models.families.toy import HashBagEncoder, TableEncoder
 from compeval.tasks.invariance.generator import generate_qa_items, generate_relation_groups
 from compeval.tasks.invariance.tasks import InvarianceQA, InvarianceRelation
 from compeval.tasks.registry import get_tasks

@@ -4,7 +4,7 @@ import pytest
 
 from compeval.data.registry import DataContext
 from compeval.errors import DataError, MalformedDataError
-from compeval.models.toy import TableEncoder
+from compeval.models.families.toy import TableEncoder
 from compeval.tasks.invariance.tasks import InvarianceQA
 from compeval.tasks.invariance.usp import load_usp_answers
 from compeval.tasks.registry import get_tasks

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from compeval.models.protocol import can_encode_tokens, token_encoder
-from compeval.models.tokens import pool_pieces
+from compeval.models.word_states import pool_pieces
 from compeval.tasks.lexcomp.embed import TokenCache
 
 
@@ -35,7 +35,7 @@ def tiny_bert(tmp_path_factory):
 def test_hf_adapter_pools_pieces_to_words(tiny_bert, tmp_path):
     import torch
 
-    from compeval.models.hf import HFModel
+    from compeval.models.families.hf import HFModel
 
     model = HFModel(str(tiny_bert))
     enc = token_encoder(model)
@@ -63,7 +63,7 @@ def test_hf_adapter_pools_pieces_to_words(tiny_bert, tmp_path):
 
 
 def test_static_adapter_one_layer():
-    from compeval.models.static import StaticModel, WordVectors
+    from compeval.models.families.static import StaticModel, WordVectors
 
     wv = WordVectors(["dog", "run"], np.eye(2, 3, dtype=np.float32), "toy", "x")
     enc = token_encoder(StaticModel(wv))
@@ -76,8 +76,8 @@ def test_sentence_transformer_models_give_the_same_token_vectors_as_their_transf
     """``all-MiniLM-L6-v2`` (a sentence-transformers model) runs lexcomp through its inner transformer."""
     pytest.importorskip("sentence_transformers")
     from compeval.cache import EmbeddingCache
-    from compeval.models.hf import HFModel
-    from compeval.models.sentence_transformers import SentenceTransformerModel
+    from compeval.models.families.hf import HFModel
+    from compeval.models.families.sentence_transformers import SentenceTransformerModel
 
     words = [["the", "dog", "runs", "unhappy", "."], ["a", "cat"]]
     expected = token_encoder(HFModel(str(tiny_bert))).encode_tokens(words)
@@ -93,8 +93,8 @@ def test_token_vectors_are_a_declared_capability_seen_through_the_cache():
     encode_tokens gets a clear error."""
     from compeval.cache import EmbeddingCache
     from compeval.errors import CompevalError
-    from compeval.models.static import StaticModel, WordVectors
-    from compeval.models.toy import HashBagEncoder
+    from compeval.models.families.static import StaticModel, WordVectors
+    from compeval.models.families.toy import HashBagEncoder
 
     wv = WordVectors(["dog", "run"], np.eye(2, 3, dtype=np.float32), "toy", "x")
     cache = EmbeddingCache(None)

@@ -108,7 +108,7 @@ def test_token_vectors_follow_the_runs_cache_folder(tmp_path):
     """--cache-dir and --no-cache apply to lexcomp's token vectors too, not only to sentence vectors: the
     task reads the folder from its RunContext."""
     from compeval.context import RunContext
-    from compeval.models.static import StaticModel, WordVectors
+    from compeval.models.families.static import StaticModel, WordVectors
 
     model = StaticModel(WordVectors(["dog"], np.ones((1, 2), np.float32), "toy", "x"))
     (task,) = get_tasks("lexcomp-nc-literality")

@@ -23,7 +23,7 @@ torch = pytest.importorskip("torch")
 h5py = pytest.importorskip("h5py")
 
 from compeval.errors import SpecError  # noqa: E402
-from compeval.models import elmo  # noqa: E402
+from compeval.models.families import elmo  # noqa: E402
 from compeval.models.registry import load_model  # noqa: E402
 
 TINY = {"lstm": {"use_skip_connections": True, "projection_dim": 6, "cell_clip": 3, "proj_clip": 3, "dim": 10,

@@ -22,11 +22,12 @@ class DemoOptions(ModelOptions):
     hidden: int = identity_field(3, show="never")
     batch: int = setting(8)
 
+    family: ClassVar[str] = "demo.v1"
     shown_order: ClassVar[tuple[str, ...]] = ("layer", "pooling")
 
 
 def test_defaults_resolved_values_and_facts():
-    config = DemoOptions().to_model_config("demo.v1", "demo", resolved={"layer": 6}, facts={"weights": "sha:1"})
+    config = DemoOptions().to_model_config("demo", resolved={"layer": 6}, facts={"weights": "sha:1"})
     # renamed by the field; the resolved layer; dtype left out at its default; None never recorded; the run
     # setting never in params
     assert config.params == {"layer": 6, "hidden": 3, "weights": "sha:1", "pooling": "mean"}
@@ -36,7 +37,7 @@ def test_defaults_resolved_values_and_facts():
 
 def test_set_options_are_recorded_and_shown_in_declared_order():
     opts = DemoOptions(pool="cls", layer=2, dtype="bfloat16", prompt="q: ", hidden=5, batch=2)
-    config = opts.to_model_config("demo.v1", "demo")
+    config = opts.to_model_config("demo")
     assert config.params["dtype"] == "bfloat16" and config.params["hidden"] == 5 and "batch" not in config.params
     # shown_order first (layer, pooling), then the others in field order; hidden is never shown
     assert config.shown_params == ("layer", "pooling", "dtype", "prompt")
@@ -44,17 +45,17 @@ def test_set_options_are_recorded_and_shown_in_declared_order():
 
 
 def test_a_resolved_none_leaves_the_option_out_and_run_settings_never_change_the_id():
-    a = DemoOptions(prompt="q: ").to_model_config("demo.v1", "demo", resolved={"prompt": None})
+    a = DemoOptions(prompt="q: ").to_model_config("demo", resolved={"prompt": None})
     assert "prompt" not in a.params and "prompt" not in a.shown_params
-    b = DemoOptions(batch=64).to_model_config("demo.v1", "demo")
-    c = DemoOptions(batch=1).to_model_config("demo.v1", "demo")
+    b = DemoOptions(batch=64).to_model_config("demo")
+    c = DemoOptions(batch=1).to_model_config("demo")
     assert b.id == c.id
-    assert DemoOptions(hidden=4).to_model_config("demo.v1", "demo").id != b.id
+    assert DemoOptions(hidden=4).to_model_config("demo").id != b.id
 
 
 def test_a_fact_may_not_shadow_an_option():
     with pytest.raises(ValueError, match="fact 'pooling' is an option's param"):
-        DemoOptions().to_model_config("demo.v1", "demo", facts={"pooling": "max"})
+        DemoOptions().to_model_config("demo", facts={"pooling": "max"})
 
 
 def test_declarations_are_checked():

@@ -11,7 +11,7 @@ pytest.importorskip("nltk")
 from compeval.cache import EmbeddingCache  # noqa: E402
 from compeval.errors import SpecError  # noqa: E402
 from compeval.models.conformance import check_model  # noqa: E402
-from compeval.models.infersent import InferSentModel, tokenize  # noqa: E402
+from compeval.models.families.infersent import InferSentModel, tokenize  # noqa: E402
 from compeval.models.registry import load_model  # noqa: E402
 
 D, H = 6, 4

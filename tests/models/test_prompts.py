@@ -156,7 +156,7 @@ def test_families_that_take_no_named_prompt_say_which_option_to_use():
 
 
 def test_api_prompt_is_put_before_each_text_and_is_identity():
-    from compeval.models.api import ApiEncoder
+    from compeval.models.families.api import ApiEncoder
 
     plain = ApiEncoder("m", base_url="http://127.0.0.1:9")
     model = ApiEncoder("m", base_url="http://127.0.0.1:9", prompt="query: ")

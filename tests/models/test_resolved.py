@@ -249,8 +249,8 @@ def test_one_parse_and_one_digest_per_model_per_run(tmp_path, monkeypatch, tiny_
 
     from compeval.cli import app
     from compeval.models import registry
-    from compeval.models.sentence_transformers import SbertOptions
-    from compeval.models.toy import HashBagOptions
+    from compeval.models.families.sentence_transformers import SbertOptions
+    from compeval.models.families.toy import HashBagOptions
 
     folder = tmp_path / "my-model"
     shutil.copytree(tiny_models["sbert"], folder)

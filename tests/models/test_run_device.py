@@ -44,7 +44,7 @@ class _TrainsAHead(Task):
 def _counted(monkeypatch) -> list[str]:
     """Every call of ``resolve_device`` from now on, through whichever module imported it."""
     import compeval.models.registry  # noqa: F401  (every module that may resolve a device, imported first)
-    import compeval.models.sentence_transformers  # noqa: F401
+    import compeval.models.families.sentence_transformers  # noqa: F401
     import compeval.runner.runner  # noqa: F401
     import compeval.training.mlp  # noqa: F401
 

@@ -8,7 +8,7 @@ import pytest
 
 from compeval.errors import SpecError
 from compeval.models.registry import ModelBuilder
-from compeval.models.skipthought import SkipThoughtModel
+from compeval.models.families.skipthought import SkipThoughtModel
 
 pytest.importorskip("torch")
 pytest.importorskip("nltk")

@@ -1,4 +1,4 @@
-"""The lexcomp token path (``compeval.models.tokens``): each word gets exactly the pieces it has in its
+"""The lexcomp token path (``compeval.models.word_states``): each word gets exactly the pieces it has in its
 sentence's running text, for byte-level BPE tokenizers (GPT-2, RoBERTa, Qwen2, built here from a small
 trained BPE vocabulary) and unchanged for WordPiece (the packaged MiniLM tokenizer) and SentencePiece;
 the pooled word vectors equal those of the running text run alone through the model."""
@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-from compeval.models.tokens import hidden_state_tokens, word_ids_of  # noqa: E402
+from compeval.models.word_states import hidden_state_tokens, word_ids_of  # noqa: E402
 
 CORPUS = ["They carried on walking to the river and used the boat", "we used it and carried the bag on the road",
           "she carried on and on", "used cars are used", "on and on they went", "the dog used to sleep on the mat",

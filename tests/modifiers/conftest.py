@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from compeval.models.protocol import ModelConfig
-from compeval.models.toy import word_vector
+from compeval.models.families.toy import word_vector
 
 
 @pytest.fixture

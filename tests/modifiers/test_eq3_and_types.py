@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from compeval.models.toy import TableEncoder
+from compeval.models.families.toy import TableEncoder
 from compeval.tasks.modifiers.categories import category_test
 from compeval.tasks.modifiers.measures import Embedded, intersectivity, word_pair_distances
 from compeval.tasks.modifiers.stimuli import PAD, StringTable

@@ -127,7 +127,7 @@ def test_zero_vectors_are_counted():
 def test_word_vectors_follow_the_authors_tokenisation_by_default(tmp_path):
     """For a static model the task encodes as the authors' code does (whitespace tokens, an unknown one a
     zero vector that counts in the mean) unless word_tokenisation=model; the model is left as it was."""
-    from compeval.models.static import StaticModel
+    from compeval.models.families.static import StaticModel
     from compeval.tasks.modifiers.stimuli import build_stimuli
 
     strings = build_stimuli().strings
@@ -158,7 +158,7 @@ def test_authors_tokenisation_comes_from_the_runs_builder_and_cache(tmp_path):
     the same id and byte-identical vectors as the model built directly; a rename carries over."""
     from compeval.context import RunContext
     from compeval.models.registry import ModelBuilder
-    from compeval.models.static import StaticModel
+    from compeval.models.families.static import StaticModel
 
     path = tmp_path / "vec.txt"
     rng = np.random.default_rng(1)
@@ -183,7 +183,7 @@ def test_authors_tokenisation_comes_from_the_runs_builder_and_cache(tmp_path):
 
 def test_word_vectors_given_as_an_object_cannot_be_respecified():
     from compeval.errors import ModelCapabilityError
-    from compeval.models.static import StaticModel, WordVectors
+    from compeval.models.families.static import StaticModel, WordVectors
 
     model = StaticModel(WordVectors(["red"], np.ones((1, 2), np.float32), "toy", "x"))
     with pytest.raises(ModelCapabilityError, match="given as an object") as err:

@@ -6,7 +6,7 @@ import pytest
 
 from compeval.cache.cached import EmbeddingCache
 from compeval.errors import SpecError
-from compeval.models.toy import TableEncoder
+from compeval.models.families.toy import TableEncoder
 from compeval.tasks.probing.classifiers import fit_predict, gaussian_vectors, one_hots, random_one_hots
 from compeval.tasks.probing.ettinger2018 import Ettinger2018Options
 from compeval.tasks.probing.evaluation import (ClassifierOptions, ProbeProblem, ProbeSplit, accuracy_score,

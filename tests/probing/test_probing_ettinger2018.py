@@ -11,7 +11,7 @@ import pytest
 from compeval.cache.cached import EmbeddingCache
 from compeval.data.registry import DataContext, get_source
 from compeval.errors import MalformedDataError
-from compeval.models.toy import HashBagEncoder
+from compeval.models.families.toy import HashBagEncoder
 from compeval.tasks.probing.ettinger2018 import read_items, read_vocab
 from compeval.tasks.registry import get_tasks
 

@@ -5,7 +5,7 @@ import pytest
 
 from compeval.data.registry import DataContext
 from compeval.errors import SpecError
-from compeval.models.toy import HashBagEncoder
+from compeval.models.families.toy import HashBagEncoder
 from compeval.tasks.probing.grammar import GrammarConfig, StructurePool
 from compeval.tasks.registry import get_tasks
 

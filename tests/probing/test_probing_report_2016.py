@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
-from compeval.models.toy import HashBagEncoder
+from compeval.models.families.toy import HashBagEncoder
 from compeval.report.build import build_report
 from compeval.runner import run
 

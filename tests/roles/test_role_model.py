@@ -6,10 +6,10 @@ import pytest
 
 from compeval.cache.cached import EmbeddingCache
 from compeval.errors import DataError
-from compeval.models.roles import PAPER_WEIGHTS, ROLES, ParseTable, RoleModel, combine_role_similarities
-from compeval.models.roles import role_comparisons
+from compeval.models.families.roles import PAPER_WEIGHTS, ROLES, ParseTable, RoleModel, combine_role_similarities
+from compeval.models.families.roles import role_comparisons
 from compeval.linguistics.roles import clean_parse
-from compeval.models.toy import TableEncoder
+from compeval.models.families.toy import TableEncoder
 
 
 def parse(**roles):

@@ -113,8 +113,8 @@ def test_job_resources_follow_the_model(monkeypatch):
     _pretend_ray_installed(monkeypatch)
     from compeval.runner.ray_executor import model_resources
 
-    from compeval.models.api import ApiEncoder
-    from compeval.models.mixed import MixedModel
+    from compeval.models.families.api import ApiEncoder
+    from compeval.models.families.mixed import MixedModel
 
     cache = EmbeddingCache(None)
     assert model_resources(load_model("hashbag", cache=cache), 2) == {"num_cpus": 2, "num_gpus": 0, "resources": {}}

@@ -58,7 +58,7 @@ def tiny(tmp_path_factory) -> Path:
 def model(tiny):
     """The tiny model as a run sees it: compeval's sbert family behind the in-memory embedding cache."""
     from compeval.cache.cached import EmbeddingCache
-    from compeval.models.sentence_transformers import SentenceTransformerModel
+    from compeval.models.families.sentence_transformers import SentenceTransformerModel
 
     return EmbeddingCache(None).wrap(SentenceTransformerModel(str(tiny), device="cpu"))
 
@@ -211,7 +211,7 @@ def test_save_models_writes_under_the_output_folder_only(tiny, data_dir, tmp_pat
 
     from compeval.cache.cached import EmbeddingCache
     from compeval.context import DEFAULT_CONTEXT
-    from compeval.models.sentence_transformers import SentenceTransformerModel
+    from compeval.models.families.sentence_transformers import SentenceTransformerModel
 
     before = {p: p.read_bytes() for p in tiny.rglob("*") if p.is_file()}
     task = _task(data_dir, split="non_to_adv", save_models=True)
@@ -230,7 +230,7 @@ def test_save_models_writes_under_the_output_folder_only(tiny, data_dir, tmp_pat
 
 def test_hf_models_fine_tune_through_a_sentence_transformer_with_their_pooling(tiny):
     from compeval.errors import SpecError
-    from compeval.models.hf import HFModel
+    from compeval.models.families.hf import HFModel
 
     bert = tiny.parent / (tiny.name + "-bert")
     texts = ["the dog runs near the river .", "a cat sleeps", "red houses"]

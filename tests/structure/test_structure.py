@@ -176,7 +176,7 @@ class _Oracle:
 
 
 def test_minimal_pairs_scoring_with_oracle_and_toy_encoder():
-    from compeval.models.toy import HashBagEncoder
+    from compeval.models.families.toy import HashBagEncoder
     from compeval.tasks.structure.tasks import MinimalPairsTask
 
     task = MinimalPairsTask(n_bases=8, bootstrap=50)
@@ -281,7 +281,7 @@ def _reread(predictions):
 
 def test_minimal_pairs_recomputes_from_its_scores_and_sees_an_edit():
     from compeval.errors import DataError
-    from compeval.models.toy import HashBagEncoder
+    from compeval.models.families.toy import HashBagEncoder
     from compeval.tasks.structure.tasks import MinimalPairsTask
 
     task = MinimalPairsTask(n_bases=6, bootstrap=50)
@@ -302,7 +302,7 @@ def test_types_recompute_from_their_scores_with_missing_pairs(data_dir):
     """sts3k-types from its predictions file: the same scores, pairs without a score (zero, counted) included;
     an edited score moves the profile."""
     from compeval.data.registry import DataContext
-    from compeval.models.toy import HashBagEncoder
+    from compeval.models.families.toy import HashBagEncoder
     from compeval.tasks.structure.tasks import STS3kTypes
 
     task = STS3kTypes(bootstrap=40)
@@ -323,7 +323,7 @@ def test_finetune_recomputes_from_its_per_repeat_spearman(data_dir):
     too; an edited repeat moves its cell; test sizes not the data's are refused."""
     from compeval.data.registry import DataContext
     from compeval.errors import DataError
-    from compeval.models.toy import HashBagEncoder
+    from compeval.models.families.toy import HashBagEncoder
     from compeval.tasks.structure.finetune import t_interval
     from compeval.tasks.structure.tasks import STS3kFinetune
 

@@ -28,7 +28,7 @@ def test_batches_respect_the_budget_and_cover_every_text_once():
 
 
 def _hf_model(folder, **kw):
-    from compeval.models.hf import HFModel
+    from compeval.models.families.hf import HFModel
 
     return HFModel(str(folder), **kw)
 
@@ -48,7 +48,7 @@ def test_vectors_do_not_depend_on_the_batching(tiny_bert, pooling):
 
 
 def test_sentence_transformers_vectors_do_not_depend_on_the_batching(tiny_sbert):
-    from compeval.models.sentence_transformers import SentenceTransformerModel
+    from compeval.models.families.sentence_transformers import SentenceTransformerModel
 
     a = SentenceTransformerModel(str(tiny_sbert))
     a.budget = Budget(16)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from compeval.models.protocol import as_model
-from compeval.models.toy import HashBagEncoder
+from compeval.models.families.toy import HashBagEncoder
 from compeval.specs import parse_spec
 from compeval.tasks.registry import get_tasks
 

@@ -81,7 +81,7 @@ def test_a_ranked_list_counts_every_ordered_candidate_pair(tmp_path):
 
 def test_an_order_blind_model_gets_no_role_reversal_right(tmp_path):
     """A bag of words cannot tell the swap from the sentence: their similarity is 1, above the paraphrase's."""
-    from compeval.models.toy import HashBagEncoder
+    from compeval.models.families.toy import HashBagEncoder
 
     path = write_csv(tmp_path / "roles.csv", role_rows(30))
     out = loaded(f"triplets:{path},anchor=sentence,closer=paraphrase,farther=swap,bootstrap=50").evaluate(

@@ -10,7 +10,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from compeval.models.protocol import as_model
-from compeval.models.toy import HashBagEncoder
+from compeval.models.families.toy import HashBagEncoder
 from compeval.tasks.registry import get_tasks
 from compeval.seeds import derive
 

@@ -43,7 +43,7 @@ def test_a_json_lines_row_that_gives_a_key_twice_is_refused_with_its_line(tmp_pa
 
 
 def test_a_precomputed_vectors_line_that_gives_a_key_twice_is_refused(tmp_path):
-    from compeval.models.precomputed import read_precomputed
+    from compeval.models.families.precomputed import read_precomputed
 
     path = tmp_path / "vectors.jsonl"
     path.write_text('{"text": "a", "vector": [1, 2]}\n{"text": "b", "vector": [1, 2], "vector": [3, 4]}\n')
@@ -135,7 +135,7 @@ def test_the_listed_resample_bound_is_the_enforced_one(monkeypatch, capsys):
     pickle.dumps({"dim": -5, "dim_word": 4}),
 ])
 def test_a_skipthought_options_pickle_of_the_wrong_shape_is_one_line(tmp_path, payload):
-    from compeval.models.skipthought import read_options
+    from compeval.models.families.skipthought import read_options
 
     path = tmp_path / "uni_skip.npz.pkl"
     path.write_bytes(payload)

@@ -201,8 +201,7 @@ def _options_table(title: str, description: str, rows: list[dict], wide: bool) -
 
 def _task_options(name: str, format: str, wide: bool) -> None:
     """``compeval tasks NAME``: the task's options as ``compeval models FAMILY`` lists a family's."""
-    from ..tasks.registry import TASKS, get_tasks, suites
-    from ..tasks.user.declare import KINDS
+    from ..tasks.registry import SPEC_KINDS as KINDS, TASKS, get_tasks, suites
 
     if name in KINDS and name not in TASKS and name not in suites():
         return _kind_options(KINDS[name], format, wide)

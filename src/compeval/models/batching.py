@@ -1,14 +1,8 @@
-"""Token-budget batching: texts sorted by token length, cut into batches whose padded size (texts × the
-longest one's tokens) stays under a budget, and on an accelerator out-of-memory error the budget halves
-and the failed batch is retried.
+"""Token-budget batching: texts sorted by length and cut into batches whose padded size (texts × longest)
+stays under a budget; on an accelerator out-of-memory error the budget halves and the batch is retried.
 
-A fixed count of texts wastes padding when lengths vary and runs out of memory on long ones (LLM
-embedders); a budget in tokens does neither. The vectors do not depend on the batching (each row is
-pooled from its own attention-masked tokens), so the budget is a run setting: the model records the
-budget it ended with in ``ModelConfig.settings``, never in its id.
-
-Families call ``encode_budgeted(texts, lengths, forward, budget)`` from their encode loop; ``forward``
-takes a list of texts and returns their vectors.
+A fixed count of texts wastes padding and runs out of memory on long texts; a budget does neither. Each
+row is pooled from its own masked tokens, so the budget is a run setting (``ModelConfig.settings``).
 """
 from __future__ import annotations
 

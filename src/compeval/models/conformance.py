@@ -113,10 +113,9 @@ class ConformanceFailure(ModelOutputError):
 
 
 def check_before_use(model: Any, label: str) -> None:
-    """The cheap checks of ``check_model`` (finite, real, non-empty vectors; row order; batch invariance;
-    the same output twice) on a model given as a Python object, before ``run`` uses it: such a model
-    otherwise runs "fine" and gives wrong numbers, or, nondeterministic, a new identity on every run. A model
-    whose own call raises is left to fail in its jobs, where the exception is logged with its traceback."""
+    """The cheap checks of ``check_model`` on a model given as a Python object, before ``run`` uses it: such a
+    model otherwise gives wrong numbers, or a new identity on every run. A model whose own call raises is left
+    to fail in its jobs, where the traceback is logged."""
     try:
         if can_encode(model):
             check_encoder(model)

@@ -1,26 +1,12 @@
-"""Content identity for models handed over as Python objects.
+"""Content identity for models handed over as Python objects, which have no spec saying what they compute.
 
-A Python object has no spec string that says what it computes, and its class name says too little (two
-``SentenceTransformer`` objects with different weights, two seeds of one class, an edited class). Its
-identity is therefore what it computes: its output on a fixed probe set of texts, together with its
-class (module, qualified name, a hash of the class source where Python can read it, the version of the
-package it comes from) and any name/params the user gives. Objects whose probe outputs differ in any bit
-get different identities, so they never share cache entries or result files; the price of such
-exactness is that the same model run with different numerics (another GPU, another thread count) may get
-a new identity, which costs a recomputation but never serves wrong vectors.
-
-The probe set mixes single words, phrases, sentences of every length (up to a passage longer than
-512 word pieces, so that a truncated ``max_seq_length`` shows), punctuation, digits and non-ASCII text.
-Changing it changes every fingerprint: it is versioned (``PROBE_VERSION``).
-
-Probe texts cannot see everything: an object whose weights or vector file change only for words the probe
-set lacks keeps its probe fingerprint. So the fingerprint also covers a sample of the run's own
-texts (``sample_texts``: up to ``SAMPLE_SIZE`` of the texts the run's tasks declare, chosen by their hash,
-so the same tasks give the same sample), and an object may declare an identity of its own: a string
-attribute ``compeval_digest`` (``DIGEST_ATTRIBUTE``: a hash of its weights, a version; change it whenever
-what it computes changes). Vectors and results of an object identified only by its output are never
-reused across runs unless the run opts in (``run(..., reuse_objects=True)``) or the object declares
-``compeval_digest``: within a run they are shared as usual.
+The identity is the object's output on a fixed, versioned probe set (``PROBE_VERSION``: words to passages
+over 512 pieces, punctuation, digits, non-ASCII) plus its class (module, name, source hash, package
+version) and any name/params given: outputs that differ in any bit never share cache entries or results
+(another GPU's numerics costs a recomputation, never wrong vectors). Probes cannot see a change confined
+to other words, so the identity also covers a sample of the run's own texts (``sample_texts``), or the
+object declares its own (``compeval_digest``, ``DIGEST_ATTRIBUTE``). Results of an object identified only
+by its output are reused across runs only with ``run(..., reuse_objects=True)`` or a declared digest.
 """
 from __future__ import annotations
 

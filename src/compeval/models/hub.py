@@ -1,14 +1,10 @@
 """Where a transformer's weights come from: a packaged model, a local folder, or a Hugging Face Hub repo.
 
-Hub names (``ORG/NAME``) resolve through ``huggingface_hub.snapshot_download``: it honours ``HF_HOME`` /
-``HF_HUB_CACHE``, ``HF_HUB_OFFLINE`` and ``HF_TOKEN``, downloads what is missing when online, and
-returns the cached snapshot folder. The commit hash of that snapshot is the model's identity, so a
-result says exactly which weights produced it and a moved branch gives a new id. Local folders, a folder
-in snapshot layout given by its path included, are identified by a digest of their content (weights,
-configuration, tokenizer and pooling files: every file, linked folders read through, but README.md and
-.gitattributes), never by their path or the snapshot hash in it: a model fine-tuned into the same
-folder is a new model, whose vectors and results are computed afresh. The digest is taken once per run, when the spec is resolved
-(``registry.resolve_model``).
+A Hub name resolves through ``huggingface_hub.snapshot_download`` (honouring ``HF_HOME``, ``HF_HUB_OFFLINE``,
+``HF_TOKEN``); its snapshot's commit is the identity, so a moved branch gives a new id. A local folder is
+identified by a digest of its content (every file but README.md and .gitattributes, links followed), never
+its path: a model fine-tuned into the same folder is a new model. The digest is taken once per run, when
+the spec is resolved (``registry.resolve_model``).
 """
 from __future__ import annotations
 
@@ -42,10 +38,6 @@ class Weights:
     weights: str
     repo: str | None = None
     commit: str | None = None
-
-    @property
-    def is_sentence_transformer(self) -> bool:
-        return (self.directory / "modules.json").is_file()
 
 
 def minilm_folder() -> Path:
@@ -95,11 +87,8 @@ LOADED_JSON = {"config.json", "tokenizer_config.json", "tokenizer.json", "specia
 
 
 def refuse_bom_json(folder: Path, arg: str) -> None:
-    """A model folder's JSON files (config, tokenizer, sentence-transformers modules) must be plain UTF-8:
-    transformers and sentence-transformers read them with ``json.load``, which fails on a leading byte-order
-    mark with a traceback. One line naming the file, when the folder is resolved (before any job runs). Only
-    the files the loaders read are checked (``LOADED_JSON``, in the folder or a module's subfolder): a repo's
-    other JSON (training logs, evaluation results) may hold one without harm."""
+    """A model folder's JSON files that the loaders read (``LOADED_JSON``) must have no byte-order mark:
+    ``json.load`` fails on one with a traceback. One line naming the file, when the folder is resolved."""
     for p in sorted(folder.rglob("*.json")):
         if p.name not in LOADED_JSON or {".git", ".cache"} & set(p.relative_to(folder).parts):
             continue
@@ -110,16 +99,14 @@ def refuse_bom_json(folder: Path, arg: str) -> None:
 
 
 def locate(arg: str, revision: str | None = None) -> Weights | None:
-    """What ``resolve`` would return, found without any Hub access (``models/registry.resolve_model``: before
-    any download): a packaged model, a local folder (its content digested here, once per run), or, with the
-    Hub offline, the cached snapshot the build would load. None for a Hub repo the build must still ask the
-    Hub for (online: a branch may have moved; offline: not cached, which the build reports). A name that is
-    no folder, no packaged model and no repo id is the same one-line error as ``resolve``'s."""
+    """What ``resolve`` would return, found without Hub access (before any download): a packaged model, a local
+    folder (digested here, once per run) or, offline, the cached snapshot. None for a Hub repo the build must
+    still ask for; a name that is no folder, package or repo id is ``resolve``'s one-line error."""
     path = Path(arg).expanduser()
     if arg in PACKAGED or path.is_dir():
         return resolve(arg, revision)
     if not _is_repo_id(arg):
-        return resolve(arg, revision)  # raises the one line
+        return resolve(arg, revision)  # raises its one-line error
     if not is_offline() or cached_folder(arg, revision) is None:
         return None
     return resolve(arg, revision)
@@ -201,11 +188,8 @@ def snapshot(repo: str, revision: str | None = None) -> Path:
 
 
 def content_digest(path: Path) -> str:
-    """SHA-256 over the folder's files (relative names and bytes), so two folders that load the same
-    model share it and two that differ in weights, configuration or tokenizer never do. Linked files and
-    linked folders are followed (the loaders read through them: a sentence-transformers module folder may
-    be a link), named by their place in this folder; a link that leads back into a folder above it is one
-    line, never an endless walk."""
+    """SHA-256 over the folder's files (relative names and bytes): folders that load the same model share it.
+    Links are followed, as the loaders follow them; a link back into a folder above is one line, never a loop."""
     h = hashlib.sha256()
     for p in _files(path):
         h.update(p.relative_to(path).as_posix().encode() + b"\0")
@@ -247,11 +231,9 @@ def bare_spec(spec: Spec) -> Spec:
 
 
 def resolved_bare(spec: Spec, weights: Weights | None) -> Spec | None:
-    """A bare ``ORG/NAME`` (or folder path) with its published recipe (``models/recipes.py``): the family
-    that runs it (``sbert:`` for a repo with ``modules.json``, ``hf:`` else, ``nvembed:`` for NV-Embed-v2)
-    and ``recipe=`` naming the recipe, whose settings the spec's own options override. Decided without any
-    Hub access: from ``weights`` (``locate``'s), else the recipe table by repo id, else the cached snapshot's
-    files; None when only the repo's files on the Hub can decide."""
+    """A bare ``ORG/NAME`` (or folder) as its recipe's spec (``models/recipes.py``): family and ``recipe=``,
+    decided without Hub access from ``weights``, the recipe table or the cached snapshot; None when only the
+    repo's files on the Hub can decide."""
     from .recipes import by_name, choose
 
     if weights is not None:

@@ -1,11 +1,7 @@
-"""Lists of model specs for sweeps: a file (one spec per line, ``#`` comments), a query of mteb's model
-registry (``mteb:lang=eng,max_params=8e9,open_weights=true``, offline: the registry ships with mteb),
-and the pinned list shipped with compeval (``compeval:sweep``, ``models/sweep.txt``, written by
-``scripts/make_sweep_list.py`` from mteb's metadata, each Hub model pinned to mteb's revision).
-
-``expand_models(["compeval:sweep", "glove-6b-50d"])`` → the spec strings, in order, repeats removed.
-``model_metadata(name)`` gives the facts the leaderboard shows (parameters, release date, licence) from
-mteb's registry where it knows the model.
+"""Lists of model specs for sweeps: a file (one spec per line, ``#`` comments), a query of mteb's offline
+model registry (``mteb:lang=eng,max_params=8e9``) and ``compeval:sweep`` (``models/sweep.txt``, written by
+``scripts/make_sweep_list.py``, each Hub model pinned to mteb's revision); ``model_metadata(name)`` gives
+the leaderboard's facts where mteb knows the model.
 """
 from __future__ import annotations
 

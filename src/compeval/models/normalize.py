@@ -1,13 +1,7 @@
-"""``norm=`` is a task option, never a model option: this module refuses it on a model spec.
-
-Normalising per dimension over a data set (``compeval.vectors.NORMALISERS``: the STS3k ``_norml``
-variants, mean-centring or z-scoring each side of the pairs) is part of how a task compares two lists of
-texts, so the tasks whose score is the cosine of a pair declare it (``--task sts3k,norm=center``, see
-``compeval.tasks.scoring``). On a model spec it would have to mean the same on every task, and it cannot:
-centring or z-scoring over a set has no per-text meaning, so a task that uses one text's vector (the
-modifier tests, probing classifiers, fine-tuned heads) would either see the raw vectors under an id that
-claims ``norm=…`` or vectors that depend on which other texts the task happened to encode. Hence the refusal,
-with the task spelling as its hint.
+"""``norm=`` is a task option, never a model option: centring or z-scoring over a set has no per-text
+meaning, so on a model it would give a one-text task raw vectors under an id claiming ``norm=…``, or vectors
+that depend on the other texts encoded. This module refuses it, naming the task spelling
+(``--task sts3k,norm=center``, ``compeval.tasks.scoring``).
 """
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """Model spec options: each family declares ``class Options(ModelOptions)`` (``TorchOptions`` where torch
-runs it) and registers it with ``register_model(..., options=Options)``.
-
-Parsing the ``,key=value`` strings, every validation message, ranges, older names, the option list of
-``compeval models FAMILY`` and the spec form (``[,pool=mean|cls|last]``) come from the one options base
-(``compeval.options``). Fields declared with ``setting(…)`` are run settings (device, batch size: recorded
-in ``ModelConfig.settings``, never in the id); the others are identity, which ``to_model_config`` records
-in the model's ``ModelConfig.params`` by one rule, as each field declares (``identity_field``). A family
-may redeclare an inherited option to change its default.
+runs it). Parsing, messages and listings come from ``compeval.options``; ``setting(…)`` fields are run
+settings (``ModelConfig.settings``), the others identity, recorded by ``to_model_config`` as each field
+declares (``identity_field``).
 """
 from __future__ import annotations
 
@@ -19,7 +14,8 @@ from ..options import OptionsBase, device_setting, is_run_setting, setting
 if TYPE_CHECKING:
     from .protocol import ModelConfig
 
-__all__ = ["DTYPES", "MAX_DIM", "ModelOptions", "TorchOptions", "batch_setting", "dtype_field", "identity_field"]
+__all__ = ["DTYPES", "MAX_DIM", "KeepsConfig", "ModelOptions", "TorchOptions", "batch_setting", "dtype_field",
+           "identity_field"]
 
 #: Bound of vector sizes: 65,536 float32 dimensions × 10,000 texts is 2.6 GB already.
 MAX_DIM = 65_536
@@ -57,14 +53,18 @@ class ModelOptions(OptionsBase):
     name: str | None = Field(None, description="the model's name in results (default: the package, repo id or "
                                                "folder name)")
 
+    #: The versioned family these options belong to (``hf.v1``), set by ``register_model``.
+    family: ClassVar[str | None] = None
+    #: Identity options this family never records (folded into another param, or not used by it).
+    unrecorded: ClassVar[tuple[str, ...]] = ()
+
     #: Params shown in the display name in this order first (the others follow in field order): the order
     #: is part of the slug, and so of the id.
     shown_order: ClassVar[tuple[str, ...]] = ()
 
     def identity(self) -> dict[str, Any]:
-        """The options that change what the model computes: every option that is not a run setting
-        (``compeval.options.setting``) except ``name`` (the model's name, kept beside its params), under the
-        name the model's params record it by (``param=`` on the field)."""
+        """The options that change what the model computes (all but run settings and ``name``), under their
+        ``param=`` names."""
         params = self.params()
         return {param: params[key] for key, param, _ in self._identity_fields()}
 
@@ -72,23 +72,18 @@ class ModelOptions(OptionsBase):
         return [(key, str(_extra(f).get("param", key)), f) for key, f in type(self).model_fields.items()
                 if key != "name" and not is_run_setting(f)]
 
-    def to_model_config(self, family: str, name: str, *, resolved: Mapping[str, Any] | None = None,
+    def to_model_config(self, name: str, *, family: str | None = None, resolved: Mapping[str, Any] | None = None,
                         facts: Mapping[str, Any] | None = None, **config: Any) -> "ModelConfig":
-        """The model's ``ModelConfig``, its params derived from these options by the one identity rule:
-
-        - each identity option is recorded under its param name with its value, or with the value it
-          ``resolved`` to for this model (the family passes those it computes: ``layer=-1`` → the last
-          layer's number, ``revision=main`` → the commit; None for an option the model does not use); an
-          option declared ``record="changed"`` is left out at its default, and a None value, given or
-          resolved, is left out unless the option is declared ``record="null"`` (then it is recorded as null);
-        - ``facts`` are what the options do not say and the output depends on (the weights' digest, package
-          versions, a data file's hash); they are recorded as given;
-        - the display name shows each option by its declared ``show`` (default: set away from its default),
-          in ``shown_order``; ``shown(params, names)`` may adjust it for a family.
-
-        ``config`` passes the rest to ``ModelConfig`` (``children``, ``location``, ``settings``)."""
+        """The model's ``ModelConfig``, its params derived from these options by one rule: each identity option
+        under its param name, with its value or the value it ``resolved`` to for this model (``layer=-1`` → the
+        last layer); left out at its default where declared ``record="changed"``, and when None unless declared
+        ``record="null"``. ``facts`` (weights digest, package versions) are recorded as given; the display
+        name shows options by their ``show``, in ``shown_order``. ``config`` goes to ``ModelConfig``."""
         from .protocol import ModelConfig
 
+        family = family or type(self).family  # family=: a config that records another name (precomputed-scores)
+        if family is None:
+            raise TypeError(f"{type(self).__name__} belongs to no family: register_model(..., options=) sets it")
         resolved = dict(resolved or {})
         values, defaults = self.params(), self.default_params()
         fields = self._identity_fields()
@@ -97,6 +92,8 @@ class ModelOptions(OptionsBase):
         for key, param, f in fields:
             extra = _extra(f)
             changed = values[key] != defaults[key]
+            if param in self.unrecorded:
+                continue
             if param in resolved:
                 value = resolved[param]
             elif extra.get("record") == "changed" and not changed:
@@ -124,6 +121,16 @@ class ModelOptions(OptionsBase):
         """The params shown in the display name; a family whose display depends on a resolved value
         overrides this."""
         return names
+
+
+class KeepsConfig:
+    """A model's ``config``, read-only, kept in ``_config`` (``name=`` replaces it there: registry._renamed)."""
+
+    _config: "ModelConfig"
+
+    @property
+    def config(self) -> "ModelConfig":
+        return self._config
 
 
 def dtype_field(show: str = "recorded") -> Any:

@@ -1,20 +1,11 @@
-"""One prompt vocabulary for the embedder families whose cards define prompts (``hf``, ``sbert``,
-``nvembed``; ``api`` takes ``prompt=`` only, and ``mteb`` refuses all three with a line saying why).
+"""One prompt vocabulary for the families whose cards define prompts (``hf``, ``sbert``, ``nvembed``; ``api``
+takes ``prompt=`` only, ``mteb`` refuses all three): ``prompt=`` the full text; ``prompt_name=`` a prompt
+the repo names in ``config_sentence_transformers.json`` (read from the resolved local folder); and
+``instruction=`` the task text in the card's template, refused where the card has none.
 
-- ``prompt=``: the full text put before each input (``prompt="query: "``);
-- ``prompt_name=``: a prompt the repository names in ``config_sentence_transformers.json`` (``"prompts"``),
-  as a card's ``model.encode(texts, prompt_name="sts_query")`` picks it; read from the model's resolved
-  local folder (a Hub snapshot in the cache, offline, or a local folder), and an unknown name is one line
-  listing the names the repo has;
-- ``instruction=``: the task text put into the card's template (e5-mistral, gte-Qwen2, stella and NV-Embed:
-  ``"Instruct: {instruction}\\nQuery: "``), where the card defines one; elsewhere it is refused with a line
-  that says to give the whole text with ``prompt=``.
-
-At most one of the three is given; a recipe's prompt (``models/recipes.py``) is a default that any of them
-replaces. All three come down to one effective prompt text (``PromptChoice.text``): it is what the model
-puts before each input and what its identity records, so two spellings of one prompt are one model.
-An ``instruction=`` that already has the template's form (a whole prompt given as the instruction) is
-recognised and used as it is, never wrapped twice.
+At most one is given; a recipe's prompt is a default any of them replaces. All come down to one effective
+text (``PromptChoice.text``), prepended and recorded, so two spellings of one prompt are one model; an
+instruction that already has the template's form is used as it is, never wrapped twice.
 """
 from __future__ import annotations
 

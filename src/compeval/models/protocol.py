@@ -1,4 +1,4 @@
-"""The one model interface every family implements (a structural Protocol, as in mteb v2).
+"""The model interface every family implements (a structural Protocol, as in mteb v2).
 
 A model is anything with a ``config`` (what exactly produced a score) and at least one of
 ``encode(texts) -> (n, d) float array`` or ``score_pairs(texts_a, texts_b) -> (n,) float array``.
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validat
 from .. import plugins
 from ..errors import SpecError
 from ..names import text_problem
+from ..registry import Registry
 from ..vectors import cosine_rows
 
 Scalar = str | int | float | bool | None
@@ -28,9 +29,9 @@ ParamValue = Scalar | dict[str, Scalar]
 class ModelConfig(BaseModel):
     """Everything that determines a model's output. Its ``id`` keys the cache and names results.
 
-    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, normalisation,
-    prompt…); ``location`` holds where the weights were read from, and ``settings`` how the model was
-    run (device, batch size); neither changes the output, so neither is part of the id.
+    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, prompt…); ``location``
+    holds where the weights were read from, and ``settings`` how the model was run (device, batch size);
+    neither changes the output, so neither is part of the id.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -459,14 +460,19 @@ def _built_by_compeval(obj: Any) -> bool:
     return type(obj).__module__.split(".")[0] == "compeval"
 
 
-#: Adapters for other libraries' model objects: ``fn(obj) -> compeval model | None``. A model module
-#: registers its own (``mteb_models`` for MTEB v2 encoders), so this module imports none of them.
-OBJECT_ADAPTERS: list[Callable[[Any], Any]] = []
+def _discover_adapters() -> None:
+    plugins.discover("compeval.models.families")
 
 
-def register_object_adapter(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    OBJECT_ADAPTERS.append(fn)
-    return fn
+#: Adapters for other libraries' model objects, by the library they adapt: ``fn(obj) -> compeval model | None``.
+#: A model module registers its own (``mteb_models`` for MTEB v2 encoders), so this module imports none of them.
+OBJECT_ADAPTERS: Registry[Callable[[Any], Any]] = Registry("model object adapter", group="compeval.models",
+                                                           discover=_discover_adapters)
+
+
+def register_object_adapter(name: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """Decorator: ``fn`` adapts other objects to compeval models (``as_model`` asks it) under ``name``."""
+    return lambda fn: OBJECT_ADAPTERS.register(name, fn)
 
 
 def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None,
@@ -480,8 +486,7 @@ def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | 
         if _built_by_compeval(obj):
             return obj
         return (IdentifiedTokenModel if _has_tokens(obj) else IdentifiedModel)(obj, sample)
-    plugins.discover("compeval.models")  # the model modules register their adapters on import
-    for adapt in OBJECT_ADAPTERS:
+    for adapt in OBJECT_ADAPTERS.values():
         adapted = adapt(obj)
         if adapted is not None:
             return (IdentifiedTokenModel if _has_tokens(adapted) else IdentifiedModel)(adapted, sample)

@@ -1,25 +1,12 @@
-"""Published recipes: how a bare ``ORG/NAME`` is run, exactly as its model card says.
+"""Published recipes: how a bare ``ORG/NAME`` is run, exactly as its model card says (family, pooling,
+prompt, BOS/EOS, normalisation; the table in docs/models.md).
 
-A recipe says which family runs the model, how token states become one vector (pooling, and whether the
-prompt's tokens are pooled), which prompt it gets for similarity tasks, whether the tokenizer adds BOS/EOS
-and whether the vectors are normalised. Most of it is read from what the repository ships:
-
-- ``modules.json`` (a sentence-transformers model): the model's own modules run it: ``1_Pooling/config.json``
-  (pooling mode, ``include_prompt``), ``config_sentence_transformers.json`` (named prompts), a ``Normalize``
-  module;
-- ``tokenizer_config.json``: ``add_bos_token`` / ``add_eos_token``, restored by ``special_tokens``;
-- ``config.json``: ``architectures`` names the class the checkpoint is loaded into (see ``hf.py``).
-
-``RECIPES`` corrects what the files leave out or get wrong against the card (e5-mistral's card pools the
-last token on ``</s>`` and puts an instruction before each text, but the repo has no ``modules.json``),
-matched by repo id. Where mteb is installed and its ``ModelMeta`` knows a model the table does not, its
-instruction template gives the prompt. A model matched by nothing, without ``modules.json``, runs with the
-documented default (``hf``, mean over all tokens), and its result records ``recipe=assumed``.
-
-The recipe key is the ``recipe=`` option of ``hf``/``sbert`` (``nvembed`` for NV-Embed-v2): its values are
-defaults that options given in the spec override. What it sets (pooling, prompt) is in the model's params,
-so ``ORG/NAME`` and the spelled-out ``hf:ORG/NAME,pool=…,prompt=…`` share an id; the recipe's name is
-recorded beside the result, in ``model.settings.recipe`` (``assumed`` when nothing was known).
+Most of it is read from the repo's files (``modules.json`` and its modules, ``tokenizer_config.json``,
+``config.json``); ``RECIPES`` corrects what they leave out or get wrong against the card, matched by repo id,
+and mteb's ``ModelMeta`` gives an instruction template the table lacks. A model matched by nothing runs
+with the documented default (``hf``, mean pooling) and records ``recipe=assumed``. The recipe's settings
+are defaults that the spec's options override and are in the params, so ``ORG/NAME`` and the spelled-out
+spec share an id; its name is recorded in ``model.settings.recipe``.
 """
 from __future__ import annotations
 
@@ -249,10 +236,8 @@ VOCABULARY_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "
 
 
 def check_vocabulary(tokenizer: Any, directory: Path, where: str) -> None:
-    """A model folder whose tokenizer has no vocabulary file is an error: transformers then builds a
-    tokenizer of the special tokens in ``tokenizer_config.json`` alone, every word is unknown and every text
-    gets one and the same vector (found by scripts/hostile.py). Only a folder that lacks every vocabulary
-    file and whose tokenizer knows nothing but special tokens is refused."""
+    """A tokenizer folder without any vocabulary file is an error: transformers would build a tokenizer of
+    special tokens only, and every text would get the same vector."""
     folder = Path(directory)
     if not folder.is_dir() or any((folder / f).is_file() for f in VOCABULARY_FILES) \
             or any("vocab" in p.name.lower() or p.suffix == ".model" for p in folder.iterdir()):
@@ -267,14 +252,10 @@ def check_vocabulary(tokenizer: Any, directory: Path, where: str) -> None:
 
 
 def special_tokens(tokenizer: Any, directory: Path, where: str) -> dict[str, bool]:
-    """Make ``tokenizer`` add BOS/EOS as ``tokenizer_config.json`` asks, under transformers 4 and 5 alike,
-    and return what it now adds (for the model's params; empty when the config sets neither flag).
-
-    transformers 5 builds the tokenizer from ``tokenizer.json``'s post-processor, which for e5-mistral
-    adds only ``<s>`` although the config says ``add_eos_token: true``; setting ``add_eos_token`` alone
-    then drops ``<s>``, so both flags are set. A tokenizer that still disagrees is an error, never a
-    silent change of the text the model sees. A tokenizer without a vocabulary is refused first
-    (``check_vocabulary``)."""
+    """Make ``tokenizer`` add BOS/EOS as ``tokenizer_config.json`` asks, under transformers 4 and 5, and return
+    what it adds. transformers 5 follows ``tokenizer.json``'s post-processor (e5-mistral: ``<s>`` only), and
+    setting ``add_eos_token`` alone drops ``<s>``, so both flags are set; a tokenizer that still disagrees is
+    an error, never a silent change of the text the model sees."""
     check_vocabulary(tokenizer, directory, where)
     asked = asked_special_tokens(directory)
     if not asked:

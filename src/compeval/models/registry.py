@@ -1,21 +1,10 @@
 """Model registry: spec string → model, with versioned family names (as spaCy's registries).
 
-A family registers under ``NAME`` with a version; ``NAME:ARG`` uses the latest version and
-``NAME.vN:ARG`` pins one. Aliases give packaged models short names (``glove-6b-50d``).
-Composite models (mixed, role models) build their parts through the same builder, so
-every part sits behind the cache too. A family declares its spec options once (``options=``, a
-``ModelOptions`` subclass, see ``models/options.py``); the builder parses them, applies the common
-``name``, and hands the factory the typed options.
-
-A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``: family, recipe, typed options,
-where the weights are, the device, identity and run settings), before any download; the early check,
-the build, ``--plan``'s cost, the isolation decision, jobs and workers take that object and never parse
-the spec string again.
-
-``FAMILIES`` (name -> {version: family}) and ``ALIASES`` are ``compeval.registry.Registry`` instances: the
-modules of ``compeval.models`` and the ``compeval.models`` entry points (a separately installed family) are
-imported when either is first read, and a second family of one name and version, or a second alias of one
-name, is refused with both origins named.
+``NAME:ARG`` uses a family's latest version, ``NAME.vN:ARG`` pins one; aliases name packaged models
+(``glove-6b-50d``). A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``), before any
+download; the factory, ``--plan``, jobs and workers take that object and never parse the string again.
+``FAMILIES`` and ``ALIASES`` are ``compeval.registry.Registry`` instances filled by ``compeval.models.families``
+and the ``compeval.models`` entry points.
 """
 from __future__ import annotations
 
@@ -32,7 +21,7 @@ from ..specs import Spec, parse_spec, quote_value
 from .normalize import refuse_model_norm
 from .options import ModelOptions, TorchOptions
 
-Factory = Callable[..., Any]  # (spec, builder, options) -> model
+Factory = Callable[..., Any]  # (ResolvedModel, ModelBuilder) -> model
 
 
 @dataclass(frozen=True)
@@ -72,7 +61,7 @@ class Alias:
 
 
 def _discover_models() -> None:
-    plugins.discover("compeval.models")
+    plugins.discover("compeval.models.families")
     ALIASES.load()  # the other registry the same modules and entry points fill
     FAMILIES.load()
 
@@ -85,16 +74,24 @@ BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
                    extra: str | tuple[str, ...] | None = None, options: type[ModelOptions] = ModelOptions):
-    """Decorator for a factory ``(spec, builder, options) -> model``.
-
-    ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` is the family's ``Options``
-    class (a ``ModelOptions`` subclass: the common options; ``TorchOptions`` adds the torch ones), and the
-    factory receives an instance of it.
+    """Decorator for a factory ``(resolved, builder) -> model``: ``resolved`` is the ``ResolvedModel`` (its
+    ``arg``, typed ``options``, ``weights``, ``device``), ``builder`` builds parts of composites and holds the
+    run settings. ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` is the family's own
+    ``ModelOptions`` subclass (``TorchOptions`` adds the torch ones): it learns its family here, so that
+    ``to_model_config`` records it.
     """
     if not (isinstance(options, type) and issubclass(options, ModelOptions)):
         raise TypeError(f"register_model({name!r}): options must be a ModelOptions subclass, got {options!r}")
 
+    versioned = f"{name}.v{version}"
+    owner = options.__dict__.get("family")
+    if owner not in (None, versioned):
+        raise TypeError(f"register_model({versioned!r}): {options.__name__} is the options of {owner}; give each "
+                        "family (and version) its own ModelOptions subclass")
+
     def deco(factory: Factory) -> Factory:
+        if options not in (ModelOptions, TorchOptions):
+            options.family = versioned
         old = (FAMILIES.peek(name) or {}).get(version)
         if old is None or old.factory is not factory:  # the same factory again (a module imported twice): no-op
             FAMILIES.register(name, ModelFamily(name, version, description, tuple(spec_forms), factory, extra,
@@ -114,9 +111,7 @@ def register_alias(name: str, target: str, description: str, folder: Callable[[]
 
 
 def discover() -> None:
-    """Import each module and sub-package of ``compeval.models`` (one level; a package imports its own
-    registering modules) and the ``compeval.models`` entry points, so that registrations run without
-    importing every helper module; reading ``FAMILIES`` or ``ALIASES`` does this by itself."""
+    """Import the family modules and the entry points (reading ``FAMILIES`` or ``ALIASES`` does it too)."""
     FAMILIES.load()
 
 
@@ -174,20 +169,12 @@ def expand_alias(spec: Spec) -> Spec:
 
 @dataclass(frozen=True)
 class ResolvedModel:
-    """A model spec resolved once per run, before any weights are fetched: what the run, ``--plan``, the
-    isolation decision, jobs and workers (which receive it pickled) take instead of the spec string.
+    """A model spec resolved once per run, before any weights are fetched; jobs and workers receive it pickled.
 
-    ``family`` is the versioned family that builds it, ``options`` its typed options with the recipe's
-    defaults filled in, ``weights`` where the weights are (``hub.Weights``: the package pin, a local folder
-    with its content digest, or a cached Hub snapshot; None for a Hub repo the build still asks the Hub
-    for), ``device`` the device a torch model runs on (its own ``device=``, else the run's; None until a run
-    gives one). A bare Hub ``ORG/NAME`` whose family depends on files that are not cached (sentence-
-    transformers' ``modules.json``) has ``family`` None and its options checked against every ``candidates``
-    family: the build, after the download it needs anyway, decides (``decided``).
-
-    Two resolved models are equal when they build the same model the same way (the text as written and
-    the expanded spec are kept for messages, not compared); ``identity`` and ``run_settings`` split the
-    options by the one rule of ``compeval.options`` (see ``identity``)."""
+    ``options`` are typed, the recipe's defaults filled in; ``weights`` is ``hub.Weights`` (None: a Hub repo the
+    build still asks for); ``device`` the torch device (its own ``device=``, else the run's). A bare Hub id
+    whose family depends on files not cached yet has ``family`` None until ``decided()``. Equal when they
+    build the same model the same way (``text`` and ``spec`` are kept for messages)."""
 
     text: str = field(compare=False)  # the spec as the user wrote it
     spec: Spec = field(compare=False)  # alias expanded, a bare ORG/NAME given its family: what the factory gets
@@ -225,7 +212,7 @@ class ResolvedModel:
 
     @property
     def identity(self) -> dict[str, Any]:
-        """The options that change what the model computes (``ModelOptions.identity``: the one rule)."""
+        """The options that change what the model computes."""
         return self.options.identity() if self.options is not None else {}
 
     @property
@@ -245,6 +232,15 @@ class ResolvedModel:
         given = self.options.model_fields_set if self.options is not None else set()
         return head + "".join(f",{k}={quote_value(_spec_value(getattr(self.options, k)))}" for k in sorted(given))
 
+    def local_weights(self, arg: str | None = None) -> Any:
+        """The weights as resolved, where their folder is on this machine (digested once per run); else
+        ``hub.resolve`` of ``arg`` (default: the spec's), fetched now if it must be (a worker elsewhere)."""
+        if self.weights is not None and self.weights.directory.is_dir():
+            return self.weights
+        from .hub import resolve
+
+        return resolve(arg or self.arg, getattr(self.options, "revision", None))
+
     def decided(self) -> "ResolvedModel":
         """An undecided bare Hub id with its family chosen from the repo's files, fetched now (the build's
         download); a decided model as it is."""
@@ -263,10 +259,8 @@ def _spec_value(v: Any) -> str:
 
 
 def resolve_model(text: "str | Spec | ResolvedModel", device: str | None = None) -> ResolvedModel:
-    """The one resolution of a model spec (see ``ResolvedModel``): parsed once; alias, family, argument form
-    and every option checked, a bare ``ORG/NAME``'s included, before anything is downloaded (a SpecError
-    now rather than when a job runs). ``device``: the run's resolved device (None: not known yet; ``on_device``
-    adds it)."""
+    """Resolve a model spec once (see ``ResolvedModel``): alias, family, form and every option checked before
+    anything is downloaded. ``device``: the run's resolved device (None: not known yet)."""
     if isinstance(text, ResolvedModel):
         return text.on_device(device)
     spec = parse_spec(text) if isinstance(text, str) else text
@@ -344,7 +338,7 @@ def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: st
     from .recipes import RECIPES, recipe_options
 
     if recipe not in RECIPES:
-        return values  # the one parse names the allowed values
+        return values  # the parse names the allowed values
     r = RECIPES[recipe]
     if r.family != family.name:
         raise SpecError(f"{text}: recipe {r.key} runs in the {r.family} family; write "
@@ -372,16 +366,13 @@ class ModelBuilder:
 
     cache: Any = None  # compeval.cache.EmbeddingCache | None
     data_dir: Any = None  # where models that read released parses find them (else $COMPEVAL_DATA_DIR)
-    # Run settings (compeval.context.RunContext), never identity: torch families take them as defaults that
-    # a spec's own device= / batch= overrides (TorchSetup.from_options), and record them in
-    # ModelConfig.settings, never in ModelConfig.params or the id.
-    device: str = "auto"  # the run's resolved device (RunContext.torch_device()); "auto": resolved by device_for
+    # Run settings (compeval.context.RunContext), never identity: defaults that a spec's own device= / batch=
+    # overrides (TorchSetup.of), recorded in ModelConfig.settings, never in params or the id.
+    device: str = "auto"  # the run's resolved device (RunContext.torch_device()); "auto": run_device resolves it
     batch_size: int | None = None  # None: the family's own default
     max_batch_tokens: int | None = None  # padded tokens per forward pass (models/batching.py); None: family's
     _built: dict[str, Any] = field(default_factory=dict)
     _resolved: dict[str, "ResolvedModel"] = field(default_factory=dict)
-    _weights: dict[tuple[str, str | None], Any] = field(default_factory=dict)
-    _devices: dict[int, str] = field(default_factory=dict)  # id(options being built) -> its resolved own device
 
     @classmethod
     def for_context(cls, ctx: Any, cache: Any = None) -> "ModelBuilder":
@@ -389,24 +380,8 @@ class ModelBuilder:
         return cls(cache=cache, data_dir=ctx.data_dir, device=ctx.torch_device(), batch_size=ctx.batch_size,
                    max_batch_tokens=getattr(ctx, "max_batch_tokens", None))
 
-    def device_of(self, opts: Any, where: str) -> str:
-        """The device of the torch model being built with ``opts``: the one its resolution found (a spec's own
-        ``device=`` resolved there, once), else ``device_for``."""
-        found = self._devices.get(id(opts))
-        if found is not None:
-            return found
-        return self.device_for(opts.device if "device" in opts.model_fields_set else None, where)
-
-    def device_for(self, own: str | None, where: str) -> str:
-        """The device a torch model built here runs on, and the one place a model's device is resolved: the
-        spec's own ``device=`` (a per-model run setting; its errors name the spec), else the run's, resolved
-        already (a builder made outside a run resolves its ``auto`` here, once)."""
-        if own is not None:
-            try:
-                return resolve_device(own)
-            except CompevalError as exc:
-                reason = str(exc).partition(": ")[2].replace("--device ", "device=")
-                raise SpecError(f"{where}: device={own}: {reason}") from None
+    def run_device(self) -> str:
+        """The run's device; a builder made outside a run resolves its ``auto`` here, once."""
         if self.device == "auto":
             self.device = resolve_device(self.device)
         return self.device
@@ -431,29 +406,16 @@ class ModelBuilder:
             self._built[key] = self._build(resolved)
         return self._built[key]
 
-    def weights(self, arg: str, revision: str | None = None) -> Any:
-        """The weights of ``arg`` as the model being built was resolved (a local folder digested once per
-        run), else ``hub.resolve`` (a Hub repo fetched now, if it must be)."""
-        found = self._weights.get((arg, revision))
-        if found is not None:
-            return found
-        from .hub import resolve
-
-        return resolve(arg, revision)
-
     def _build(self, resolved: ResolvedModel) -> Any:
         """Builds the resolved model (nothing is parsed or checked again; a bare Hub id whose family its
         files decide is decided now, after its download)."""
         resolved = resolved.decided()
+        if resolved.torch and resolved.device is None:
+            resolved = replace(resolved, device=self.run_device())
         family = resolve_family(resolved.family)
         opts, text = resolved.options, resolved.text
-        if resolved.device is not None and resolved.own_device:
-            self._devices[id(opts)] = resolved.device
-        if resolved.weights is not None and resolved.arg is not None and resolved.weights.directory.is_dir():
-            # not digested again; a worker on another machine, where the folder is elsewhere, resolves its own
-            self._weights[(resolved.arg, getattr(opts, "revision", None))] = resolved.weights
         try:
-            model = family.factory(resolved.spec, self, opts)
+            model = family.factory(resolved, self)
         except ImportError as exc:
             extras = (family.extra,) if isinstance(family.extra, str) else family.extra
             hint = f"pip install 'compeval[{','.join(extras)}]'" if extras else "install the missing package"
@@ -466,9 +428,8 @@ class ModelBuilder:
 
 
 def _renamed(model: Any, name: str, text: str) -> Any:
-    """``,name=``: the model's name in its id and results, whatever the family would call it. The new
-    config replaces the one the model keeps: ``_config`` behind a ``config`` property, or a plain
-    ``config`` attribute."""
+    """``,name=``: the model's name in its id and results; the new config replaces the kept one (``_config``
+    behind a ``config`` property, or a plain ``config`` attribute)."""
     if not name.isprintable():
         raise SpecError(f"{text!r}: name={name!r} holds a line break or another control character; names are "
                         "one printable line (they head tables and file listings)")

@@ -1,10 +1,6 @@
-"""What torch-backed families share: where the weights are (``hub.resolve``), the device, the dtype, the
-batch size, remote code, and quiet loading.
-
-``dtype`` and ``trust_remote_code`` change the vectors and so enter a model's id (only when set away
-from float32 / false, so earlier ids stay valid); ``device`` and ``batch`` are run settings, recorded
-in ``ModelConfig.settings``. A model's own ``device=`` / ``batch=`` win over the run's ``--device`` /
-``--batch-size`` (``RunContext`` → ``ModelBuilder``), which win over the family's default batch.
+"""What torch-backed families share: the weights (``hub.resolve``), device, dtype, batch, remote code and
+quiet loading. ``dtype`` and ``trust_remote_code`` are identity (recorded only away from float32 / false,
+so earlier ids stay valid); ``device`` and ``batch`` are run settings.
 """
 from __future__ import annotations
 
@@ -14,12 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-
 from ..context import resolve_device
 from ..errors import SpecError
 from .hub import Weights, resolve  # noqa: F401  (resolve: the families import it from here)
-from .options import DTYPES, TorchOptions, identity_field
-from .protocol import ModelConfig
+from .options import DTYPES, KeepsConfig, TorchOptions, identity_field
 
 
 def revision_field() -> Any:
@@ -56,7 +50,7 @@ def torch_dtype(name: str) -> Any:
 class TorchSetup:
     """Device (resolved), precision, batch and length settings of one torch model, as the spec gave them."""
 
-    device: str  # resolved: ModelBuilder.device_for, or resolve_device for a model made outside a builder
+    device: str  # resolved: ResolvedModel.device, or resolve_device for a model made outside a builder
     dtype: str = "float32"
     batch: int = 32
     max_length: int | None = None
@@ -69,20 +63,19 @@ class TorchSetup:
         return cls(device=resolve_device(device), **settings)
 
     @classmethod
-    def from_options(cls, opts: Any, builder: Any, where: str) -> "TorchSetup":
-        """The spec's own ``device=`` / ``batch=`` win; else the run's (the resolved ``RunContext`` device /
-        ``batch_size`` through ``ModelBuilder``); else the family's declared default batch."""
-        device = builder.device_of(opts, where)
+    def of(cls, resolved: Any, builder: Any) -> "TorchSetup":
+        """The setup of a resolved model (its device resolved already): the spec's own ``batch=`` wins, else
+        the run's ``--batch-size`` (``ModelBuilder``), else the family's declared default."""
+        opts = resolved.options
         run_batch = getattr(builder, "batch_size", None)
         batch = opts.batch if "batch" in opts.model_fields_set or not run_batch else run_batch
-        return cls(device=device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
+        return cls(device=resolved.device, dtype=opts.dtype, batch=batch, max_length=opts.max_length,
                    trust_remote_code=bool(getattr(opts, "trust_remote_code", False)),
                    max_batch_tokens=getattr(builder, "max_batch_tokens", None))
 
     def settings(self) -> dict[str, Any]:
-        """Recorded beside each result: the device the model runs on (resolved when the model was built, so a
-        result written by a process that never loaded the weights, e.g. a Ray job stage reading cached
-        vectors, says the same)."""
+        """Recorded beside each result: the device resolved at build time, so a process that never loads the
+        weights (a Ray stage reading cached vectors) records the same."""
         out = {"device": self.device, "batch": self.batch}
         if self.max_batch_tokens:
             out["max_batch_tokens"] = self.max_batch_tokens  # the budget set; models/batching.py may lower it
@@ -133,17 +126,11 @@ def quiet() -> None:
         pass
 
 
-class TorchModel:
-    """What the torch families' model classes share: the configuration they keep (``_config``; its settings
-    are filled in when the weights load), the device the builder resolved (``OnDevice``, a run setting, not
-    identity), and ``load`` (``Loadable``: the runner times it apart from encoding) through ``_load``."""
+class TorchModel(KeepsConfig):
+    """What the torch families' model classes share: the kept configuration (its settings filled in when the
+    weights load), the resolved device (``OnDevice``) and ``load`` (``Loadable``, timed apart from encoding)."""
 
     setup: TorchSetup
-    _config: ModelConfig
-
-    @property
-    def config(self) -> ModelConfig:
-        return self._config
 
     @property
     def device(self) -> str:

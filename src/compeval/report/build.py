@@ -6,7 +6,6 @@ Content-Security-Policy that forbids any fetch, so opening it never touches the 
 from __future__ import annotations
 
 import json
-import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -130,9 +129,6 @@ def build_report(
     )
     output = Path(output)
     atomic_write_bytes(output, page.encode("utf-8"))
-    umask = os.umask(0)
-    os.umask(umask)
-    output.chmod(0o666 & ~umask)  # a report is for sharing: the temporary file's 0600 is too strict
     rendered = [f for f in (headline_fig, *(f for s in sections for f in s.figures), paired_fig) if f is not None]
     figures = [f.id for f in rendered]  # in page order
     files = [p for f in rendered for p in f.files]

@@ -1,10 +1,8 @@
 """Matplotlib figures for the report, rendered without pyplot (no global backend state, Agg canvas).
 
-Figures are embedded as inline SVG so the HTML stays one self-contained file: text is drawn as
-paths (no font files), dense point clouds are rasterised into the SVG as a ``data:`` PNG (a
-2,000-point scatter is ~1 MB as vector markers and ~60 kB as an image), and the SVG's XML prologue,
-DOCTYPE (which names an external DTD) and RDF metadata are stripped. Ids inside each SVG are salted
-with the figure id, so figures never clash and the same results give the same bytes.
+Inline SVG keeps the HTML one self-contained file: text as paths (no fonts), dense point clouds rasterised
+as a ``data:`` PNG (~60 kB instead of ~1 MB), prologue, DOCTYPE and metadata stripped, ids salted with the
+figure id so figures never clash and the same results give the same bytes.
 """
 from __future__ import annotations
 
@@ -44,6 +42,14 @@ def style_axes(ax, grid_axis: str = "y") -> None:
     if grid_axis:
         ax.grid(axis=grid_axis, color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
+
+
+def label_axes(ax, ylabel: str, title: str, legend: str = "outside right upper") -> None:
+    """The closing of a one-axes figure: labels, the figure's legend of this axes' entries, the house style."""
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.figure.legend(*ax.get_legend_handles_labels(), loc=legend, frameon=False)
+    style_axes(ax)
 
 
 def model_colours(models: list[str]) -> dict[str, str]:

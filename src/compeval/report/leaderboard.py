@@ -1,13 +1,8 @@
-"""The leaderboard page of a sweep (``compeval report DIR --leaderboard [--mteb-results MTEB]``): one row
-per model, the suite headlines (the end-of-run ranking, ``ranking.py``) as columns with their 95%
-intervals, the model's parameters, release date and licence from mteb's registry where it knows the
-model, and, given MTEB's results (the layout of its public results repository:
-``results/<org__name>/<revision>/<Task>.json``), per headline a scatter against the model's MTEB STS
-mean with Spearman's ρ and its bootstrap interval over models.
-
-Like the report it is one self-contained HTML file with no script (the report's Content-Security-Policy):
-columns sort by following a link in their header, which shows a copy of the table sorted by that column
-(CSS ``:target``).
+"""The leaderboard page of a sweep (``compeval report DIR --leaderboard [--mteb-results MTEB]``): a row per
+model, the suite headlines (``ranking.py``) as columns with 95% intervals, mteb's model metadata, and given
+MTEB's results (``results/<org__name>/<revision>/<Task>.json``) a scatter per headline against MTEB STS with
+Spearman's ρ. One self-contained HTML file with no script: a header link shows a copy of the table sorted by
+that column (CSS ``:target``).
 """
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """Read a results folder once for the report: every ``TaskResult`` plus lazily loaded predictions.
 
-The report reads only the store (never the tasks), so everything it shows can be traced to a file
-in the folder: the task facts too (which way a metric is better, whether a task is ranked, published
-figures) travel in each result. Only a result written before those facts were recorded takes them from
-the registered task of the same name. Predictions are large (``modifiers-test2`` holds 240k rows per model) and only some
-figures and paired tests need them, so they are read on first use with pyarrow's JSON reader
-(several times faster than pandas' line reader) and kept for the rest of the build.
+The report reads only the store, so everything it shows traces to a file in the folder (task facts travel in
+each result; only a result older than them takes them from the registered task). Predictions are large
+(240k rows per model in ``modifiers-test2``) and few figures need them: read on first use with pyarrow.
 """
 from __future__ import annotations
 

@@ -3,7 +3,13 @@
 Kept as a Python string rather than a package data file so an installed wheel always has it.
 """
 
-TEMPLATE = r"""<!DOCTYPE html>
+TEMPLATE = r"""{% macro figure(f) %}
+  <figure class="figure" id="{{ f.id }}" data-figure="{{ f.id }}">
+    {{ f.svg|safe }}
+    <figcaption><strong id="{{ f.id }}-title">{{ f.title }}.</strong> {{ f.caption }}</figcaption>
+  </figure>
+{% endmacro %}
+<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -91,10 +97,7 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
     <em>not computed here</em>; hover them for the citation.{% if not_ranked %} Model-independent tasks
     ({{ not_ranked|join(", ") }}) appear in their section, not here.{% endif %}</p>
   {% if headline_fig %}
-  <figure class="figure" id="{{ headline_fig.id }}" data-figure="{{ headline_fig.id }}">
-    {{ headline_fig.svg|safe }}
-    <figcaption><strong id="{{ headline_fig.id }}-title">{{ headline_fig.title }}.</strong> {{ headline_fig.caption }}</figcaption>
-  </figure>
+{{ figure(headline_fig) -}}
   {% endif %}
   <div class="boards">
   {% for t in leaderboard %}
@@ -151,10 +154,7 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
   <h2>{{ s.title }}</h2>
   {% if s.intro %}<p class="intro">{{ s.intro }}</p>{% endif %}
   {% for f in s.figures %}
-  <figure class="figure" id="{{ f.id }}" data-figure="{{ f.id }}">
-    {{ f.svg|safe }}
-    <figcaption><strong id="{{ f.id }}-title">{{ f.title }}.</strong> {{ f.caption }}</figcaption>
-  </figure>
+{{ figure(f) -}}
   {% endfor %}
   {% for t in s.tables %}
   <h3>{{ t.caption }}</h3>
@@ -185,10 +185,7 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px; border-top: 1
     when there are few units; seed {{ settings.seed }}). The score is recomputed from the per-item predictions, and
     checked against the stored one. p &lt; 0.05: the ranks can be told apart.</p>
   {% if paired_fig %}
-  <figure class="figure" id="{{ paired_fig.id }}" data-figure="{{ paired_fig.id }}">
-    {{ paired_fig.svg|safe }}
-    <figcaption><strong id="{{ paired_fig.id }}-title">{{ paired_fig.title }}.</strong> {{ paired_fig.caption }}</figcaption>
-  </figure>
+{{ figure(paired_fig) -}}
   {% endif %}
   {% if comparisons %}
   <div class="scroll"><table id="table-paired">

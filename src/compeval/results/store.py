@@ -1,17 +1,10 @@
 """Results on disk: ``OUTPUT/<model id>/<task slug>.json`` plus ``….predictions.jsonl`` beside it.
 
-A result folder is named by the model's configuration id (``<slug>-<12 hex digits>``, see
-``ModelConfig.id``), never by its display name alone: two configurations with one display name (two
-``precomputed:`` files called ``s.txt``) get two folders. Every path component that comes from a user
-(model names, task slugs with ``path=`` options…) goes through ``safe_component``, so nothing is ever
-written outside the results folder. Folders written before 2.0 (``OUTPUT/<model slug>/…``) are still read,
-and a planned job whose result sits there under the same model id is skipped as before.
-
-Symbolic links inside the results folder are never followed: a model folder or result that is a link is
-neither written through nor read. Writes are atomic (temporary file + rename, with the user's umask), so an interrupted run never leaves a
-half-written result. A result counts as present only when it is complete and intact: its JSON parses and
-validates, it belongs to the folder's model id and to its file's task, it records a checksum that holds,
-and its predictions file has the recorded SHA-256 (``trust_problem``: nothing absent is taken on trust).
+A folder is named by the model's configuration id (``ModelConfig.id``), never its display name alone, so two
+configurations of one name get two folders; every user-given path component goes through ``safe_component``
+and links are never followed, so nothing is written outside the results folder. Writes are atomic. A result
+counts as present only when it is complete and intact (``problem``: nothing absent is taken on trust).
+Folders written before 2.0 (``OUTPUT/<model slug>/…``) are still read.
 """
 from __future__ import annotations
 
@@ -47,13 +40,6 @@ class ResultWriteError(CompevalError):
 
 
 _umask_lock = threading.Lock()
-#: ``compeval.tasks.registry.result_slug``, registered when the task registry is imported (this layer does not
-#: import tasks): every store then checks a result's exact file name, not only its task name.
-_TASK_SLUG: dict[str, Callable[[TaskResult], str | None]] = {}
-
-
-def register_task_slug(fn: Callable[[TaskResult], str | None]) -> None:
-    _TASK_SLUG["registered"] = fn
 
 
 def model_folder(model: Any) -> str:
@@ -135,11 +121,10 @@ def as_written(values: Any) -> np.ndarray:
 class ResultStore:
     def __init__(self, root: Path | str, task_slug: Callable[[TaskResult], str | None] | None = None):
         """``task_slug``: the file name (without ``.json``) a stored result's task and options would be
-        written under, None when it cannot tell (``compeval.tasks.registry.result_slug``; this layer does not
-        know the tasks; by default the one the registry registered, ``register_task_slug``); without one only
-        the task name is checked against the file name."""
+        written under, None when it cannot tell (``compeval.tasks.registry.result_slug``: this layer does not
+        know the tasks); without one only the task name is checked against the file name."""
         self.root = Path(root)
-        self.task_slug = task_slug or _TASK_SLUG.get("registered")
+        self.task_slug = task_slug
         self.unreadable: list[tuple[Path, str]] = []  # filled by iter_results: files skipped, and why
 
     def path(self, folder: str, task_slug: str) -> Path:
@@ -155,12 +140,9 @@ class ResultStore:
         return self.problem(self.path(folder, task_slug)) is None
 
     def problem(self, path: Path, *, model_id: str | None = None, task: Any = None) -> str | None:
-        """Why the result at ``path`` cannot stand for the planned job, or None when it can.
-
-        Checks: the file exists, parses and validates; its model id is ``model_id`` (or, without one, the
-        id its folder is named after); its task name, parameters and version are ``task``'s (a task's
-        version changes when the same options would now compute something else); its predictions file
-        exists and has the SHA-256 the result recorded. ``"missing"`` when there is no file."""
+        """Why the result at ``path`` cannot stand for the planned job (``"missing"``: no file), or None: it
+        parses and validates, holds ``model_id`` (else its folder's), ``task``'s name, options and version
+        (a new version computes something else), and its predictions have the recorded SHA-256."""
         path = Path(path)
         if path.parent.is_symlink() or path.is_symlink():
             return "it lies behind a symbolic link, which compeval does not follow"
@@ -188,9 +170,8 @@ class ResultStore:
 
     def result_problem(self, path: Path, result: TaskResult, *, folder: bool = True,
                        predictions: bool = True) -> str | None:
-        """Why a loaded result cannot be trusted where it sits, or None: it belongs in its model's folder
-        (``folder``) and in its task's file (``file_problem``; the exact file name of its options when this
-        store was given ``task_slug``), and nothing it needs is absent or changed (``trust_problem``)."""
+        """Why a loaded result cannot be trusted where it sits, or None: ``file_problem`` (and the exact file name
+        of its options, given ``task_slug``), then ``trust_problem``."""
         where = file_problem(path, result, folder=folder)
         if where is None and self.task_slug is not None:
             slug = self.task_slug(result)
@@ -255,10 +236,8 @@ class ResultStore:
         return pd.read_json(Path(path).with_name(result.predictions_file), lines=True)
 
     def iter_results(self, digests: dict[Path, str] | None = None) -> Iterator[tuple[Path, TaskResult]]:
-        """Every readable, trusted, current result; files that are not (stray, corrupt, other schema, unverified,
-        in another model's folder or task's file: ``result_problem``; computed from an input file that has
-        changed since: ``stale_problem``) go to ``unreadable`` with why. ``digests``: input files' SHA-256
-        the caller has just read (not hashed again)."""
+        """Every readable, trusted, current result; the others go to ``unreadable`` with why (``result_problem``,
+        ``stale_problem``). ``digests``: input files' SHA-256 the caller has just read (not hashed again)."""
         if not self.root.is_dir():
             raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
                                 f"{self.root} is a file; give the results folder written by `compeval run`")
@@ -289,14 +268,10 @@ UNVERIFIED = "unverified"
 
 
 def trust_problem(path: Path, result: TaskResult, *, predictions: bool = True) -> str | None:
-    """Why a readable result cannot be trusted, or None: nothing absent is taken on trust.
-
-    A result without a checksum, or whose predictions file exists without a recorded SHA-256, is
-    *unverified* (an edit to it could not be told from the original): it is left out of tables, reports and
-    rankings, listed by ``compeval verify``, and recomputed by a run. With ``predictions``, a predictions
-    file that is missing or whose SHA-256 differs from the recorded one is a problem too (reuse and verify);
-    without, the result's checksummed scores still stand and only its predictions are refused where they
-    are read (the report's paired tests, ``report.loading.Entry.predictions``)."""
+    """Why a readable result cannot be trusted, or None. Without a checksum, or with a predictions file but no
+    recorded SHA-256, it is *unverified* (an edit could not be told): left out everywhere, recomputed by a run.
+    ``predictions``: a missing or changed predictions file is a problem too (reuse, verify); else only the
+    predictions are refused where read (``report.loading.Entry.predictions``)."""
     if result.checksum is None:
         return f"{UNVERIFIED}: it records no checksum, so an edit to it cannot be detected"
     pred = path.with_name(result.predictions_file or f"{path.stem}.predictions.jsonl")
@@ -312,11 +287,9 @@ def trust_problem(path: Path, result: TaskResult, *, predictions: bool = True) -
 
 
 def stale_problem(result: TaskResult, digests: dict[Path, str] | None = None) -> str | None:
-    """Why a result no longer stands for its input, or None: the user's file it was computed from (a user
-    task's data, a file named by a task option: ``counts.data_file``) is there with other content. Such a
-    result is left out of tables, leaderboards and reports, never shown beside the result of the new
-    content under the same task name. A file that is gone proves nothing here (``compeval verify`` lists
-    it). ``digests`` memoises each file's SHA-256 over one reading of a folder."""
+    """Why a result no longer stands for its input, or None: the user's file it was computed from
+    (``counts.data_file``) has other content now, so it must not sit beside the new content's result under one
+    name. A file that is gone proves nothing (``compeval verify`` lists it). ``digests``: SHA-256s memoised."""
     file, recorded = result.counts.get("data_file"), result.counts.get("data_sha256")
     if not isinstance(file, str) or not isinstance(recorded, str) or not Path(file).is_file():
         return None
@@ -336,10 +309,8 @@ def stale_problem(result: TaskResult, digests: dict[Path, str] | None = None) ->
 
 
 def file_problem(path: Path, result: TaskResult, *, folder: bool = True) -> str | None:
-    """Whether the result sits in its own file: its model's folder (named by the model id) and a file name
-    its task could have written (the task name, then ``__option-value`` parts). A result copied into
-    another model's folder or under another task's file name is refused. The exact file name of a task's
-    options is checked where the task registry is known (``ResultStore(task_slug=…)``)."""
+    """Whether the result sits in its model's folder and in a file its task could have written (the task name,
+    then ``__option-value`` parts); the exact name of its options is checked by ``ResultStore(task_slug=…)``."""
     stored = result.model.get("id")
     legacy = isinstance(stored, str) and stored.rpartition("-")[0] == path.parent.name  # compeval < 2.0
     if folder and (stored is None or (model_folder(result.model) != path.parent.name and not legacy)):
@@ -352,12 +323,8 @@ def file_problem(path: Path, result: TaskResult, *, folder: bool = True) -> str 
 
 
 def refuse_model_norm(path: Path, data: dict[str, Any]) -> None:
-    """Refuse a result whose model (or one of its parts) carries ``norm=``, as an earlier compeval wrote them.
-
-    That option normalised only where a task scored pairs; elsewhere (modifiers, probing, fine-tuned heads)
-    the same id held the raw vectors' scores. Read as "model + task option norm" it would twin the plain
-    model's own results on those tasks and sit under a file name the report no longer plans; so it is not
-    read, and the message says how to compute it now."""
+    """Refuse a result whose model (or a part) carries ``norm=``: that option normalised only where a task scored
+    pairs, so the id also held raw-vector scores elsewhere; the message says how to compute it now."""
     model = data.get("model") if isinstance(data.get("model"), dict) else {}
     todo, norm = [model], None
     while todo and norm is None:
@@ -430,10 +397,8 @@ def left_out_note(unreadable: list[tuple[Path, str]]) -> str:
 
 def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = None,
                   task_slug: Callable[[TaskResult], str | None] | None = None) -> pd.DataFrame:
-    """Every score in a results folder as one tidy DataFrame (the Python face of ``compeval results``).
-
-    Files that cannot be read or trusted are left out; pass a list as ``unreadable`` to learn which and
-    why (``task_slug``: see ``ResultStore``)."""
+    """Every score in a results folder as one tidy DataFrame (``compeval results``); files left out go to
+    ``unreadable`` with why. ``task_slug``: see ``ResultStore`` (``compeval.tasks.registry.result_slug``)."""
     store = ResultStore(root, task_slug)
     results = [r for _, r in store.iter_results()]
     labels = model_labels(results)

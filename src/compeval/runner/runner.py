@@ -18,7 +18,7 @@ from ..models.registry import ModelBuilder, ResolvedModel
 from ..specs import Spec
 from ..results.store import ResultStore, ResultWriteError, model_folder
 from ..tasks.base import Task
-from ..tasks.registry import get_tasks
+from ..tasks.registry import get_tasks, result_slug
 from .executors import LocalExecutor, make_executor
 from .jobs import (ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext, RunSummary, model_record,
                    task_spec)
@@ -119,7 +119,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     resolved = [builder.resolve(m) if isinstance(m, (str, Spec, ResolvedModel)) else None for m in models]
     specs = [task_spec(t) for t in task_list]
     cache = builder.cache = EmbeddingCache(ctx.cache_dir)
-    store = ResultStore(ctx.output_dir)
+    store = ResultStore(ctx.output_dir, result_slug)
     refuse_names_held_in_folder(task_list, store)
     try:
         data = DataContext(ctx.data_dir, download=False)

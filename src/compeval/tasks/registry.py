@@ -3,38 +3,31 @@ points when first read); suites group tasks so ``--task sts`` runs them all.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .. import plugins
 from ..errors import SpecError
-from ..registry import Registry, origin_of
-from ..results.store import register_task_slug
+from ..registry import Registry
 from ..specs import parse_spec
 
 
 def _discover_suites() -> None:
     plugins.discover_suites()
+    for registry in (TASKS, SPEC_KINDS, DECLARATIONS):  # the same folders and entry points fill all three
+        registry.load()
 
 
 TASKS: Registry[type] = Registry("task", group="compeval.tasks", discover=_discover_suites)
 BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked by tests
-#: Task kinds built from a user's data, ``KIND:SOURCE[,…]`` (registered by tasks/user): kind -> builder(spec).
-SPEC_KINDS: dict[str, Any] = {}
+#: Task kinds on a user's data, ``KIND:SOURCE[,…]``: kind -> its task class (``cls.from_spec(spec)`` builds it).
+SPEC_KINDS: Registry[type] = Registry("task kind", discover=_discover_suites)
 #: Files that declare a task, by suffix (``--task roles.toml``): suffix -> builder(path).
-DECLARATIONS: dict[str, Any] = {}
-
-
-def register_spec_kind(kind: str, build: Any) -> None:
-    SPEC_KINDS[kind] = build
-
-
-def register_declaration(suffix: str, build: Any) -> None:
-    DECLARATIONS[suffix] = build
+DECLARATIONS: Registry[Callable[[str], Any]] = Registry("task file suffix", discover=_discover_suites)
 
 
 def register_task(cls: type) -> type:
     """Class decorator: registers a Task subclass under ``cls.metadata.name``."""
-    TASKS.register(cls.metadata.name, cls, origin=origin_of(cls))
+    TASKS.register(cls.metadata.name, cls)
     return cls
 
 
@@ -57,7 +50,7 @@ def get_tasks(spec: str) -> list[Any]:
     discover()
     parsed = parse_spec(spec)
     if parsed.arg is not None and parsed.name in SPEC_KINDS:  # a user's data: KIND:SOURCE,…
-        return [SPEC_KINDS[parsed.name](parsed)]
+        return [SPEC_KINDS[parsed.name].from_spec(parsed)]
     suffix = "." + parsed.name.rpartition(".")[2] if "." in parsed.name else ""
     if parsed.arg is None and suffix in DECLARATIONS:  # a task file
         if parsed.options:
@@ -133,5 +126,3 @@ def result_slug(result: Any) -> str | None:
 
 _SLUGS: dict[tuple[str, str], str | None] = {}  # a sweep's report reads each task's options many times
 
-
-register_task_slug(result_slug)

@@ -61,15 +61,40 @@ SECTIONS: Registry[SuiteSection] = Registry("report section of suite", group="co
                                             discover=_discover_sections)
 
 
-def register_section(suite: str, *, title: str, order: int, build: Callable[[BuildContext], Section | None],
+@dataclass(frozen=True)
+class Filled:
+    """A section's ``build`` from its ``intro`` and ``fill(ctx, section, entries)``: the section is made only
+    when its suite has results, so no suite repeats that opening."""
+
+    suite: str
+    title: str
+    intro: str
+    fill: Callable[[BuildContext, Section, list[Entry]], None]
+
+    def __call__(self, ctx: BuildContext) -> Section | None:
+        entries = ctx.index.suite(self.suite)
+        if not entries:
+            return None
+        section = Section(id=f"suite-{self.suite}", suite=self.suite, title=self.title, intro=self.intro)
+        self.fill(ctx, section, entries)
+        return section
+
+
+def register_section(suite: str, *, title: str, order: int,
+                     build: Callable[[BuildContext], Section | None] | None = None, intro: str = "",
+                     fill: Callable[[BuildContext, Section, list[Entry]], None] | None = None,
                      items: Callable[[Entry], ItemColumns | None] | None = None,
                      task_order: Sequence[str] = (), headlines: Sequence[Headline] = (),
                      headline_rest: bool = True, headline_each: bool = False,
                      chance: Mapping[str, float] | None = None) -> SuiteSection:
-    """Called by a suite's ``report.py`` when it is imported; a second section for one suite is a
-    ``RegistryError`` naming both places (the same ``build`` again is a no-op)."""
+    """Called by a suite's ``report.py`` when it is imported, with ``build(ctx)`` (None: nothing to show) or
+    ``intro`` and ``fill`` (``Filled``); a second section for one suite is a ``RegistryError`` naming both
+    places (the same section again is a no-op)."""
+    if (build is None) == (fill is None):
+        raise TypeError(f"register_section({suite!r}): give build= or fill=, not both")
+    build = build or Filled(suite, title, intro, fill)
     old = SECTIONS.peek(suite)
-    if old is not None and old.build is build:
+    if old is not None and old.build == build:
         return old
     section = SuiteSection(suite, title, order, build, items or _no_items, tuple(task_order), tuple(headlines),
                            headline_rest, headline_each, dict(chance or {}))

@@ -103,10 +103,7 @@ def error_bars(values, lows, highs) -> np.ndarray:
     return np.where(np.isfinite(err), np.clip(err, 0, None), 0.0)
 
 
-def entry_score_triplet(entry: Entry | None, metric: str, subset: str) -> tuple[float | None, float | None, float | None]:
-    if entry is None:
-        return None, None, None
-    s = entry.score(metric, subset)
-    if s is None:
-        return None, None, None
-    return s.value, s.ci_low, s.ci_high
+def bar_data(scores) -> tuple[list[float], np.ndarray]:
+    """Heights (NaN where a score or its value is absent) and asymmetric error bars of ``scores``."""
+    trips = [(None, None, None) if s is None or s.value is None else (s.value, s.ci_low, s.ci_high) for s in scores]
+    return [np.nan if v is None else v for v, _, _ in trips], error_bars(*zip(*trips))

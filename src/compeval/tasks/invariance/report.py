@@ -7,7 +7,7 @@ import numpy as np
 from ...report.figures import new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, ItemColumns, Section, bar_data, unique_keys
 
 SUITE = "invariance"
 TITLE = "Syntactically invariant inference"
@@ -31,15 +31,7 @@ def items(entry: Entry) -> ItemColumns | None:
     return None
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-invariance", suite=SUITE, title=TITLE, intro=(
-        "Does a model give the same relation the same score whatever construction carries it? Relation "
-        "classification: ROC AUC of same-relation sentence pairs against hard negatives with the same entities "
-        "(0.5 = chance), per construction of the positive and per type of negative. Restricted QA: normalised rank "
-        "of the answer sentence among distractors (1 = ranked first)."))
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     rel = ctx.index.firsts("invariance-relation")
     if rel:
         section.figures.append(_by_subset(ctx, rel, "auc", ("construction=", "negative="), "fig-invariance-relation",
@@ -53,7 +45,6 @@ def build(ctx: BuildContext) -> Section | None:
                                           "Restricted QA normalised rank by answer construction and distractor type",
                                           "Mean normalised rank of the answer (1 = first), 95% bootstrap intervals over "
                                           "questions. Right: the answer ranked among one distractor type only.", 0.5))
-    return section
 
 
 def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: tuple[str, str], fig_id: str,
@@ -72,10 +63,8 @@ def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: t
         x = np.arange(len(subsets))
         w = 0.8 / len(entries)
         for k, e in enumerate(entries):
-            trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                     for s in (e.score(metric, sub) for sub in subsets)]
-            vals = [np.nan if v is None else v for v, _, _ in trips]
-            ax.bar(x + (k - (len(entries) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2,
+            vals, yerr = bar_data([e.score(metric, sub) for sub in subsets])
+            ax.bar(x + (k - (len(entries) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2,
                    color=ctx.colours[e.model], label=e.model, error_kw={"linewidth": 0.8})
         ax.axhline(chance, color="black", linewidth=0.7, linestyle="--")
         ax.set_ylim(0, 1.05)
@@ -89,4 +78,8 @@ def _by_subset(ctx: BuildContext, entries: list[Entry], metric: str, prefixes: t
     return ctx.sink.render(fig, fig_id, title, caption)
 
 
-register_section(SUITE, title=TITLE, order=60, build=build, items=items, task_order=TASK_ORDER)
+register_section(SUITE, title=TITLE, order=60, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Does a model give the same relation the same score whatever construction carries it? Relation "
+    "classification: ROC AUC of same-relation sentence pairs against hard negatives with the same entities "
+    "(0.5 = chance), per construction of the positive and per type of negative. Restricted QA: normalised rank "
+    "of the answer sentence among distractors (1 = ranked first)."))

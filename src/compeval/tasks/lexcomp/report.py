@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report.figures import HUMAN, new_figure, style_axes
+from ...report.figures import HUMAN, label_axes, new_figure
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, unique_keys
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, bar_data, fmt, unique_keys
 
 SUITE = "lexcomp"
 TITLE = "Lexical composition"
@@ -29,14 +29,7 @@ def items(entry: Entry) -> ItemColumns | None:
     return ItemColumns(kind="mean", keys=keys, values=correct, note="trained head correct per test item")
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-lexcomp", suite=SUITE, title=TITLE, intro=(
-        "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
-        "attributes), each a classification in context with a small trained head over frozen representations. "
-        "A score is only informative above the majority baseline; the human figure is the ceiling."))
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, TASK_ORDER)
     series = [(m, ctx.colours[m]) for m in models] + [("majority baseline", "#BBBBBB")]
     fig = new_figure(max(8.0, 1.6 * len(tasks) + 4.5), 3.8)
@@ -44,18 +37,16 @@ def build(ctx: BuildContext) -> Section | None:
     x = np.arange(len(tasks))
     w = 0.8 / len(series)
     for k, (name, colour) in enumerate(series):
-        trips = []
+        scores = []
         for t in tasks:
             if name == "majority baseline":
                 e = next((e for e in entries if e.task_name == t), None)
                 subset = "majority"
             else:
                 e, subset = ctx.index.first(name, t), "all"
-            metric = e.result.task.main_metric if e else "accuracy"
-            s = None if e is None else e.score(metric, subset)
-            trips.append((None, None, None) if s is None or s.value is None else (s.value, s.ci_low, s.ci_high))
-        vals = [np.nan if v is None else v for v, _, _ in trips]
-        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour,
+            scores.append(None if e is None else e.score(e.result.task.main_metric, subset))
+        vals, yerr = bar_data(scores)
+        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2, color=colour,
                label=name, hatch="//" if name == "majority baseline" else "", edgecolor="white", linewidth=0.3,
                error_kw={"linewidth": 0.8})
     human = [ctx.index.published_value("Humans", t, "all", "accuracy") for t in tasks]
@@ -65,10 +56,7 @@ def build(ctx: BuildContext) -> Section | None:
                    label="humans (published)")
     ax.set_xticks(x, [t.replace("lexcomp-", "") for t in tasks])
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("test accuracy (phrase type: span F1)")
-    ax.set_title("Lexical composition: model vs majority baseline vs humans")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
+    label_axes(ax, "test accuracy (phrase type: span F1)", "Lexical composition: model vs majority baseline vs humans")
     section.figures.append(ctx.sink.render(
         fig, "fig-lexcomp", "Lexical composition scores beside baselines and humans",
         "Best setting chosen on validation, 95% bootstrap intervals over test items. Majority baseline: the best of "
@@ -79,7 +67,12 @@ def build(ctx: BuildContext) -> Section | None:
     labels = _phrase_type_labels_table(ctx, models)
     if labels is not None:
         section.tables.append(labels)
-    return section
+
+
+register_section(SUITE, title=TITLE, order=50, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Meaning shift (VPC, noun-compound literality) and implicit meaning (noun-compound relations, adjective "
+    "attributes), each a classification in context with a small trained head over frozen representations. "
+    "A score is only informative above the majority baseline; the human figure is the ceiling."))
 
 
 def _layer_weights_table(ctx: BuildContext, tasks: list[str], models: list[str]) -> Table | None:
@@ -138,6 +131,3 @@ def _phrase_type_labels_table(ctx: BuildContext, models: list[str]) -> Table | N
                  note="Gold spans are correct, typed wrongly (same boundaries), bounded wrongly (an overlapping "
                       "prediction of the same type), overlapped only by other spans, or missed; spurious = "
                       "predicted spans of this type overlapping no gold span.")
-
-
-register_section(SUITE, title=TITLE, order=50, build=build, items=items, task_order=TASK_ORDER)

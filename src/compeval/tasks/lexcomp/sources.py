@@ -30,17 +30,15 @@ _FILES = (
     ("vpc_classification/ids_val.jsonl", "bf136f53765bc660c98cf056b8161aff8d9f5953faaf210a3f6b324ccabaaaa1"),
 )
 
-LEXCOMP = (
-    DataSource(
-        name="lexcomp",
-        description="Shwartz & Dagan (2019) lexical composition tasks: VPC and LVC (BNC ids), NC literality, "
-                    "NC relations, AN attribute selection, phrase type (STREUSLE BIO)",
-        homepage="https://github.com/vered1986/lexcomp",
-        revision=_REV,
-        license="Apache-2.0 (repository); underlying sources keep their own terms (BNC, STREUSLE CC BY-SA 4.0, …)",
-        download_size=2_413_856,
-        files=tuple(DataFile(rel, f"{_RAW}/{rel}", sha) for rel, sha in _FILES),
-    )
+LEXCOMP = DataSource(
+    name="lexcomp",
+    description="Shwartz & Dagan (2019) lexical composition tasks: VPC and LVC (BNC ids), NC literality, "
+                "NC relations, AN attribute selection, phrase type (STREUSLE BIO)",
+    homepage="https://github.com/vered1986/lexcomp",
+    revision=_REV,
+    license="Apache-2.0 (repository); underlying sources keep their own terms (BNC, STREUSLE CC BY-SA 4.0, …)",
+    download_size=2_413_856,
+    files=tuple(DataFile(rel, f"{_RAW}/{rel}", sha) for rel, sha in _FILES),
 )
 
 #: What the registry reads (``compeval.data.registry``): importing this module registers nothing.

@@ -44,15 +44,7 @@ def items(entry: Entry) -> ItemColumns | None:
                        note=f"{column} per case in {subset}; nouns resampled and swapped as clusters")
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-modifiers", suite=SUITE, title=TITLE, intro=(
-        "If embeddings stood for denotations, set inclusion between an adjective-noun phrase, its adjective and its "
-        "noun would show as distance. Each cell is the consistency (share of cases where the relation holds), "
-        "averaged per noun and then over the 12 nouns, by adjective type: "
-        + "; ".join(f"{k} = {v}" for k, v in TYPE_NAMES.items()) + "."))
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     models = ctx.index.models
     t1 = [(m, ctx.index.first(m, "modifiers-test1")) for m in models]
     t1 = [(m, e) for m, e in t1 if e is not None]
@@ -71,7 +63,6 @@ def build(ctx: BuildContext) -> Section | None:
     if types is not None:
         section.tables.append(types)
     section.tables.extend(_published_tables(ctx))
-    return section
 
 
 #: (task, subset, what the cases are grouped by) of the adjective-type test, in table order.
@@ -242,5 +233,9 @@ def _controls_table(controls) -> Table:
 #: Consistency of the two tests that separate adjective types (test 1 holds for any mean of vectors).
 HEADLINES = (Headline("modifiers test 2 (S-I|S-NI)", "modifiers-test2"),
              Headline("modifiers test 3 (NS-Pr)", "modifiers-test3"))
-register_section(SUITE, title=TITLE, order=30, build=build, items=items, task_order=TASK_ORDER,
-                 headlines=HEADLINES, headline_rest=False)
+register_section(SUITE, title=TITLE, order=30, fill=fill, items=items, task_order=TASK_ORDER, headlines=HEADLINES,
+                 headline_rest=False, intro=(
+    "If embeddings stood for denotations, set inclusion between an adjective-noun phrase, its adjective and its "
+    "noun would show as distance. Each cell is the consistency (share of cases where the relation holds), "
+    "averaged per noun and then over the 12 nouns, by adjective type: "
+    + "; ".join(f"{k} = {v}" for k, v in TYPE_NAMES.items()) + "."))

@@ -6,7 +6,7 @@ import numpy as np
 from ...report.figures import new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, unique_keys
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, bar_data, fmt, unique_keys
 
 SUITE = "probing"
 TITLE = "Probing classifiers"
@@ -31,15 +31,7 @@ def items(entry: Entry) -> ItemColumns | None:
                        note=f"{clf} correct per test item; units (minimal pairs) resampled and swapped together")
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-probing", suite=SUITE, title=TITLE, intro=(
-        "Can a simple classifier read a semantic fact off the sentence vector? Each task's accuracy is shown beside "
-        "two controls that should not succeed: a random Gaussian vector in place of the sentence, and (2018 tasks) "
-        "a random probe one-hot. Accuracy near the controls means the fact is not recoverable; sanity tasks "
-        "(has-X) should be near 100%. Chance is 50% (balanced labels)."))
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, TASK_ORDER)
     fig = new_figure(max(8.0, 0.95 * len(tasks) + 3), 3.1 * len(models) + 0.6)
     axes = np.atleast_1d(fig.subplots(len(models), 1, squeeze=False)[:, 0])
@@ -48,17 +40,13 @@ def build(ctx: BuildContext) -> Section | None:
     for ax, m in zip(axes, models):
         series = []
         for subset, label, colour, hatch in BARS:  # only the classifiers and controls this model has
-            trips = []
-            for t in tasks:
-                e = ctx.index.first(m, t)
-                s = None if e is None else e.score("accuracy", subset)
-                trips.append((None, None, None) if s is None or s.value is None else (s.value, s.ci_low, s.ci_high))
-            if any(v is not None for v, _, _ in trips):
-                series.append((trips, label, colour, hatch))
+            scores = [None if (e := ctx.index.first(m, t)) is None else e.score("accuracy", subset) for t in tasks]
+            if any(s is not None and s.value is not None for s in scores):
+                series.append((scores, label, colour, hatch))
         w = 0.8 / max(1, len(series))
-        for k, (trips, label, colour, hatch) in enumerate(series):
-            vals = [np.nan if v is None else v for v, _, _ in trips]
-            bars = ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=1.5,
+        for k, (scores, label, colour, hatch) in enumerate(series):
+            vals, yerr = bar_data(scores)
+            bars = ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=yerr, capsize=1.5,
                           color=colour, hatch=hatch, edgecolor="white" if not hatch else "#444444", linewidth=0.3,
                           label=label, error_kw={"linewidth": 0.7})
             legend.setdefault(label, bars)
@@ -77,7 +65,6 @@ def build(ctx: BuildContext) -> Section | None:
     table = _published_table(ctx)
     if table is not None:
         section.tables.append(table)
-    return section
 
 
 #: The 2016 paper's three results (has-school, has-human, school-as-agent): task and the options that match it.
@@ -124,5 +111,9 @@ def _published_table(ctx: BuildContext) -> Table | None:
 
 
 #: Every probe is a balanced two-way choice: a model with no signal scores 0.5 accuracy.
-register_section(SUITE, title=TITLE, order=40, build=build, items=items, task_order=TASK_ORDER,
-                 chance={"accuracy": 0.5})
+register_section(SUITE, title=TITLE, order=40, fill=fill, items=items, task_order=TASK_ORDER, chance={"accuracy": 0.5},
+                 intro=(
+    "Can a simple classifier read a semantic fact off the sentence vector? Each task's accuracy is shown beside "
+    "two controls that should not succeed: a random Gaussian vector in place of the sentence, and (2018 tasks) "
+    "a random probe one-hot. Accuracy near the controls means the fact is not recoverable; sanity tasks "
+    "(has-X) should be near 100%. Chance is 50% (balanced labels)."))

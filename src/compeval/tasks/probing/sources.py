@@ -23,19 +23,17 @@ _TASK_FILES = (
     ("order/test.txt", "919619ca7e158876997c476051406a1fe819cb6d55b8257d09d04033b41b687f"),
 )
 
-ETTINGER2018 = (
-    DataSource(
-        name="ettinger2018_compeval",
-        description="Ettinger et al. (2018) probing sets sr / neg / cont1 / cont2 / order (~4,000 train, "
-                    "1,000 test each) and the 14-lemma probe vocabulary",
-        homepage="https://github.com/aetting/aetting.github.io",
-        revision=_REV,
-        license="no licence file; released with Ettinger, Elgohary, Phillips & Resnik (COLING 2018), cite the paper",
-        download_size=2_336_208,
-        files=tuple(DataFile(rel, f"{_RAW}/task_datasets/{rel}", sha) for rel, sha in _TASK_FILES)
-        + (DataFile("vocab.txt", f"{_RAW}/classifier_code/vocab.txt",
-                    "4ef7a541c248b6391e45d916175e1d4a98cd9ddefc3597e928ef3e85acc01c39"),),
-    )
+ETTINGER2018 = DataSource(
+    name="ettinger2018_compeval",
+    description="Ettinger et al. (2018) probing sets sr / neg / cont1 / cont2 / order (~4,000 train, "
+                "1,000 test each) and the 14-lemma probe vocabulary",
+    homepage="https://github.com/aetting/aetting.github.io",
+    revision=_REV,
+    license="no licence file; released with Ettinger, Elgohary, Phillips & Resnik (COLING 2018), cite the paper",
+    download_size=2_336_208,
+    files=tuple(DataFile(rel, f"{_RAW}/task_datasets/{rel}", sha) for rel, sha in _TASK_FILES)
+    + (DataFile("vocab.txt", f"{_RAW}/classifier_code/vocab.txt",
+                "4ef7a541c248b6391e45d916175e1d4a98cd9ddefc3597e928ef3e85acc01c39"),),
 )
 
 #: What the registry reads (``compeval.data.registry``): importing this module registers nothing.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report.figures import HUMAN, new_figure, style_axes
+from ...report.figures import HUMAN, PUBLISHED_COLOUR, label_axes, new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, error_bars, fmt, fmt_ci
+from ...report.sections.base import BuildContext, Cell, ItemColumns, Section, Table, bar_data, error_bars, fmt, fmt_ci
 
 SUITE = "structure"
 TITLE = "Structure analyses (STS3k pair types, minimal pairs)"
@@ -43,14 +43,7 @@ def items(entry: Entry) -> ItemColumns | None:
                        note="per base sentence: share of the type pairs ordered as humans order them")
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-structure", suite=SUITE, title=TITLE, intro=(
-        "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
-        "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
-        "similarity, and whether a model orders generated minimal pairs as humans do."))
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     types = ctx.index.firsts("sts3k-types")
     if types:
         if types[0].score("profile_human", "category:modifiers") is not None:  # results before version 2 lack it
@@ -70,11 +63,16 @@ def build(ctx: BuildContext) -> Section | None:
     finetune_figs, finetune_tables = finetune_figures(ctx)  # Figures 6, 7 and 11
     section.figures += finetune_figs
     section.tables += finetune_tables
-    return section
 
 
 CATEGORY_LABELS = {"modifiers": "Modifiers", "paraphrase": "Paraphrase", "single": "Single", "swap_2": "Swap-2",
                    "swap_3": "Swap-3", "swap_4": "Swap-4", "negative": "Negative", "zero": "Zero"}
+
+
+register_section(SUITE, title=TITLE, order=20, fill=fill, items=items, task_order=TASK_ORDER, intro=(
+    "Where the STS3k argument was made: similarity by pair type relative to added-modifier pairs (humans fall "
+    "as more of the structure changes; bag-of-words models stay flat), how much one added modifier lowers "
+    "similarity, and whether a model orders generated minimal pairs as humans do."))
 
 
 def _category_figure(ctx: BuildContext, types: list[Entry]):
@@ -86,22 +84,18 @@ def _category_figure(ctx: BuildContext, types: list[Entry]):
     hv = [types[0].value("profile_human", f"category:{c}") for c in order]
     ax.plot(x, [np.nan if v is None else v for v in hv], "-o", color=HUMAN, linewidth=2.2, label="humans")
     for k, e in enumerate(types):
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score("profile_model", f"category:{c}") for c in order)]
-        v = np.array([np.nan if t[0] is None else t[0] for t in trips])
+        v, yerr = bar_data([e.score("profile_model", f"category:{c}") for c in order])
+        v = np.array(v)
         mad = e.value("profile_mad", "categories")
         shift = (k - (len(types) - 1) / 2) * 0.08
-        ax.errorbar(x + shift, v, yerr=error_bars(*zip(*trips)), fmt="none", ecolor=ctx.colours[e.model],
+        ax.errorbar(x + shift, v, yerr=yerr, fmt="none", ecolor=ctx.colours[e.model],
                     elinewidth=0.8, capsize=2)
         ax.plot(x + shift, v, "-s", color=ctx.colours[e.model], markersize=5,
                 label=e.model + (f" (MAD {mad:.2f})" if mad is not None else ""))
     ax.set_xticks(x, [CATEGORY_LABELS[c] for c in order])
     ax.axhline(1.0, color="#888888", linewidth=0.6, linestyle=":")
-    ax.set_ylabel("mean similarity ÷ mean on Modifiers")
-    ax.set_title("Profile over the paper's eight categories (Figure 8)")
+    label_axes(ax, "mean similarity ÷ mean on Modifiers", "Profile over the paper's eight categories (Figure 8)")
     pub = ", ".join(f"{p.model} {p.value:.2f}" for p in ctx.index.published("sts3k-types", "categories", "profile_mad"))
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
     return ctx.sink.render(fig, "fig-sts3k-categories", "Profile over the paper's categories (Figure 8)",
                            "Mean similarity per category of the paper's Figure 8 (inferred types mapped to categories: "
                            "docs/structure.md), each divided by the same judge's mean on Modifiers pairs (1–2 added "
@@ -121,23 +115,20 @@ def _profile_figure(ctx: BuildContext, types: list[Entry]):
     ax.plot(x_plot[: len(STRUCTURAL)], hv[: len(STRUCTURAL)], "-o", color=HUMAN, linewidth=2.2, label="humans")
     ax.plot(x_plot[len(STRUCTURAL):], hv[len(STRUCTURAL):], "o", color=HUMAN, markersize=7)
     for k, e in enumerate(types):
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score("profile_model", t) for t in order)]
-        v = np.array([np.nan if t[0] is None else t[0] for t in trips])
+        v, yerr = bar_data([e.score("profile_model", t) for t in order])
+        v = np.array(v)
         mad = e.value("profile_mad", "all")
         label = e.model + (f" (MAD over types {mad:.2f})" if mad is not None else "")
         shift = (k - (len(types) - 1) / 2) * 0.08
-        ax.errorbar(x_plot + shift, v, yerr=error_bars(*zip(*trips)), fmt="none", ecolor=ctx.colours[e.model],
+        ax.errorbar(x_plot + shift, v, yerr=yerr, fmt="none", ecolor=ctx.colours[e.model],
                     elinewidth=0.8, capsize=2)
         ax.plot(x_plot[: len(STRUCTURAL)] + shift, v[: len(STRUCTURAL)], "-s", color=ctx.colours[e.model],
                 label=label, markersize=5)
         ax.plot(x_plot[len(STRUCTURAL):] + shift, v[len(STRUCTURAL):], "s", color=ctx.colours[e.model], markersize=5)
     ax.set_xticks(x_plot, [LABELS[t] for t in order])
     ax.axhline(1.0, color="#888888", linewidth=0.6, linestyle=":")
-    ax.set_ylabel("mean similarity ÷ mean on added-modifier pairs")
-    ax.set_title("Per-type profile (structural change grows to the right; paraphrase and negative apart)")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
+    label_axes(ax, "mean similarity ÷ mean on added-modifier pairs",
+               "Per-type profile (structural change grows to the right; paraphrase and negative apart)")
     return ctx.sink.render(fig, "fig-sts3k-profile", "Per-type profile against humans",
                            "Mean similarity per inferred pair type, each divided by the same judge's mean on added-modifier "
                            "pairs, with 95% bootstrap intervals over pairs. MAD = mean absolute deviation from the human "
@@ -157,10 +148,8 @@ def _drop_figure(ctx: BuildContext, types: list[Entry]):
         (e.model, e, "modifier_drop_model", ctx.colours[e.model]) for e in types]
     w = 0.8 / len(series)
     for k, (label, e, metric, colour) in enumerate(series):
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score(metric, kind) for kind in kinds)]
-        vals = [np.nan if t[0] is None else t[0] for t in trips]
-        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour,
+        vals, yerr = bar_data([e.score(metric, kind) for kind in kinds])
+        ax.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2, color=colour,
                label=label, error_kw={"linewidth": 0.8})
     ax.set_xticks(x, [k.split(":", 1)[1] for k in kinds])
     ax.set_ylabel("1 − similarity")
@@ -179,12 +168,10 @@ def _minimal_pairs_figure(ctx: BuildContext, pairs: list[Entry]):
     ax = fig.subplots()
     x = np.arange(len(order))
     for e in pairs:
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                 for s in (e.score("mean_similarity", t) for t in order)]
-        v = [np.nan if t[0] is None else t[0] for t in trips]
+        v, yerr = bar_data([e.score("mean_similarity", t) for t in order])
         agree = e.main
         label = e.model + (f" (order agreement {agree.value:.2f})" if agree and agree.value is not None else "")
-        ax.errorbar(x, v, yerr=error_bars(*zip(*trips)), fmt="-o", color=ctx.colours[e.model], capsize=2,
+        ax.errorbar(x, v, yerr=yerr, fmt="-o", color=ctx.colours[e.model], capsize=2,
                     label=label, markersize=4, linewidth=1.2)
     ax.set_xticks(x, [t.replace("_", " ") for t in order])
     ax.set_ylabel("mean similarity to the base sentence")
@@ -215,9 +202,6 @@ def _reliability_table(e: Entry) -> Table:
                  note="100 random halvings of the participants; the 10 check pairs excluded; adv includes the 71 "
                       "negation pairs (adv_noneg: without them). The paper's kappas are the corrected 2κ/(1+κ). "
                       "Published: Fodor et al. 2024.")
-
-
-register_section(SUITE, title=TITLE, order=20, build=build, items=items, task_order=TASK_ORDER)
 
 
 def _rating_figure(ctx: BuildContext, entry: Entry):
@@ -251,8 +235,6 @@ def _rating_figure(ctx: BuildContext, entry: Entry):
 #   model's compact features (PCA-8 of its vectors, or the role model's 8 role similarities), 11 on full vectors;
 # - Figure 7: full fine-tuning (``sts3k-finetune-full``): untrained, random split (k-fold), non → adv for every
 #   model, the paper's SentBERT and VerbNet-CN values beside them, and a table of the numbers.
-
-from ...report.figures import PUBLISHED_COLOUR  # noqa: E402  (kept with the code that uses it)
 
 PARAM_SPLITS = (("random", "random split (80/20)"), ("non_to_adv", "trained on non, tested on adv"))
 FIG7_SPLITS = (("untrained", "untrained"), ("random", "random split (k-fold)"), ("non_to_adv", "non → adv"))
@@ -347,16 +329,12 @@ def _full_figure(ctx: BuildContext, entries: list[Entry]):
             v = [vals.get(s, np.nan) for s, _ in FIG7_SPLITS]
             ax.bar(x + shift, v, w, color="white", edgecolor=colour, hatch=hatch, label=label)
             continue
-        trips = [(s.value, s.ci_low, s.ci_high) if s is not None else (None, None, None) for s in vals]
-        v = [np.nan if t[0] is None else t[0] for t in trips]
-        ax.bar(x + shift, v, w, yerr=error_bars(*zip(*trips)), capsize=2, color=colour, label=label,
+        v, yerr = bar_data(vals)
+        ax.bar(x + shift, v, w, yerr=yerr, capsize=2, color=colour, label=label,
                error_kw={"linewidth": 0.8})
     ax.set_xticks(x, [label for _, label in FIG7_SPLITS])
     ax.axhline(0, color="#888888", linewidth=0.6)
-    ax.set_ylabel("Spearman (adv pairs; random: all pairs)")
-    ax.set_title("Full fine-tuning on STS3k")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", frameon=False)
-    style_axes(ax)
+    label_axes(ax, "Spearman (adv pairs; random: all pairs)", "Full fine-tuning on STS3k")
     return ctx.sink.render(fig, "fig-finetune-full", "Figure 7: full fine-tuning",
                            "Untrained: the model's own cosines on the adversarial pairs. Random split: k-fold cross-"
                            "validation over all pairs, each pair predicted once by the fold model that did not train "

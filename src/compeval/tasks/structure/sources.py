@@ -88,27 +88,25 @@ def modifier_type_indices(paths: Sequence[Path]) -> bytes:
     return json.dumps(data, indent=1).encode("utf-8")
 
 
-STS3K_RATINGS = (
-    DataSource(
-        name="sts3k-ratings",
-        description=("STS3k participant ratings as a long table (60,120 ratings, from the upstream spreadsheet) "
-                     "and the modifier-type index lists of 242 added-modifier pairs (from an upstream notebook)"),
-        homepage="https://github.com/bmmlab/compositional-semantics-eval",
-        revision=_REV,
-        license="no licence file; released with Fodor, De Deyne & Suzuki (2024), cite the paper",
-        folder="sts3k",
-        download_size=3_084_520,
-        files=(
-            DataFile("STS3k_ratings_long.tsv", None,
-                     "fe7efeb5c90fdcfc1c0134ebfca3932fe5fc5020ecbd6b426a2de355217aadaa",
-                     Derivation((XLSX,), ratings_long,
-                                f"sheet {SHEET}, rows in order, participant columns 1…501, blanks skipped")),
-            DataFile("STS3k_only_mod_modifier_type_indices.json", None,
-                     "635d5dd79d72a65e80ce73c115aab443c3b9e7c62c0c0515927ca501b24b91e9",
-                     Derivation((NOTEBOOK,), modifier_type_indices,
-                                f"the eight index lists of notebook cell {TYPES_CELL}, read as literals")),
-        ),
-    )
+STS3K_RATINGS = DataSource(
+    name="sts3k-ratings",
+    description=("STS3k participant ratings as a long table (60,120 ratings, from the upstream spreadsheet) "
+                 "and the modifier-type index lists of 242 added-modifier pairs (from an upstream notebook)"),
+    homepage="https://github.com/bmmlab/compositional-semantics-eval",
+    revision=_REV,
+    license="no licence file; released with Fodor, De Deyne & Suzuki (2024), cite the paper",
+    folder="sts3k",
+    download_size=3_084_520,
+    files=(
+        DataFile("STS3k_ratings_long.tsv", None,
+                 "fe7efeb5c90fdcfc1c0134ebfca3932fe5fc5020ecbd6b426a2de355217aadaa",
+                 Derivation((XLSX,), ratings_long,
+                            f"sheet {SHEET}, rows in order, participant columns 1…501, blanks skipped")),
+        DataFile("STS3k_only_mod_modifier_type_indices.json", None,
+                 "635d5dd79d72a65e80ce73c115aab443c3b9e7c62c0c0515927ca501b24b91e9",
+                 Derivation((NOTEBOOK,), modifier_type_indices,
+                            f"the eight index lists of notebook cell {TYPES_CELL}, read as literals")),
+    ),
 )
 
 #: What the registry reads (``compeval.data.registry``): importing this module registers nothing.

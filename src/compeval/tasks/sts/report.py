@@ -8,7 +8,7 @@ import pandas as pd
 from ...report.figures import PUBLISHED_COLOUR, new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import Headline, register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, ItemColumns, Section, bar_data, error_bars, unique_keys
 from .tasks import apply_missing
 
 SUITE = "sts"
@@ -39,14 +39,7 @@ def items(entry: Entry) -> ItemColumns | None:
                        reference=preds["gold"].to_numpy(dtype=float))
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-sts", suite=SUITE, title=TITLE, intro=(
-        "Spearman correlation between model similarities and mean human ratings. STS3k separates word overlap "
-        "from meaning: a structure-blind model does well on the ordinary (non-adversarial) pairs and poorly on "
-        "the adversarial ones, so the gap non − adv measures structure blindness."))
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     sts3k = ctx.index.firsts("sts3k")
     if sts3k:
         section.figures.append(_gap_figure(ctx, sts3k))
@@ -57,7 +50,6 @@ def build(ctx: BuildContext) -> Section | None:
             section.notes.append("No STS3k predictions in the folder: the scatter of model against human "
                                  "similarity needs them.")
     section.figures.append(_sets_figure(ctx, entries))
-    return section
 
 
 def _gap_figure(ctx: BuildContext, sts3k: list[Entry]):
@@ -191,13 +183,10 @@ def _sets_figure(ctx: BuildContext, entries: list[Entry]):
     x = np.arange(len(tasks))
     w = 0.8 / max(1, len(models))
     for k, m in enumerate(models):
-        trips = []
-        for t in tasks:
-            e = ctx.index.first(m, t)
-            s = None if e is None else e.score("spearman", "all")  # every set on all its pairs (sts3k's main is adv)
-            trips.append((None, None, None) if s is None else (s.value, s.ci_low, s.ci_high))
-        vals = [np.nan if v is None else v for v, _, _ in trips]
-        ax.bar(x + (k - (len(models) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2,
+        # every set on all its pairs (sts3k's main is adv)
+        vals, yerr = bar_data([None if (e := ctx.index.first(m, t)) is None else e.score("spearman", "all")
+                               for t in tasks])
+        ax.bar(x + (k - (len(models) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2,
                color=ctx.colours[m], label=m, error_kw={"linewidth": 0.8})
     ax.set_xticks(x, tasks)
     ax.axhline(0, color="black", linewidth=0.6)
@@ -214,5 +203,8 @@ def _sets_figure(ctx: BuildContext, entries: list[Entry]):
 HEADLINES = (Headline("STS3k adv ρ", "sts3k", "adv", "spearman", +1),
              Headline("STS3k non−adv gap", "sts3k", "non_minus_adv", "spearman", -1,
                       caveat="a model with no signal has a gap near 0 (random vectors win it): read it beside adv ρ"))
-register_section(SUITE, title=TITLE, order=10, build=build, items=items, task_order=TASK_ORDER,
-                 headlines=HEADLINES)
+register_section(SUITE, title=TITLE, order=10, fill=fill, items=items, task_order=TASK_ORDER, headlines=HEADLINES,
+                 intro=(
+    "Spearman correlation between model similarities and mean human ratings. STS3k separates word overlap "
+    "from meaning: a structure-blind model does well on the ordinary (non-adversarial) pairs and poorly on "
+    "the adversarial ones, so the gap non − adv measures structure blindness."))

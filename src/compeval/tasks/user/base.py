@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from ...errors import MalformedDataError, SpecError
 from ...names import task_name_problem, text_problem
+from ...specs import Spec
 from ..base import Task, TaskMetadata
 from .tables import HF_PREFIX, Table, read_file
 
@@ -61,6 +62,19 @@ class UserTask(Task):
         self.spec = spec_string
         self.source_record.update(declaration_sha256=self.digest, description=self.metadata.description,
                                   citation=citation)
+
+    @classmethod
+    def from_spec(cls, spec: Spec) -> UserTask:
+        """``KIND:SOURCE,…`` → the task (its data read and checked)."""
+        if not spec.arg:
+            raise SpecError(f"task spec {spec}: give the data after '{spec.name}:' (a .csv, .tsv or .jsonl file, or "
+                            "hf-dataset:ORG/NAME@REVISION)")
+        options = dict(spec.options)
+        described = {k: options.pop(k) for k in DESCRIBING if k in options}
+        split = options.pop("split", None)
+        source = spec.arg if spec.arg.startswith("hf-dataset:") else str(Path(spec.arg).expanduser().resolve())
+        rebuilt = Spec(spec.name, source, dict(spec.options))
+        return cls(source, split=split, spec_string=str(rebuilt), **described, **options)
 
     @property
     def slug(self) -> str:

@@ -1,26 +1,10 @@
-"""Two ways to declare a task on a user's data, which give the same task (same id, same numbers):
+"""A task on a user's data is declared on the command line (``KIND:SOURCE[,options]``, ``UserTask.from_spec``)
+or in a TOML file (``--task roles.toml``: kind, name, description, citation, source, split, ``[columns]``,
+``[options]``; docs/user-tasks.md); both give the same task, id and numbers.
 
-- a spec on the command line: ``KIND:SOURCE[,column and method options][,name=…][,split=…]``, e.g.
-  ``--task triplets:roles.csv,anchor=sentence,closer=paraphrase,farther=swap,category=verb``;
-- a TOML file (``--task roles.toml``, listed by ``compeval tasks --path DIR``)::
-
-      kind = "triplets"
-      name = "roles"
-      description = "role reversal: a passive paraphrase against the swapped roles"
-      citation = "…"
-      source = "roles.csv"            # relative to this file; or "hf-dataset:ORG/NAME@REVISION"
-      # split = "test"                # a Hugging Face dataset's split
-      [columns]
-      anchor = "sentence"
-      closer = "paraphrase"
-      farther = "swap"
-      [options]
-      bootstrap = 1000
-
-TOML because the standard library reads it (``tomllib``: no new dependency), its types are explicit (a
-YAML ``no`` or ``1.10`` silently becomes a boolean or a float; in TOML a column named ``no`` is a string)
-and a task file stays short. Columns and method options are both the kind's options (``Options``), so
-the two forms reach the same validated values; a column and an option of one name is an error.
+TOML because the standard library reads it (no new dependency), its types are explicit (YAML turns ``no`` or
+``1.10`` into a boolean or a float) and a task file stays short. Columns and method options are both the
+kind's ``Options``; a column and an option of one name is an error.
 """
 from __future__ import annotations
 
@@ -31,28 +15,12 @@ from typing import Any
 
 from ... import textfile
 from ...errors import CompevalError, DataError, MalformedDataError, SpecError
-from ...specs import Spec
+from ..registry import SPEC_KINDS
 from .base import DESCRIBING, UserTask
 
-#: KIND → task class; filled by the kinds' modules (``__init__``).
-KINDS: dict[str, type[UserTask]] = {}
 #: The suffix of a declaration file.
 SUFFIX = ".toml"
 TOP_KEYS = ("kind", *DESCRIBING, "source", "split", "columns", "options")
-
-
-def from_spec(spec: Spec) -> UserTask:
-    """``KIND:SOURCE,…`` → the task (its data read and checked)."""
-    cls = KINDS[spec.name]
-    if not spec.arg:
-        raise SpecError(f"task spec {spec}: give the data after '{spec.name}:' (a .csv, .tsv or .jsonl file, or "
-                        "hf-dataset:ORG/NAME@REVISION)")
-    options = dict(spec.options)
-    described = {k: options.pop(k) for k in DESCRIBING if k in options}
-    split = options.pop("split", None)
-    source = spec.arg if spec.arg.startswith("hf-dataset:") else str(Path(spec.arg).expanduser().resolve())
-    rebuilt = Spec(spec.name, source, dict(spec.options))
-    return cls(source, split=split, spec_string=str(rebuilt), **described, **options)
 
 
 def from_file(path: Path | str) -> UserTask:
@@ -74,8 +42,8 @@ def from_file(path: Path | str) -> UserTask:
         if not isinstance(doc.get(key), str) or not doc[key].strip():
             raise MalformedDataError(path, _line_of(path, key), f"{key!r} must be given as a string")
     kind = doc["kind"]
-    if kind not in KINDS:
-        raise MalformedDataError(path, _line_of(path, "kind"), f"kind {kind!r}: choose {', '.join(KINDS)}")
+    if kind not in SPEC_KINDS:
+        raise MalformedDataError(path, _line_of(path, "kind"), f"kind {kind!r}: choose {', '.join(SPEC_KINDS)}")
     for key in ("columns", "options"):
         if not isinstance(doc.get(key, {}), dict):
             raise MalformedDataError(path, _line_of(path, key), f"{key!r} must be a table ([{key}])")
@@ -90,8 +58,8 @@ def from_file(path: Path | str) -> UserTask:
             raise MalformedDataError(path, _line_of(path, k), f"{k!r} must be a string, got {v!r}")
     split = doc.get("split")
     try:
-        return KINDS[kind](doc["source"], split=split, base_dir=path.resolve().parent,
-                           spec_string=str(path.resolve()), **described, **columns, **options)
+        return SPEC_KINDS[kind](doc["source"], split=split, base_dir=path.resolve().parent,
+                                spec_string=str(path.resolve()), **described, **columns, **options)
     except CompevalError as exc:  # a bad option or data row: the line says which declaration is at fault
         base = next(c for c in type(exc).__mro__ if c in (SpecError, DataError, CompevalError))
         raise base(f"{path}: {exc}") from None
@@ -120,13 +88,14 @@ def from_result(name: str, params: dict[str, Any], counts: dict[str, Any]) -> Us
     folder, or the Hub dataset at its revision and split). Its ``digest`` says whether that data and
     those options are still the ones the result was computed from (``counts['declaration_sha256']``)."""
     kind = counts.get("kind")
-    if kind not in KINDS:
-        raise SpecError(f"task {name}: its result records kind {kind!r}; this compeval has {', '.join(KINDS)}")
+    if kind not in SPEC_KINDS:
+        raise SpecError(f"task {name}: its result records kind {kind!r}; this compeval has {', '.join(SPEC_KINDS)}")
     if isinstance(counts.get("data_file"), str):
         source = counts["data_file"]
     elif isinstance(counts.get("hf_dataset"), str):
         source = "hf-dataset:" + counts["hf_dataset"] + (f"@{counts['revision']}" if counts.get("revision") else "")
     else:
         raise SpecError(f"task {name}: its result records no data file or dataset")
-    return KINDS[kind](source, name=name, split=counts.get("split"), description=str(counts.get("description", "")),
-                       citation=str(counts.get("citation", "")), **params)
+    return SPEC_KINDS[kind](source, name=name, split=counts.get("split"),
+                            description=str(counts.get("description", "")), citation=str(counts.get("citation", "")),
+                            **params)

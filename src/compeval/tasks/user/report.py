@@ -11,7 +11,7 @@ import numpy as np
 from ...report.figures import new_figure, style_axes
 from ...report.loading import Entry
 from ...report.sections import register_section
-from ...report.sections.base import BuildContext, ItemColumns, Section, error_bars, unique_keys
+from ...report.sections.base import BuildContext, ItemColumns, Section, bar_data, unique_keys
 
 SUITE = "user"
 TITLE = "Your own tasks"
@@ -48,15 +48,7 @@ def items(entry: Entry) -> ItemColumns | None:
     return None
 
 
-def build(ctx: BuildContext) -> Section | None:
-    entries = ctx.index.suite(SUITE)
-    if not entries:
-        return None
-    section = Section(id="suite-user", suite=SUITE, title=TITLE, intro=(
-        "Tasks declared on your own data (a file or a Hugging Face dataset; docs/user-tasks.md), each scored by "
-        "the method compeval has for its shape: pairs by Spearman with the gold scores, triplets by the share "
-        "of items the model orders as expected, labelled sentences by a probing classifier, adjective-noun lists "
-        "by the modifier tests. Bars: the task's main metric per subset with 95% bootstrap intervals."))
+def fill(ctx: BuildContext, section: Section, entries: list[Entry]) -> None:
     tasks, models = ctx.index.layout(entries, [])
     colours = ctx.colours
     for t in tasks:
@@ -72,10 +64,8 @@ def build(ctx: BuildContext) -> Section | None:
         w = 0.8 / max(1, len(mine))
         for k, m in enumerate(mine):
             e = next(e for e in firsts if e.model == m)
-            trips = [(s.value, s.ci_low, s.ci_high) if (s := e.score(metric, sub)) is not None and s.value is not None
-                     else (None, None, None) for sub in subsets]
-            vals = [np.nan if v is None else v for v, _, _ in trips]
-            ax.bar(x + (k - (len(mine) - 1) / 2) * w, vals, w, yerr=error_bars(*zip(*trips)), capsize=2,
+            vals, yerr = bar_data([e.score(metric, sub) for sub in subsets])
+            ax.bar(x + (k - (len(mine) - 1) / 2) * w, vals, w, yerr=yerr, capsize=2,
                    color=colours.get(m), label=m, error_kw={"linewidth": 0.8})
         if metric in CHANCE:
             ax.axhline(CHANCE[metric], color="black", linewidth=0.7, linestyle="--")
@@ -92,7 +82,10 @@ def build(ctx: BuildContext) -> Section | None:
             f"Citation: {counts['citation']}." if counts.get("citation") else "",
             "Dashed line: chance (0.5)." if metric in CHANCE else "") if x)
         section.figures.append(ctx.sink.render(fig, f"fig-user-{t}", f"{t}: {metric} per subset", caption))
-    return section
 
 
-register_section(SUITE, title=TITLE, order=90, build=build, items=items, headline_each=True)
+register_section(SUITE, title=TITLE, order=90, fill=fill, items=items, headline_each=True, intro=(
+    "Tasks declared on your own data (a file or a Hugging Face dataset; docs/user-tasks.md), each scored by "
+    "the method compeval has for its shape: pairs by Spearman with the gold scores, triplets by the share "
+    "of items the model orders as expected, labelled sentences by a probing classifier, adjective-noun lists "
+    "by the modifier tests. Bars: the task's main metric per subset with 95% bootstrap intervals."))

@@ -42,11 +42,6 @@ class TaskMetadata(BaseModel):
     #: Figures the papers report for this task (on its subsets and metrics), shown beside compeval's own.
     published: tuple[PublishedScore, ...] = ()
 
-    @property
-    def higher_is_better(self) -> bool | None:
-        """The main metric's direction: True, False (lower is better) or None (no better direction)."""
-        return {"higher": True, "lower": False, "none": None}[self.directions.get(self.main_metric, "higher")]
-
     def task_info(self, params: dict[str, Any]) -> TaskInfo:
         """The record of this task in a result: identity, options and every fact above."""
         return TaskInfo(name=self.name, version=self.version, suite=self.suite, params=params,

@@ -18,7 +18,6 @@ from ... import seeds
 
 CONSTRUCTIONS = ("active", "passive", "nominalisation", "dative_shift", "relative_clause", "adjunct", "synonym")
 NEGATIVE_TYPES = ("reversed", "other_relation", "negated")
-QA_DISTRACTOR_TYPES = NEGATIVE_TYPES + ("other_entities",)
 
 PEOPLE = ("Alice", "Bob", "Carol", "David", "Emma", "Frank", "Grace", "Henry", "Irene", "James", "Karen",
           "Louis", "Maria", "Nathan", "Olivia", "Peter")

@@ -22,7 +22,6 @@ AGENTS = ("cook", "judge", "nurse", "coach", "guard", "host", "pilot", "referee"
 VERBS = ("hand", "mail", "ship", "fax", "text", "tape", "wrap", "film")
 OBJECTS = ("hammer", "paint", "brush", "book", "bottle", "package", "ticket", "cover")
 MAX_BASES = len(AGENTS) * (len(AGENTS) - 1) * len(VERBS) * len(OBJECTS)  # distinct base sentences
-RECIPIENTS = AGENTS
 MODIFIERS = {
     "time": ("yesterday", "last week", "in the morning", "at midnight"),
     "manner": ("quickly", "carefully", "quietly", "happily"),

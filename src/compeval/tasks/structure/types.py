@@ -29,7 +29,6 @@ PUBLISHED = {"check": 10, "zero": 70, "adjective": 61, "constant_verb": 96, "con
              "constant_subj": 94, "single_verb": 137, "single_dobj": 138, "single_subj": 153, "other": 218,
              "paraphrase": 71, "added_modifiers": 679, "double_swap": 538, "triple_swap": 197,
              "quadruple_swap": 179, "negative": 71}
-MODIFIER_ROLES = ("Time", "Manner", "Location", "Trajectory")
 # Small fallback stop list; the task passes the data set's own (NLTK) list.
 DEFAULT_STOP = frozenset("a an the of to in on at by for with from into onto over under his her its their "
                          "our my your him them himself herself itself themselves is are was were be been "

@@ -1,10 +1,4 @@
-"""The one task interface every suite implements.
-
-A task declares validated metadata, loads its data through the data registry (or generates it),
-lists the texts it will need (so the runner can encode every unique text once across tasks),
-and evaluates a model into scores plus per-item predictions. Tasks see models only through the
-protocol in ``compeval.models.protocol``.
-"""
+"""Task interface every suite implements; tasks see models only through ``compeval.models.protocol``."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

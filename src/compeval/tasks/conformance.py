@@ -1,9 +1,7 @@
-"""``check_task``: the checks every task passes, beside ``compeval.models.conformance.check_model``.
+"""``check_task``: the checks every task passes before its numbers are published (docs/contributing.md).
 
-Run it on your own task before publishing numbers from it. It catches what silently corrupts results:
-options that do not survive the spec string a remote worker rebuilds the task from, scores that change
-between two runs with the same seed, scores without ``n`` or with a broken interval, counts that cannot
-be written as JSON, incomplete metadata.
+It catches what silently corrupts results: options lost in the spec string, scores that change under one
+seed, scores without ``n`` or with a broken interval, counts that are not JSON, incomplete metadata.
 """
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Task options: a pydantic model per task, on the one options base (``compeval.options``).
-
-A task's ``Options`` class gives each option its type, default, range (``Field(ge=…)``) or choices
-(``Literal``); converting the CLI's strings (``--task NAME,key=value``), the one-line error, the recorded
-``params``, the slug and the spec string come from ``compeval.options.OptionsBase``. Settings groups
-(a trainer's ``AdamSettings``) nest with flat option names (``mlp_max_iter`` for ``mlp.max_iter``).
-"""
+"""Task options: a pydantic model per task on ``compeval.options.OptionsBase`` (docs/contributing.md)."""
 from __future__ import annotations
 
 import os

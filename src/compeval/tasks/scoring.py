@@ -1,10 +1,6 @@
-"""How tasks turn a model into numbers: pair similarity and embeddings through the model protocol,
-cosines from the metrics (the same functions models use).
+"""How tasks turn a model into numbers: pair similarity and embeddings through the model protocol.
 
-Comparing two lists of texts belongs to the task: the tasks whose score is the similarity of a pair
-declare ``norm`` (``ComparisonOptions``) and score through ``compare``, which with ``norm`` set
-normalises each side's vectors over the pairs before the cosine (``compeval.vectors.NORMALISERS``; why
-this is no model option: ``compeval.models.normalize``).
+``norm`` is a task option, not a model one: why in ``compeval.models.normalize``.
 """
 from __future__ import annotations
 

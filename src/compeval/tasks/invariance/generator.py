@@ -1,13 +1,6 @@
-"""Seeded generator of syntactic-invariance sets (``inference.md``, "What compeval adds").
+"""Seeded generator of syntactic-invariance sets from hand-written templates (docs/invariance.md).
 
-For each (relation, entity pair) it writes positives (E) that express the relation through different
-constructions, and hard negatives (NE) that use the *same* entities: roles reversed, a different
-relation, or negated. Questions for restricted QA are built from the same pieces: a document holds
-exactly one sentence that answers the question plus distractors of every negative type.
-
-The sentences come from hand-written templates over a small lexicon (no data file): each relation
-lists a main verb and synonym verbs with their forms and nominalisations. Relations link entities of
-the same kind (companies or people), so a reversed sentence is as natural as the original.
+Relations link entities of the same kind, so a reversed sentence is as natural as the original.
 """
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Syntactic-invariance tasks (Cheung & Penn 2012): relation classification (AUC), restricted QA (rank).
 
-Both run on the seeded generated sets by default, or on a user's JSON Lines file (``path=``; format in
-``loaders.py``). Models are used only through their pair similarity (own pair scores, else cosine).
 Missing scores (NaN) rank below every real score, tied with each other; their count is recorded.
 """
 from __future__ import annotations

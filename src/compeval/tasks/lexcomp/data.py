@@ -1,9 +1,4 @@
-"""Loaders for the six lexcomp tasks, as uniform items the models and baselines share.
-
-A span item is a tokenised sentence, an inclusive target span, an optional paraphrase, a binary label
-and the two constituents the Majority_1 / Majority_2 baselines key on. A tagging item is a sentence
-with one BIO tag per word.
-"""
+"""Loaders for the six lexcomp tasks, as uniform span and tagging items the models and baselines share."""
 from __future__ import annotations
 
 import json

@@ -1,9 +1,6 @@
-"""The six lexcomp tasks (Shwartz & Dagan 2019) as compeval Tasks.
+"""The six lexcomp tasks (Shwartz & Dagan 2019): majority baselines and the Embed-Encode-Predict grid.
 
-Each task scores the majority baselines (always) and, unless ``baseline_only``, trains the
-Embed-Encode-Predict grid (layer x encoder), picks the best setting on validation and only then
-scores it on test. Options use ``+`` to list grid values (``encoders=none+bilstm``) because ``,``
-separates options in a task spec.
+Grid values are joined by ``+`` (``encoders=none+bilstm``) because ``,`` separates options in a task spec.
 """
 from __future__ import annotations
 

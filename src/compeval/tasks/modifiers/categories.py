@@ -1,25 +1,7 @@
-"""Do the adjective types differ? A Kruskal–Wallis test over the per-case scores of one test.
+"""Do the adjective types differ? A Kruskal–Wallis test over the per-case scores (docs/modifiers.md).
 
-The paper's abstract says the differences between adjective categories are not what the theory predicts;
-the paired tests of ``compeval results`` compare models, not types. This module asks, per model and test,
-whether the per-case outcomes (1 = the relation holds) differ between the adjective types (AN phrases),
-the ordered type pairs (AAN phrases of test 1) or the type pairs (a1, a2) of test 2.
-
-Two p-values, because the cases are not independent draws; the permutation p is the headline
-(``types_kw_p``), the χ² p is kept under its own name (``types_kw_p_chi2``):
-
-- ``types_kw_p_chi2``: ``scipy.stats.kruskal`` on the cases grouped by type: the H statistic
-  (``types_kw_h``, tie-corrected; the outcomes are 0/1, so nearly everything is tied) and its asymptotic
-  chi-square p-value with k - 1 degrees of freedom. It treats the cases (phrases) as independent, which
-  they are not: every adjective meets the same 12 nouns, so with 732 AN cases from 61 adjectives a type
-  difference carried by a few adjectives looks very certain.
-- ``types_kw_p``: a permutation p-value with the **adjective** as the unit: the type labels are shuffled
-  over the 61 adjectives (group sizes kept), the cases regrouped by the shuffled types, and H recomputed.
-  This asks whether adjectives of different types differ more than adjectives picked at random do, which
-  is the claim's question. The ranks do not change under relabelling, so each permutation's H is the
-  rank-sum formula on ``np.bincount`` (written here because scipy's ``permutation_test`` would re-rank up
-  to 241,560 cases per resample); a test checks it equals scipy's H on the observed labels.
-  p = (1 + #{H_perm >= H_obs}) / (1 + permutations) (Phipson & Smyth 2010).
+The permutation H is the rank-sum formula on ``np.bincount``: scipy's ``permutation_test`` would re-rank
+up to 241,560 cases per resample; a test checks it equals scipy's H on the observed labels.
 """
 from __future__ import annotations
 

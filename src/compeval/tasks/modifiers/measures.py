@@ -1,8 +1,6 @@
 """The measures as vectorised numpy over one embedding matrix, addressed by string-id arrays.
 
-Distance is ``d(x, y) = 1 - cos(x, y)``. A zero vector (e.g. a static model that knows no word of a
-text) has cosine 0 with everything, so d = 1, as torch's ``cosine_similarity`` with its eps gives
-in the authors' code; ``Embedded.zero_rows`` lets the task report how many strings that touched.
+``d(x, y) = 1 - cos(x, y)``; a zero vector has cosine 0 with everything (d = 1), as in the authors' torch code.
 """
 from __future__ import annotations
 

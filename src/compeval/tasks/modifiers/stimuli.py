@@ -1,9 +1,4 @@
-"""Stimulus generation: every phrase, sub-phrase and synonym variant as ids into one string table.
-
-All three tests and the controls are index arithmetic over one embedding matrix, so this module
-turns the word lists into integer arrays once: which string is each phrase, each of its words, each
-part of each split, and each synonym variant. Nothing here touches a model.
-"""
+"""Stimulus generation: every phrase, sub-phrase and synonym variant as ids into one string table."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,10 +1,6 @@
-"""The modifier-consistency suite ("modifiers"): four tasks over one generated stimulus set.
+"""The modifier-consistency suite: one task per test plus ``modifiers-controls`` (docs/modifiers.md).
 
-One task per test (``modifiers-test1``, ``-test2``, ``-test3``) plus ``modifiers-controls`` (synonym
-controls, adjective weight, phrase-to-synonym distance), so that each result file is one of the
-paper's tables and the plain tests do not pay for the ~50k synonym strings only the controls need.
-All four list their strings in ``texts()``; the runner encodes the union once and the cache serves
-each task's matrix, so every string is encoded once per model.
+The controls are separate so the plain tests do not pay for the ~50k synonym strings only they need.
 """
 from __future__ import annotations
 

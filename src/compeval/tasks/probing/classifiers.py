@@ -1,21 +1,7 @@
-"""The probing classifiers and the two controls.
+"""The probing classifiers (``logreg``, ``mlp``) and the two controls (docs/probing.md).
 
-- ``logreg``: L2 logistic regression, C chosen by 5-fold stratified CV over a log grid (the 2016
-  setup). Features are standardised first so one C grid suits models whose vectors differ in scale.
-  Each fit is solved to its minimum (``LBFGSSettings``: gradient norm ≤ ``logreg_tol``), because at
-  scikit-learn's default tolerance the chosen C depends on where its solver stopped; a fit the iteration
-  cap (``logreg_max_iter``) stops first is counted in ``fitted[…]["unconverged"]``.
-- ``mlp``: the 2018 classifier, scikit-learn's ``MLPClassifier`` setting: one ReLU hidden layer as wide
-  as the input, Adam with scikit-learn's defaults and stopping rule (``AdamSettings``), seeded (the
-  original is not), for at most the paper's 700 epochs (``mlp_max_iter``). Validation-based early stopping
-  (``mlp_early_stopping=true``) is not the default: validation accuracy often stays flat for the first
-  epochs while the loss still falls, and the network then stops untrained.
-``trainer=torch`` (default) fits them with ``compeval.training``: a probe and its controls as one
-batched model, a task's cross-validated logistic regressions as one batched L-BFGS run (problems ×
-folds × C), on the run's device. ``trainer=sklearn`` runs scikit-learn's estimators one after another
-(same settings).
-Controls: the probe one-hots replaced by one-hots of random probe-vocabulary words, and the sentence
-vectors replaced by standard Gaussian vectors (one fixed vector per distinct sentence).
+Each logreg fit is solved to its minimum: at scikit-learn's default tolerance the chosen C depends on where
+its solver stopped.
 """
 from __future__ import annotations
 

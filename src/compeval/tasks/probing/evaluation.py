@@ -1,10 +1,6 @@
 """Train and test probing classifiers on one model's sentence vectors; accuracy with 95% intervals.
 
-Shared by the generated tasks (one classifier per probe choice, sentence vector only: the 2016 setup)
-and the Ettinger 2018 tasks (one classifier, sentence vector + probe one-hots: the 2018 setup).
-The model is asked once for every distinct sentence of the task. Intervals are percentile
-bootstraps over independent units: minimal pairs for generated data (the two members of a pair are
-not independent), items for the 2018 files.
+Bootstrap units are minimal pairs for generated data (a pair's members are not independent), items for 2018.
 """
 from __future__ import annotations
 

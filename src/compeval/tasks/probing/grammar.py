@@ -1,19 +1,7 @@
 """A small generative grammar for probing sentences, with the semantic annotation of each sentence.
 
-A ``Structure`` is the abstract sentence: noun-phrase slots (noun + number) and clauses (verb, agent
-slot, patient slot, voice, tense, aspect, negation; relative clauses name the slot they modify).
-``realize`` turns it into text and ``annotate`` into events (verb, agent, patient, negated), so a
-label computed from the annotation is true of the text by construction. Voice, the choice of
-relative-clause type and word order change the text but never the annotation.
-
-Why verb groups always carry an auxiliary by default ("was recommending", "has recommended",
-"is recommended"): in simple active tenses negation changes the verb's form ("recommended" vs
-"did not recommend"), a word-level cue to the negation's position. With an auxiliary, moving a
-negation moves only the word "not", so negation-scope minimal pairs have identical bags of words.
-``GrammarConfig(simple_active=True)`` allows simple active forms for other uses.
-
-Hand-written: no parsing library generates sentences together with this annotation; the grammar is
-a few dozen lines and every rule is tested.
+A label computed from the annotation is true of the text by construction. Verb groups carry an auxiliary
+by default so that moving a negation moves only "not" (docs/probing.md).
 """
 from __future__ import annotations
 

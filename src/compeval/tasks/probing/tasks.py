@@ -1,9 +1,4 @@
-"""Generated probing tasks (Ettinger, Elgohary & Resnik 2016), all drawn from one seeded structure pool.
-
-Each task has one or more probe choices (nouns, or noun:verb pairs); each choice gets its own
-balanced minimal-pair data set (``n_train`` / ``n_test`` items) and its own classifiers, and the
-headline accuracy averages the choices, as the paper recommends.
-"""
+"""Generated probing tasks (Ettinger, Elgohary & Resnik 2016), all drawn from one seeded structure pool."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -1,36 +1,8 @@
-"""Full fine-tuning on STS3k (Fodor, De Deyne & Suzuki 2024, section 4.7 last paragraph, section 5.3.2,
-Figure 7): does a transformer with *all* its parameters trained on human ratings learn the adversarial
-pairs from the ordinary ones? Task ``sts3k-finetune-full`` (suite ``structure``).
+"""Full fine-tuning on STS3k (Figure 7; task ``sts3k-finetune-full``; docs/structure.md).
 
-The recipe is sentence-transformers' own STS training script: ``SentenceTransformerTrainer`` with
-``CosineSimilarityLoss`` (the pair's cosine against the rating, which STS3k already gives on 0–1), the
-paper's 4 epochs, batch 16, learning rate 2e-5, 10% linear warm-up. ``train`` runs that Trainer's steps
-with torch and sentence-transformers alone (no ``datasets`` or ``accelerate``, which a GPU machine may
-lack); the tests check it gives the Trainer's trained weights. "Evaluated through training": after
-each epoch the held-out part's Spearman (sentence-transformers' ``EmbeddingSimilarityEvaluator``) is
-recorded as a learning curve; it never selects a model (the last epoch's model predicts), so the held-out
-pairs never shape the fitted weights.
-
-Splits (each scored by Spearman and Pearson on its test part, with 95% bootstrap intervals over pairs):
-- ``none``: no training; the model's own cosines (the baseline);
-- ``random``: k-fold cross-validation over every pair (default k = 10, as the authors' released per-pair
-  predictions are); each pair is predicted once, by the fold model that did not train on it;
-- ``non_to_adv``: trained on the ordinary pairs, tested on the adversarial ones (negatives excluded, as in
-  ``sts3k-finetune``).
-
-Beside it, the VerbNet-CN side of Figure 7: for the role model, "training" fits its 8 role weights
-(non-negative least squares on the 8 per-role similarities, unmatched role = 0: scikit-learn's
-``LinearRegression(positive=True)``) on the same splits; its score is the weighted sum, as the role model's
-``basic`` form computes it with those weights.
-
-For ``benchmarks/gpu_check.py``::
-
-    time_one_epoch(model, pairs, device, *, batch_size=16, learning_rate=2e-5, warmup=0.1, seed=0,
-                   bf16=None) -> float
-
-seconds for one epoch of this recipe on ``model`` (a ``sentence_transformers.SentenceTransformer``, trained
-in place and moved to ``device``) over ``pairs`` (``(sentence_a, sentence_b, score in 0..1)`` tuples);
-``bf16=None`` uses bfloat16 where the device supports it (a CUDA GPU with bf16), else float32.
+``train`` runs ``SentenceTransformerTrainer``'s steps with torch and sentence-transformers alone (no
+``datasets`` or ``accelerate``, which a GPU machine may lack); the tests check it gives the Trainer's weights.
+``time_one_epoch`` times one epoch of the recipe for ``benchmarks/gpu_check.py``.
 """
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Controlled minimal pairs: base sentences and variants that change one planned thing.
 
-Every content word is drawn from a pool of words usable both as a noun and as a (regular, past-tense)
-verb, as in STS3k's swaps ("covered the hammer" / "hammered a cover"), so subject, verb, object and
-recipient can be interchanged while the bag of words stays the same. A sentence is held as slots and
-rendered from them, so a variant differs from its base exactly in the slots it was built to change.
+Content words serve as noun and verb ("covered the hammer" / "hammered a cover"), so roles can be
+interchanged while the bag of words stays the same.
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Reliability of the STS3k human ratings: split-half (Spearman–Brown) and linear-weighted Cohen's kappa
-(raw and Spearman–Brown corrected; the paper publishes the corrected kappa).
+"""Reliability of the STS3k ratings: split-half (Spearman–Brown) and linear-weighted Cohen's kappa.
 
-All halvings are done at once: a (pairs × raters) rating matrix times a (raters × splits) membership
-matrix gives every half's sums and counts, so 100 halvings cost two matrix products.
+Every halving at once: ratings (pairs × raters) times membership (raters × splits) is two matrix products.
 """
 from __future__ import annotations
 

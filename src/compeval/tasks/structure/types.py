@@ -1,16 +1,6 @@
 """STS3k pair types inferred from role parses, since the authors' per-pair labels were never released.
 
-A sentence becomes content-word stems per role (stop words dropped, crude suffix stemming so that
-"hammer"/"hammered" or "lion"/"lions" match). Core slots: subject (Agent, else Patient), verb, object
-(Patient/Theme not used as subject); modifiers: Time, Manner, Location, Trajectory.
-
-Decision order (docs/structure.md gives each rule and what still differs from the paper's Table 7):
-1. rows 0–9 → check; the negative subset → negative.
-2. adversarial pairs: core heads kept, or one bag inside the other → added modifiers; little overlap →
-   paraphrase; otherwise a swap sized by the roles whose head moved to/from another role.
-3. ordinary pairs: same words → adjective (adjectives interchanged); no shared word → zero, or constant X
-   when X's heads are near-synonyms; a shared word in another core role → other; of subject, verb,
-   object exactly one kept → constant X; exactly one changed → single change X; else other.
+docs/structure.md gives each rule in decision order and what still differs from the paper's Table 7.
 """
 from __future__ import annotations
 

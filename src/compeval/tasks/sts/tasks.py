@@ -1,9 +1,7 @@
-"""STS tasks: Spearman (average ranks) between model similarities and mean human ratings.
+"""STS tasks: Spearman and Pearson between model similarities and mean human ratings, bootstrap 95% intervals.
 
-Every task reports Spearman and Pearson with bootstrap 95% intervals over pairs, per subset; STS3k
-adds ``non``, ``adv``, ``negative`` and the structure-blindness gap ``non − adv``. Missing scores (NaN
-from a pair scorer or an all-unknown sentence) follow an explicit policy: ``zero`` (the STS3k authors'
-``nan_to_num``; default) or ``drop``; their count is part of the result.
+STS3k adds ``non``, ``adv``, ``negative`` and the structure-blindness gap ``non − adv``. Missing scores (NaN)
+follow ``zero`` (the STS3k authors' ``nan_to_num``; default) or ``drop``; their count is recorded.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""What every task built from a user's data shares: its table, read and checked once when the task is made
-(before any job runs, so a bad file stops the run with one line naming file, line and column), its
-identity and its metadata.
+"""What every task on a user's data shares: its table, read and checked once when the task is made.
 
-The id is ``NAME__<12 hex digits>``, hashing the kind, its version, every option and the data's content
-digest (a file's SHA-256, a dataset's rows as canonical JSON); not the file's path (the same file named from
-another folder is the same task), nor the description and citation, which compute nothing.
+The id hashes the kind, its version, every option and the data's content digest, not the file's path.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""A task on a user's data is declared on the command line (``KIND:SOURCE[,options]``, ``UserTask.from_spec``)
-or in a TOML file (``--task roles.toml``: kind, name, description, citation, source, split, ``[columns]``,
-``[options]``; docs/user-tasks.md); both give the same task, id and numbers.
+"""A user task declared on the command line (``KIND:SOURCE[,options]``) or in a TOML file (docs/user-tasks.md).
 
-TOML because the standard library reads it (no new dependency), its types are explicit (YAML turns ``no`` or
-``1.10`` into a boolean or a float) and a task file stays short. Columns and method options are both the
-kind's ``Options``; a column and an option of one name is an error.
+TOML: the standard library reads it and its types are explicit (YAML reads ``no`` as a boolean).
 """
 from __future__ import annotations
 

@@ -61,11 +61,9 @@ class TaskMetadata(BaseModel):
 
 
 class EvalCost(BaseModel):
-    """What one ``evaluate`` costs beyond encoding (classifiers trained, bootstraps, pair scoring), measured
-    on ``cpu-2core`` with vectors in memory (``benchmarks/eval_vs_encode.py --costs`` prints the figures):
-    seconds for a 50-wide model (glove-6b-50d) and a 384-wide one (all-MiniLM-L6-v2). ``--plan`` takes a
-    width between or beyond them on the power law through the two points (a probe's MLP hidden layer is as
-    wide as its input, so its cost grows about with the square of the width)."""
+    """Seconds one ``evaluate`` costs beyond encoding on ``cpu-2core`` (``benchmarks/eval_vs_encode.py --costs``)
+    for a 50-wide (glove-6b-50d) and a 384-wide model (all-MiniLM-L6-v2); ``--plan`` interpolates other widths
+    on the power law through the two points (a probe's MLP cost grows about with the square of the width)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -100,12 +98,7 @@ class TaskOutput(BaseModel):
 
 
 class Task(ABC):
-    """Subclasses set ``metadata`` and declare their options once, as a pydantic ``Options`` class
-    (``compeval.tasks.options``); ``Task(**options)`` validates them (the CLI's strings too).
-
-    ``self.options`` holds the typed values; ``params`` (every option with its value) is recorded in every
-    result, and the options that differ from their defaults become part of the result file name.
-    """
+    """Subclasses set ``metadata`` and an ``Options`` class, validated by ``Task(**options)`` (docs/contributing.md)."""
 
     metadata: ClassVar[TaskMetadata]
     Options: ClassVar[type[TaskOptions]] = TaskOptions
@@ -167,12 +160,9 @@ class Task(ABC):
     not_recomputed: ClassVar[str] = ""
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores ``evaluate`` gave, recomputed from the per-item ``predictions`` it wrote (read back
-        from the predictions file) and the data ``load`` read, by the same scoring code as ``evaluate``
-        (one path, not a copy), with the result's ``seed``: ``compeval verify`` compares them with the
-        stored scores, since hashes and checksums can be rewritten after an edit but predictions and data
-        cannot lie about a recomputed score. A ``DataError`` when the predictions are not of this data.
-        Tasks that cannot recompute leave this unimplemented and say why in ``not_recomputed``."""
+        """The scores ``evaluate`` gave, recomputed by the same scoring code from the written ``predictions`` and
+        the loaded data, for ``compeval verify``: hashes can be rewritten after an edit, a recomputed score cannot.
+        A ``DataError`` when the predictions are not of this data; tasks that cannot say why in ``not_recomputed``."""
         raise NotImplementedError(self.not_recomputed)
 
     @classmethod

@@ -1,8 +1,7 @@
 """``check_task``: the checks every task passes before its numbers are published (docs/contributing.md).
 
 It catches what silently corrupts results: options lost in the spec string, scores that change under one
-seed, scores without ``n`` or with a broken interval, counts that are not JSON, incomplete metadata.
-"""
+seed, scores without ``n`` or with a broken interval, counts that are not JSON, incomplete metadata."""
 from __future__ import annotations
 
 import math
@@ -171,12 +170,7 @@ def _numbers(out: TaskOutput) -> list[tuple]:
 def check_task(task: Task | type, data: DataContext | None = None, *, seed: int = 0) -> list[str]:
     """Raise ``TaskConformanceError`` naming the first broken rule; return notes on what was not checked.
 
-    ``task`` is a task (use cheap options: it is evaluated twice) or a task class (its defaults).
-    Checks: metadata complete; options round-trip (spec → task → spec, and ``Task(**params)``); with the
-    data loaded, two evaluations on a deterministic encoder with the same seed, the second on a task rebuilt
-    from the spec string, give identical scores; the result schema; the encoder is asked only for texts the
-    task listed in ``texts()``.
-    """
+    ``task`` is a task (use cheap options: it is evaluated twice) or a task class (its defaults)."""
     from ..cache.cached import EmbeddingCache  # the runner's wrapper, in memory only
 
     task = task() if isinstance(task, type) else task
@@ -210,10 +204,8 @@ def check_task(task: Task | type, data: DataContext | None = None, *, seed: int 
 
 
 def check_recomputation(task: Task, out: TaskOutput, seed: int) -> None:
-    """A task that recomputes its scores from its predictions (``score_predictions``, what ``compeval
-    verify`` runs) gives back ``evaluate``'s scores from the predictions as the results store writes and
-    reads them (JSON lines, 15 digits), within ``results.compare.FLOAT_TOLERANCE``; one that does not says
-    why (``not_recomputed``)."""
+    """``score_predictions`` gives back ``evaluate``'s scores from predictions as the store writes them (15 digits),
+    within ``results.compare.FLOAT_TOLERANCE``; a task that cannot says why (``not_recomputed``)."""
     from ..results.compare import same
 
     name = task.name

@@ -46,12 +46,10 @@ class TaskOptions(OptionsBase):
 
 
 def path_text(value: Any) -> Any:
-    """A file-name option as the absolute path it names now (a ``pathlib.Path`` from the Python API too).
+    """A file-name option as the absolute path it names (a ``pathlib.Path`` from the Python API too).
 
-    Resolved when the option is read, so the result records (and its file name holds) the file itself: the
-    same relative name typed in another folder is another input, never the first folder's result (the
-    content digest the task records is compared on reuse as well). A URL-like value is kept as typed (it
-    names no local file, and its error message must show it as given, redacted)."""
+    The same relative name typed in another folder is another input. A URL-like value is kept as typed, so
+    its error message can show it as given, redacted."""
     value = os.fspath(value) if isinstance(value, os.PathLike) else value
     if isinstance(value, str) and value.strip() and "://" not in value:
         return str(Path(value).expanduser().resolve())

@@ -1,7 +1,6 @@
 """How tasks turn a model into numbers: pair similarity and embeddings through the model protocol.
 
-``norm`` is a task option, not a model one: why in ``compeval.models.normalize``.
-"""
+``norm`` is a task option, not a model one: why in ``compeval.models.normalize``."""
 from __future__ import annotations
 
 from typing import Any, Literal, Sequence

@@ -1,7 +1,6 @@
 """Seeded generator of syntactic-invariance sets from hand-written templates (docs/invariance.md).
 
-Relations link entities of the same kind, so a reversed sentence is as natural as the original.
-"""
+Relations link entities of the same kind, so a reversed sentence is as natural as the original."""
 from __future__ import annotations
 
 import random
@@ -276,10 +275,7 @@ def generate_qa_items(pairs_per_relation: int = 4, distractors_per_type: int = 2
                       relations: tuple[str, ...] | None = None) -> list[QAItem]:
     """Task 2 items: per (relation, entity pair) two questions (agent missing, other argument missing).
 
-    The answer expresses the relation through a construction cycled over the relation's
-    constructions; distractors reverse the roles, use another relation, negate, or state the same
-    relation between two other entities, so none of them answers the question.
-    """
+    Distractors reverse the roles, use another relation, negate, or relate two other entities."""
     rng = seeds.python_random(seed, "invariance-qa")
     items: list[QAItem] = []
     for rel in RELATIONS:

@@ -1,7 +1,6 @@
 """Syntactic-invariance tasks (Cheung & Penn 2012): relation classification (AUC), restricted QA (rank).
 
-Missing scores (NaN) rank below every real score, tied with each other; their count is recorded.
-"""
+Missing scores (NaN) rank below every real score, tied with each other; their count is recorded."""
 from __future__ import annotations
 
 from collections import Counter

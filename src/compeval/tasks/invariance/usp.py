@@ -1,7 +1,6 @@
 """Cheung & Penn's Task 2 data in the layout of Poon & Domingos's USP release (docs/invariance.md).
 
-Each answer block becomes one QA item; entities of the answer file (``&amp;``) are decoded.
-"""
+Each answer block becomes one QA item; entities of the answer file (``&amp;``) are decoded."""
 from __future__ import annotations
 
 import hashlib

@@ -1,7 +1,6 @@
 """BIO tags for phrase type: span extraction, span-level F1, and constrained (Viterbi) decoding.
 
-A legal sequence never has an ``I`` without a ``B``/``I`` right before it.
-"""
+A legal sequence never has an ``I`` without a ``B``/``I`` right before it."""
 from __future__ import annotations
 
 import numpy as np

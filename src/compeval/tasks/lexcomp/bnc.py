@@ -1,7 +1,6 @@
 """Read sentences from the user's British National Corpus (XML edition) by id (``K/KB/KBB.xml/2349``).
 
-The BNC licence forbids redistributing the text, so the VPC and LVC files hold only ids.
-"""
+The BNC licence forbids redistributing the text, so the VPC and LVC files hold only ids."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET

@@ -1,7 +1,6 @@
 """Word-level token vectors through the protocol's ``TokenEncoder``, computed once per sentence.
 
-Cached per model config id in ``<cache>/lexcomp_tokens/<id>.sqlite`` (float16, keyed by the tab-joined words).
-"""
+Cached per model config id in ``<cache>/lexcomp_tokens/<id>.sqlite`` (float16, keyed by the tab-joined words)."""
 from __future__ import annotations
 
 import sqlite3

@@ -1,7 +1,6 @@
 """Lexical composition data (Shwartz & Dagan, TACL 2019), pinned to lexcomp commit 7f25d55 (2019-10-29).
 
-VPC and LVC files hold BNC sentence ids only: their text comes from the user's BNC copy (``lexcomp.bnc``).
-"""
+VPC and LVC files hold BNC sentence ids only: their text comes from the user's BNC copy (``lexcomp.bnc``)."""
 from ...data.registry import DataFile, DataSource
 
 _REV = "7f25d5505294bcc1b6b6ff26ff43fe989154966e"

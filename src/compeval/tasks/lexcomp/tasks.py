@@ -1,7 +1,6 @@
 """The six lexcomp tasks (Shwartz & Dagan 2019): majority baselines and the Embed-Encode-Predict grid.
 
-Grid values are joined by ``+`` (``encoders=none+bilstm``) because ``,`` separates options in a task spec.
-"""
+Grid values are joined by ``+`` (``encoders=none+bilstm``) because ``,`` separates options in a task spec."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -245,10 +244,8 @@ class LexcompTask(Task):
 
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions file: the majority baselines' and the chosen head's predicted
-        labels (tags) on the test items, and each grid setting's head on the validation items (its val_
-        score; the chosen head is the best of them), against the loaded data's gold (the heads are not
-        refitted)."""
+        """The scores from the predictions file (baselines', chosen head's and each grid setting's validation
+        labels) against the loaded data's gold; the heads are not refitted."""
         sp = self._require()
         if "split" not in predictions:
             raise DataError(f"{self.slug}: the predictions have no split column (written before validation "

@@ -1,8 +1,7 @@
 """Macro (authors') and micro averages per subset, with a cluster bootstrap over nouns.
 
 Every adjective meets the same 12 nouns, so one noun's cases are not independent draws: the interval
-resamples nouns (Davison & Hinkley 1997, §3.8); with 11–12 nouns it is coarse and somewhat narrow.
-"""
+resamples nouns (Davison & Hinkley 1997, §3.8); with 11–12 nouns it is coarse and somewhat narrow."""
 from __future__ import annotations
 
 from typing import Sequence

@@ -1,8 +1,7 @@
 """Do the adjective types differ? A Kruskal–Wallis test over the per-case scores (docs/modifiers.md).
 
 The permutation H is the rank-sum formula on ``np.bincount``: scipy's ``permutation_test`` would re-rank
-up to 241,560 cases per resample; a test checks it equals scipy's H on the observed labels.
-"""
+up to 241,560 cases per resample; a test checks it equals scipy's H on the observed labels."""
 from __future__ import annotations
 
 from dataclasses import dataclass

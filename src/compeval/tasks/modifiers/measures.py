@@ -1,7 +1,6 @@
 """The measures as vectorised numpy over one embedding matrix, addressed by string-id arrays.
 
-``d(x, y) = 1 - cos(x, y)``; a zero vector has cosine 0 with everything (d = 1), as in the authors' torch code.
-"""
+``d(x, y) = 1 - cos(x, y)``; a zero vector has cosine 0 with everything (d = 1), as in the authors' torch code."""
 from __future__ import annotations
 
 import numpy as np

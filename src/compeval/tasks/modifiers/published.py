@@ -2,8 +2,7 @@
 
 Results carry Tables 2, 6, 7 and 8 (the four-decimal appendix versions of Tables 3-5); the body's tables are
 kept as printed for ``benchmarks/reproduce.py``, as nine cells differ from the appendix rounded
-(``tests/report/test_published.py`` lists them).
-"""
+(``tests/report/test_published.py`` lists them)."""
 from __future__ import annotations
 
 from ...results.schema import PublishedScore

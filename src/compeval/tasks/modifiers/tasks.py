@@ -1,7 +1,6 @@
 """The modifier-consistency suite: one task per test plus ``modifiers-controls`` (docs/modifiers.md).
 
-The controls are separate so the plain tests do not pay for the ~50k synonym strings only they need.
-"""
+The controls are separate so the plain tests do not pay for the ~50k synonym strings only they need."""
 from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable

@@ -1,8 +1,7 @@
 """The paper's stimuli word lists (Carvalho et al. 2024, appendix; upstream ``data/adjectives.csv``).
 
 Oddities (``occurence``, two-word synonyms, ``ex-`` → ``former``) are kept so the phrases are the published
-ones; list position is the word index of the authors' code and of ``an_phrases_regenerated.tsv``.
-"""
+ones; list position is the word index of the authors' code and of ``an_phrases_regenerated.tsv``."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,8 +1,7 @@
 """Probe data sets built from the shared structure pool, as balanced minimal pairs (docs/probing.md).
 
 Labels come from each sentence's annotation, never from the construction; the builder checks each pair
-came out as one TRUE and one FALSE.
-"""
+came out as one TRUE and one FALSE."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

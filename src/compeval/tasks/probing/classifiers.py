@@ -1,8 +1,7 @@
 """The probing classifiers (``logreg``, ``mlp``) and the two controls (docs/probing.md).
 
 Each logreg fit is solved to its minimum: at scikit-learn's default tolerance the chosen C depends on where
-its solver stopped.
-"""
+its solver stopped."""
 from __future__ import annotations
 
 import warnings

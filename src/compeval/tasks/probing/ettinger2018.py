@@ -1,7 +1,6 @@
 """The Ettinger et al. (COLING 2018) probing tasks sr, neg, cont1, cont2, order, read from their files.
 
-In ``neg``, TRUE means the probe verb is *not* negated (the negation sits on the other verb).
-"""
+In ``neg``, TRUE means the probe verb is *not* negated (the negation sits on the other verb)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

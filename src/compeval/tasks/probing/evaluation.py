@@ -1,7 +1,6 @@
 """Train and test probing classifiers on one model's sentence vectors; accuracy with 95% intervals.
 
-Bootstrap units are minimal pairs for generated data (a pair's members are not independent), items for 2018.
-"""
+Bootstrap units are minimal pairs for generated data (a pair's members are not independent), items for 2018."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

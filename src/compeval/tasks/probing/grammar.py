@@ -1,8 +1,7 @@
 """A small generative grammar for probing sentences, with the semantic annotation of each sentence.
 
 A label computed from the annotation is true of the text by construction. Verb groups carry an auxiliary
-by default so that moving a negation moves only "not" (docs/probing.md).
-"""
+by default so that moving a negation moves only "not" (docs/probing.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -376,11 +375,9 @@ def sample_structure(rng: np.random.Generator, config: GrammarConfig = GrammarCo
 
 @dataclass(frozen=True)
 class StructurePool:
-    """The one seeded stream of random structures every generated task draws from.
+    """Seeded stream of random structures every generated task draws from.
 
-    Item ``i`` depends only on (seed, i), so a task that needs more items, or another task reading
-    the same pool, sees the same structures in the same order.
-    """
+    Item ``i`` depends only on (seed, i), so more items or another task see the same structures in order."""
 
     seed: int = 0
     config: GrammarConfig = GrammarConfig()

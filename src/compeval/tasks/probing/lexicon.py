@@ -1,7 +1,6 @@
 """The probing lexicon: nouns with a semantic category, transitive and intransitive verbs.
 
-Forms are written out, not derived by rule: a wrong form would be a surface cue the probes could exploit.
-"""
+Forms are written out, not derived by rule: a wrong form would be a surface cue the probes could exploit."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,7 +1,6 @@
 """Probing data: the Ettinger et al. (COLING 2018) task sets, pinned to commit d873151b (2020-04-25).
 
-The SHA-256 of each unpacked file equals its member of ``compeval_datasets_and_code.tar.gz``.
-"""
+The SHA-256 of each unpacked file equals its member of ``compeval_datasets_and_code.tar.gz``."""
 from ...data.registry import DataFile, DataSource
 
 _REV = "d873151b46bbf14443e598eebf5a10c8e8495f67"

@@ -37,9 +37,7 @@ def _split(items: list[ProbeItem]) -> ProbeSplit:
 class GeneratedProbeOptions(ClassifierOptions):
     """The options every generated probing task shares (data sizes, generator seed, grammar, classifiers).
 
-    The grammar options are ``grammar.GrammarConfig``'s sampler settings; their defaults are the grammar's
-    own, so a task run without them generates the same sentences as before they were options.
-    """
+    Grammar options default to ``grammar.GrammarConfig``'s own values."""
 
     n_train: int = Field(1000, ge=10)  # items per probe choice, rounded down to an even number
     # test items per probe choice

@@ -2,8 +2,7 @@
 
 ``train`` runs ``SentenceTransformerTrainer``'s steps with torch and sentence-transformers alone (no
 ``datasets`` or ``accelerate``, which a GPU machine may lack); the tests check it gives the Trainer's weights.
-``time_one_epoch`` times one epoch of the recipe for ``benchmarks/gpu_check.py``.
-"""
+``time_one_epoch`` times one epoch of the recipe for ``benchmarks/gpu_check.py``."""
 from __future__ import annotations
 
 import os
@@ -139,20 +138,13 @@ def _batch_features(batch: dict[str, Any], device: str) -> tuple[list[dict[str, 
 def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], recipe: Recipe, device: str, *,
           held_out: tuple[Sequence[str], Sequence[str], Sequence[float]] | None = None, prompt: str = "",
           progress: str | None = None, bf16: bool | None = None) -> dict[str, Any]:
-    """Fine-tune ``model`` (a SentenceTransformer, in place) on the pairs ``(a, b)`` with ratings ``y`` in
-    0–1. Returns what the run did: steps, seconds, the training losses, and (``recipe.evaluate`` with
-    ``held_out``) the held-out Spearman after each epoch. Nothing is written to disk.
+    """Fine-tune ``model`` (a SentenceTransformer, in place) on pairs ``(a, b)`` with ratings ``y`` in 0–1.
 
-    The loop is ``SentenceTransformerTrainer``'s training step by step, with only torch and
-    sentence-transformers (the Trainer needs ``datasets`` and ``accelerate``, which a GPU machine may lack):
-    sentence-transformers' own collator (prompts included) and ``CosineSimilarityLoss``; AdamW as the
-    Trainer builds it (fused, weight decay 0, betas 0.9/0.999, eps 1e-8); the linear schedule with
-    ceil(warm-up share × steps) warm-up steps; gradient norm clipped at 1.0; bfloat16 autocast around the
-    loss where ``bf16``. The seeds are the Trainer's: ``transformers.set_seed(trainer seed)`` seeds the
-    global generators (dropout), each epoch's order is ``randperm`` from a generator seeded with data seed +
-    epoch (Accelerate's seedable sampler), a torch ``DataLoader`` draws its base seed from the global
-    generator per epoch as the Trainer's does, and so does the Trainer's evaluation after each epoch. ``tests/structure/test_fulltune.py`` checks it against the
-    Trainer on a tiny model: the same weights to float tolerance."""
+    Returns steps, seconds, training losses and (``recipe.evaluate`` with ``held_out``) the held-out Spearman
+    per epoch; writes nothing. The loop replays ``SentenceTransformerTrainer`` step by step (fused AdamW, weight
+    decay 0, linear schedule with ceil(warm-up share × steps) warm-up steps, clip 1.0, bf16 autocast where
+    ``bf16``) and seeds as it does: ``transformers.set_seed``, each epoch's order ``randperm`` seeded with data
+    seed + epoch (Accelerate's seedable sampler), the ``DataLoader`` base seed from the global generator."""
     import math
 
     import torch
@@ -437,11 +429,8 @@ class STS3kFinetuneFull(Task):
                                      for p in ("non", "adv", "negative")}})
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` (the untrained cosines; each split's held-out
-        predictions with their fold) through ``_scores``, as ``evaluate`` computes them (the models are not
-        trained again: that is the run's work). The untrained rows must be the loaded pairs, in their order;
-        each split's rows pairs of this subset, each once. The recomputed details do not say how the
-        models were trained (the predictions do not record it)."""
+        """The scores from the predictions' per-pair ``score`` (untrained cosines, each split's held-out predictions)
+        through ``_scores``; the models are not trained again, so the details do not say how they were trained."""
         seed = seed if self.options.seed is None else self.options.seed
         for column in ("split", "fold", "item"):
             if column not in predictions:

@@ -1,8 +1,7 @@
 """Controlled minimal pairs: base sentences and variants that change one planned thing.
 
 Content words serve as noun and verb ("covered the hammer" / "hammered a cover"), so roles can be
-interchanged while the bag of words stays the same.
-"""
+interchanged while the bag of words stays the same."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace

@@ -1,7 +1,6 @@
 """Reliability of the STS3k ratings: split-half (Spearman–Brown) and linear-weighted Cohen's kappa.
 
-Every halving at once: ratings (pairs × raters) times membership (raters × splits) is two matrix products.
-"""
+Every halving at once: ratings (pairs × raters) times membership (raters × splits) is two matrix products."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -44,13 +43,10 @@ def rating_matrix(df: pd.DataFrame, n_pairs: int | None = None) -> np.ndarray:
 
 def split_half(ratings: np.ndarray, rows: np.ndarray, n_splits: int = 100, seed: int = 0
                ) -> dict[str, np.ndarray]:
-    """Per random halving of the raters: Pearson r of the halves' normalised means over ``rows``,
-    its Spearman–Brown correction 2r/(1+r), and linear-weighted kappa on the ceil-rounded 1–7 means, raw
-    (``kappa``) and Spearman–Brown corrected like r, 2κ/(1+κ) (``kappa_spearman_brown``: the figure the
-    paper publishes, .833 / .826 / .804). The quadratic-weighted kappa is kept as a further reading.
-
-    Pairs that one half never rated are left out of that halving (counted in ``n_used``).
-    """
+    """Per random halving of the raters: Pearson r of the halves' normalised means over ``rows``, its
+    Spearman–Brown correction 2r/(1+r), and linear-weighted kappa on the ceil-rounded 1–7 means, raw and
+    corrected like r (``kappa_spearman_brown``: the paper's .833 / .826 / .804); quadratic kappa beside them.
+    Pairs that one half never rated are left out of that halving (counted in ``n_used``)."""
     r = ratings[rows]
     seen = ~np.isnan(r)
     values = np.where(seen, r, 0.0)

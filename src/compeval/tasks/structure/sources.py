@@ -1,7 +1,6 @@
 """Extra STS3k files derived from pinned upstream files (participant ratings, modifier-type index lists).
 
-The derived files' SHA-256 are checked too, so a derivation that changes is an error, never another table.
-"""
+The derived files' SHA-256 are checked too, so a derivation that changes is an error, never another table."""
 from __future__ import annotations
 
 import ast

@@ -415,9 +415,7 @@ class STS3kReliability(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         """The model is ignored: these figures describe the human ratings only.
 
-        Subsets as in the paper's reliability figures: ``adv`` is every adversarial pair, the 71 negation
-        pairs included (the paper's .940); ``adv_noneg`` is the evaluation subset of the model tables.
-        """
+        ``adv`` includes the 71 negation pairs (the paper's .940); ``adv_noneg`` is the model tables' subset."""
         checks = np.arange(10)
         subsets = {"all": np.setdiff1d(self.sts.subsets["all"], checks),
                    "non": np.setdiff1d(self.sts.subsets["non"], checks),

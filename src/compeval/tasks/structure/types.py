@@ -1,7 +1,6 @@
 """STS3k pair types inferred from role parses, since the authors' per-pair labels were never released.
 
-docs/structure.md gives each rule in decision order and what still differs from the paper's Table 7.
-"""
+docs/structure.md gives each rule in decision order and what still differs from the paper's Table 7."""
 from __future__ import annotations
 
 import re
@@ -148,14 +147,10 @@ def infer_type(parse_a: Mapping, parse_b: Mapping, *, adversarial: bool, negativ
                check: bool = False, stop: Iterable[str] = DEFAULT_STOP, text_a: str | None = None,
                text_b: str | None = None, swap_overlap: float = 0.75,
                paraphrase_overlap: float = 0.4, similar: Similarity | None = None) -> str:
-    """The STS3k type of one pair from its two role parses and the subset it belongs to.
+    """The STS3k type of one pair from its two role parses and its subset (rules: docs/structure.md).
 
-    ``text_a``/``text_b`` (the sentences) give the word bags when present: parses sometimes drop a
-    phrase, the sentence never does. Below ``paraphrase_overlap`` stem-set Jaccard an adversarial pair is a
-    paraphrase; with all core slots kept and overlap ≥ ``swap_overlap`` it is an added-modifier pair.
-    ``similar(word, word)`` (a word-vector cosine) lets an ordinary pair with no shared word keep an
-    element through a near-synonym (constant X) instead of counting as zero. Rules: docs/structure.md.
-    """
+    ``text_a``/``text_b`` give the word bags when present: parses sometimes drop a phrase, the sentence never
+    does. ``similar(word, word)`` (a word-vector cosine) lets a near-synonym keep an element (constant X)."""
     if check:
         return "check"
     if negative:

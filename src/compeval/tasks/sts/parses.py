@@ -1,7 +1,6 @@
 """Role (VerbNet) and AMR parses released with STS3k (Fodor, De Deyne & Suzuki 2024), pinned and hashed.
 
-Only upstream files are registered: the CSV conversions and extracted GPT-4 JSON are derived locally.
-"""
+Only upstream files are registered: the CSV conversions and extracted GPT-4 JSON are derived locally."""
 from ...data.registry import DataFile, DataSource
 
 _REV = "c310abbe8a50f38135a67939d3e71a878ef359bb"

@@ -1,7 +1,6 @@
 """STS data sets, pinned (commit and SHA-256 of each file) where their files are published.
 
-STS Benchmark and SICK come from a named GitHub copy (``mirror``): pinnable where the original sites are not.
-"""
+STS Benchmark and SICK come from a named GitHub copy (``mirror``): pinnable where the original sites are not."""
 from ...data.registry import DataFile, DataSource
 from .parses import PARSES
 

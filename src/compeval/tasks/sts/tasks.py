@@ -1,8 +1,7 @@
 """STS tasks: Spearman and Pearson between model similarities and mean human ratings, bootstrap 95% intervals.
 
 STS3k adds ``non``, ``adv``, ``negative`` and the structure-blindness gap ``non − adv``. Missing scores (NaN)
-follow ``zero`` (the STS3k authors' ``nan_to_num``; default) or ``drop``; their count is recorded.
-"""
+follow ``zero`` (the STS3k authors' ``nan_to_num``; default) or ``drop``; their count is recorded."""
 from __future__ import annotations
 
 from typing import Any, Literal

@@ -1,7 +1,6 @@
 """What every task on a user's data shares: its table, read and checked once when the task is made.
 
-The id hashes the kind, its version, every option and the data's content digest, not the file's path.
-"""
+The id hashes the kind, its version, every option and the data's content digest, not the file's path."""
 from __future__ import annotations
 
 import hashlib

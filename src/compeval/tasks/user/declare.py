@@ -1,7 +1,6 @@
 """A user task declared on the command line (``KIND:SOURCE[,options]``) or in a TOML file (docs/user-tasks.md).
 
-TOML: the standard library reads it and its types are explicit (YAML reads ``no`` as a boolean).
-"""
+TOML: the standard library reads it and its types are explicit (YAML reads ``no`` as a boolean)."""
 from __future__ import annotations
 
 import re
@@ -79,10 +78,8 @@ def declaration_files(folder: Path | str) -> list[Path]:
 
 
 def from_result(name: str, params: dict[str, Any], counts: dict[str, Any]) -> UserTask:
-    """The task a stored result of a user's data was computed by, rebuilt from what the result records:
-    its kind, name and options, and its data where it was read (the file's recorded path, the dataset
-    folder, or the Hub dataset at its revision and split). Its ``digest`` says whether that data and
-    those options are still the ones the result was computed from (``counts['declaration_sha256']``)."""
+    """The task a stored user-data result was computed by, rebuilt from its kind, name, options and data
+    source; its ``digest`` says whether they are still the ones recorded (``counts['declaration_sha256']``)."""
     kind = counts.get("kind")
     if kind not in SPEC_KINDS:
         raise SpecError(f"task {name}: its result records kind {kind!r}; this compeval has {', '.join(SPEC_KINDS)}")

@@ -1,7 +1,6 @@
 """A Hugging Face dataset as a user's table, through ``datasets`` (extra ``compeval[datasets]``).
 
-A revision is required: a branch moves, a commit does not.
-"""
+A revision is required: a branch moves, a commit does not."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,7 +1,6 @@
 """``modifiers``: a user's AN/AAN list with adjective categories, scored by the modifier suite's tests 1–3.
 
-Phrases are encoded as written (no word-vector retokenisation); docs/user-tasks.md gives the subsets.
-"""
+Phrases are encoded as written (no word-vector retokenisation); docs/user-tasks.md gives the subsets."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,7 +1,6 @@
 """The user suite's report section: per task, its main metric on every subset with 95% intervals.
 
-Each user task is its own ranking row (``headline_each``): tasks on different stimuli are not averaged.
-"""
+Each user task is its own ranking row (``headline_each``): tasks on different stimuli are not averaged."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,7 +1,6 @@
 """``triplets``: an anchor and candidates in an expected order, scored by whether the model orders them so.
 
-Ties (``metrics.ties``) and missing similarities count as wrong and are recorded (docs/user-tasks.md).
-"""
+Ties (``metrics.ties``) and missing similarities count as wrong and are recorded (docs/user-tasks.md)."""
 from __future__ import annotations
 
 from typing import Any

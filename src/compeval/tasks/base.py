@@ -109,18 +109,13 @@ class Task(ABC):
     #: Options (``KEY=VALUE,…``, "" for none) under which this task stands for its suite in ``compeval run
     #: --quick``, at reduced sizes; None: not its suite's quick task (one task per suite sets it).
     quick: ClassVar[str | None] = None
-    #: Options (``KEY=VALUE,…``) under which the task conformance test (``tests/core/test_task_conformance.py``,
-    #: which takes every registered task) checks this task with ``check_task``: its smallest sizes, which must
-    #: differ from the defaults (the options' round trip is checked on them). None: not declared, which that
-    #: test refuses, so a new task declares it in its own class and edits no list elsewhere.
+    #: Options (``KEY=VALUE,…``) for ``tests/core/test_task_conformance.py``'s ``check_task``: the smallest sizes,
+    #: unlike the defaults (the round trip is checked on them). None is refused there.
     conformance_options: ClassVar[str | None] = None
-    #: True for a task that fine-tunes the model it is given (``sts3k-finetune-full``): the conformance check's
-    #: fixed encoder cannot be trained, so there its metadata and options are checked and it must refuse that
-    #: model in one line (its own tests train a tiny model).
+    #: True for a task that fine-tunes its model: the conformance check's fixed encoder cannot be trained,
+    #: so it checks metadata and options only, and that the task refuses that model in one line.
     trains_model: ClassVar[bool] = False
-    #: The run's settings, set by the runner before ``load`` (``compeval.context``): ``context.torch_device()``
-    #: for heads a task trains, ``context.cache_dir``, ``context.model_builder`` for baseline models,
-    #: ``context.bnc_dir``. Never part of the task's slug or params.
+    #: The run's settings (``compeval.context``), set by the runner before ``load``; never in the slug or params.
     context: RunContext = DEFAULT_CONTEXT
     #: The spec string ``get_tasks`` built this task from (workers receive the task itself, never rebuilt).
     spec: str | None = None

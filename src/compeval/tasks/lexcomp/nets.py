@@ -12,7 +12,6 @@ from ...training.loop import TrainResult, length_batches, train  # noqa: F401  (
 from .settings import DROPOUT, ENCODERS, LAYERS  # noqa: F401  (ENCODERS, LAYERS re-exported)
 
 
-
 class ScalarMix(nn.Module):
     """``γ · Σ_l softmax(w)_l · x_l`` (Peters et al. 2018): the learned weights are the paper's section 6 analysis."""
 

@@ -76,7 +76,6 @@ class ClassifierOptions(TaskOptions):
         return parse_classifiers(self.classifiers, self.main_classifier)
 
 
-
 def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: int, **details) -> Score:
     """Accuracy with a percentile bootstrap interval over units (each unit's items resampled together)."""
     correct = np.asarray(correct, dtype=np.float64)

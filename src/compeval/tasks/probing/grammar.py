@@ -14,10 +14,8 @@ from ... import seeds
 
 TENSES = ("present", "past")
 ASPECTS = ("simple", "progressive", "perfect")
-#: Which aspects the sampler draws: "auxiliary" = every verb group has an auxiliary (active progressive or
-#: perfect, passive any; the default, see the module docstring); "simple" = simple aspect only, both voices
-#: ("the school hired the researcher" / "the researcher was hired by the school", the 2016 paper's
-#: sentences); "any" = all three aspects in both voices.
+#: Which aspects the sampler draws: "auxiliary" (default) = every verb group has an auxiliary; "simple" = the
+#: 2016 paper's sentences ("the school hired the researcher"); "any" = all three aspects (docs/probing.md).
 ASPECT_SETS = ("auxiliary", "simple", "any")
 
 

@@ -264,11 +264,6 @@ def role_scores(sims: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return x @ weights / total if total > 0 else np.zeros(len(x))
 
 
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The task
-
 FIGURE7 = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics, Figure 7 (read from the figure)"
 _FIG7 = {"SentBERT (all-mpnet-base-v2)": {"untrained": .17, "random": .825, "non_to_adv": .40},
          "VerbNet-CN": {"untrained": .65, "random": .825, "non_to_adv": .57}}

@@ -141,8 +141,7 @@ def _clean(x: float) -> float | None:
 class STS3k(STSTask):
     metadata = TaskMetadata(
         name="sts3k", suite="sts", data_sources=("sts3k",), main_metric="spearman",
-        # The paper's point is the adversarial pairs: their Spearman is the task's one headline, the number the
-        # job line, the ranking, the leaderboards, the report and the MTEB export all show.
+        # The paper's point is the adversarial pairs: their Spearman is the headline every view shows.
         main_subset="adv", version="2",
         description="STS3k: 2,800 adversarial pairs where word overlap and meaning come apart",
         subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR, published=published("sts3k"),

@@ -106,8 +106,7 @@ def _rebuild(task: Task) -> Task:
 
 
 def check_options(task: Task) -> Task:
-    """Defaults and ``task``'s own options survive spec → task → spec and the Python API; returns a fresh
-    task rebuilt from the spec string (as a remote worker would build it)."""
+    """Defaults and ``task``'s options survive spec → task → spec; returns the task rebuilt from its spec."""
     cls, name = type(task), task.name
     default = cls()
     if default.slug != name or default.options.spec_suffix():

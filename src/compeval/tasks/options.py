@@ -31,8 +31,7 @@ def resamples() -> Any:
 
 
 class TaskOptions(OptionsBase):
-    """Base of every task's ``Options``: no options. Subclasses add fields; field order is the order
-    recorded in results."""
+    """Base of every task's ``Options``; field order is the order recorded in results."""
 
     @classmethod
     def implicit_cap(cls, name: str, field: FieldInfo) -> int | None:

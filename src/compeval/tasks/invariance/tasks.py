@@ -113,8 +113,7 @@ class InvarianceRelation(Task):
         return self._output(as_written(raw), seed)  # the scores as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` through ``_output``, as ``evaluate`` computes
-        them; the predictions' pairs (group, kind, texts) must be the loaded data's, in its order."""
+        """Recomputed from the per-pair ``score``; the pairs (group, kind, texts) must be the data's, in order."""
         raw = checked_column(self.slug, predictions, self.pairs, ("group", "kind", "text_a", "text_b"), "score")
         return self._output(raw, seed).scores
 
@@ -288,9 +287,7 @@ class InvarianceQA(Task):
         return self._output(as_written(score), seed)  # the scores as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' ``candidate_scores`` (each question's document, in its order)
-        through ``_output``, as ``evaluate`` computes them: the ranks are ranked again, not read back. The
-        predictions' questions and answers must be the loaded data's, in its order."""
+        """Recomputed from ``candidate_scores`` (the ranks ranked again); the questions must be the loaded data's."""
         answers = pd.DataFrame({"qid": [it.qid for it in self.items], "question": [it.question for it in self.items],
                                 "answer": [it.document[it.answer] for it in self.items]})
         checked_column(self.slug, predictions, answers, ("qid", "question", "answer"), "normalised_rank")

@@ -134,8 +134,7 @@ class LexcompTask(Task):
             self.load_error = exc  # no BNC: fail this job only (in evaluate), not the whole suite run
 
     def _token_cache(self, model: Any) -> TokenCache:
-        """Token vectors beside the run's embedding cache (``--cache-dir``; memory only with ``--no-cache``
-        or outside a run)."""
+        """Token vectors beside the run's embedding cache (memory only with ``--no-cache`` or outside a run)."""
         return TokenCache(token_encoder(model), self.context.cache_dir)
 
     def _require(self) -> dict[str, list]:
@@ -244,8 +243,7 @@ class LexcompTask(Task):
 
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions file (baselines', chosen head's and each grid setting's validation
-        labels) against the loaded data's gold; the heads are not refitted."""
+        """Recomputed from the predicted labels against the loaded data's gold; the heads are not refitted."""
         sp = self._require()
         if "split" not in predictions:
             raise DataError(f"{self.slug}: the predictions have no split column (written before validation "
@@ -268,9 +266,8 @@ class LexcompTask(Task):
         return best and best[0]
 
     def _scores(self, preds: pd.DataFrame, seed: int, details: dict[str, dict] | None = None) -> list[Score]:
-        """Every score from the predictions table (test and validation rows): the baselines, the human
-        figure, each grid setting's validation score and the chosen head's test scores; ``details`` are
-        what training recorded per setting. Evaluate's and score_predictions' one path."""
+        """Every score from the predictions table (test and validation rows), for both ``evaluate`` and
+        ``score_predictions``; ``details`` are what training recorded per setting."""
         metric = self.metadata.main_metric
         split = preds["split"].astype(str).to_numpy()
         test, val = preds[split == "test"], preds[split == "val"]

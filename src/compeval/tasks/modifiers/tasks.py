@@ -293,8 +293,7 @@ class ModifierPairIntersectivity(_ModifierTask):
         return TaskOutput(scores=scores, n_items=len(subset), predictions=predictions, counts=counts)
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-case ``holds``; its cases (adjectives, nouns) must be the
-        stimuli's, in evaluate's order."""
+        """Recomputed from the per-case ``holds``; the cases must be the stimuli's, in evaluate's order."""
         s = self._ensure_loaded()
         cases = pair_cases(s.an_grid)
         keys = {f"adj{i}": np.array(ADJ_WORDS, dtype=object)[cases[f"adj{i}"]].tolist() for i in (1, 2)}
@@ -428,8 +427,7 @@ class ModifierControls(_ModifierTask):
         return TaskOutput(scores=scores, n_items=len(s.phrase), predictions=predictions, counts=counts)
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-phrase control outcomes, synonym distances and adjective
-        weights (NaN where evaluate wrote none), grouped by the generated stimuli."""
+        """Recomputed from the per-phrase control outcomes, synonym distances and adjective weights."""
         s = self._ensure_loaded()
         names = [f"test1_syn_{k}_holds" for k in ("phrase", "words", "parts")]
         pred = self._read(predictions, (*names, "test3_syn_adj_holds", "syn_distance", "adj1_weight", "adj2_weight"),

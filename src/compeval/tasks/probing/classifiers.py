@@ -69,8 +69,7 @@ def fit_many(requests: list[FitRequest], *, mlp: AdamSettings, logreg: LBFGSSett
 
 def fit_predict(name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, seed: int,
                 mlp: AdamSettings, logreg: LBFGSSettings) -> tuple[np.ndarray, dict]:
-    """Train classifier ``name`` with scikit-learn and predict the test items; returns (predictions,
-    fitted settings)."""
+    """Train classifier ``name`` with scikit-learn; returns (test predictions, fitted settings)."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegressionCV
     from sklearn.model_selection import StratifiedKFold

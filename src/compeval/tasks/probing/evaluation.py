@@ -163,9 +163,8 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, op
 
 def score_predictions(problems: list[ProbeProblem], predictions: pd.DataFrame, *, seed: int,
                       options: ClassifierOptions, probe_features: bool) -> list[Score]:
-    """The scores ``evaluate_problems`` gave, from its predictions file: each test item's predicted label
-    per classifier and control (``pred_<subset>``) against the gold labels of the loaded ``problems``, by
-    the same ``problem_scores``. The predictions' choices, texts and labels must be the problems' own."""
+    """Recomputed from each test item's ``pred_<subset>`` against the loaded ``problems``' gold labels
+    by ``problem_scores``; the predictions' choices, texts and labels must be the problems' own."""
     classifiers, main = options.classifier_names(), options.main_classifier
     subsets = [*classifiers, CONTROL_GAUSSIAN] + ([CONTROL_RANDOM_PROBE] if probe_features else [])
     correct: dict[str, list[np.ndarray]] = {s: [] for s in subsets}

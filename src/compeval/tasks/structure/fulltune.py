@@ -62,8 +62,7 @@ class Fold:
 
 
 def k_folds(n: int, k: int, seed: int) -> list[Fold]:
-    """Random k-fold partition of ``n`` pairs (scikit-learn's ``KFold``, shuffled): every pair is in exactly
-    one test part."""
+    """Random k-fold partition of ``n`` pairs (scikit-learn's shuffled ``KFold``)."""
     from sklearn.model_selection import KFold
 
     if not 2 <= k <= n:
@@ -424,8 +423,7 @@ class STS3kFinetuneFull(Task):
                                      for p in ("non", "adv", "negative")}})
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` (untrained cosines, each split's held-out predictions)
-        through ``_scores``; the models are not trained again, so the details do not say how they were trained."""
+        """Recomputed from the per-pair ``score``; the models are not trained again, so details omit training."""
         seed = seed if self.options.seed is None else self.options.seed
         for column in ("split", "fold", "item"):
             if column not in predictions:

@@ -155,9 +155,7 @@ class STS3kTypes(Task):
         return self._output(as_written(sim), seed)  # the similarities as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` (NaN where ``missing``) through ``_output``, as
-        ``evaluate`` computes them; the pairs, gold ratings and types inferred by ``load`` are the data's,
-        and the predictions' pairs must be those, in their order."""
+        """Recomputed from the per-pair ``score`` (NaN where ``missing``); the pairs must be the data's, in order."""
         sim = checked_column(self.slug, predictions, self.pairs.reset_index(names="item"),
                              ("item", "sentence_1", "sentence_2"), "score")
         if "missing" in predictions:
@@ -348,9 +346,7 @@ class STS3kFinetune(Task):
                                   "trainer": {"device": device}})
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-repeat test Spearman of each regressor, through ``_scores``
-        as ``evaluate`` computes them (the regressors are not trained again: that is the run's work); each
-        row's test size must be its split's on the loaded data."""
+        """Recomputed from each regressor's per-repeat test Spearman (not trained again); test sizes must match."""
         need = {"split", "features", "layers", "repeat", "n_inputs", "n_test", "spearman"}
         if not need <= set(predictions.columns):
             raise DataError(f"{self.slug}: the predictions lack {sorted(need - set(predictions.columns))} (written "
@@ -449,9 +445,7 @@ class STS3kReliability(Task):
                                   "check_pairs_excluded": 10})
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores depend on the human ratings and the seed alone (the model is ignored), so they are
-        recomputed from the data by ``evaluate`` itself; the predictions' per-halving figures must be the
-        recomputed ones (within ``results.compare.FLOAT_TOLERANCE``), or a ``DataError``."""
+        """The model is ignored, so ``evaluate`` recomputes; the per-halving figures must match within tolerance."""
         import io
 
         from ...results.compare import same
@@ -524,8 +518,7 @@ class MinimalPairsTask(Task):
         return self._output(as_written(raw), seed)  # the similarities as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` through ``_output``, as ``evaluate`` computes
-        them; the predictions' pairs must be the generated table's, in its order."""
+        """Recomputed from the per-pair ``score``; the pairs must be the generated table's, in its order."""
         raw = checked_column(self.slug, predictions, self.table, ("base", "type", "detail", "sentence_1", "sentence_2"),
                              "score")
         return self._output(raw, seed).scores

@@ -67,9 +67,7 @@ class STSTask(Task):
         return self._output(as_written(raw), seed)  # the similarities as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` (the raw similarity, NaN where missing) and
-        the data's gold ratings, through ``_output`` as ``evaluate`` computes them; the predictions' pairs
-        and gold ratings must be the loaded data's, in its order."""
+        """Recomputed from the per-pair ``score`` (raw, NaN where missing); pairs and gold must be the data's."""
         pairs = self.pairs
         pred = items_in_order(predictions, len(pairs), self.slug)
         if "score" not in pred:

@@ -161,8 +161,7 @@ class UserModifiers(UserTask):
                 & grid[cases["adj2"], cases["noun1"]] & grid[cases["adj2"], cases["noun2"]])
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-case ``holds`` of each test; their rows (test, phrase, noun)
-        must be the ones the user's list gives, in evaluate's order."""
+        """Recomputed from each test's per-case ``holds``; the rows must be the user's list's, in evaluate's order."""
         for column in ("test", "phrase", "noun", "holds"):
             if column not in predictions:
                 raise DataError(f"{self.slug}: the predictions lack the column {column}")

@@ -66,8 +66,6 @@ class CheckEncoder:
                 if s else np.zeros((0, 1, self.dim), np.float32) for s in sentences]
 
 
-# --- metadata and options -------------------------------------------------------------------------------
-
 def check_metadata(cls: type) -> None:
     meta = getattr(cls, "metadata", None)
     name = getattr(meta, "name", cls.__name__)
@@ -118,8 +116,6 @@ def check_options(task: Task) -> Task:
         _fail(name, "options round-trip", "Task(**task.params) does not rebuild the same params")
     return _rebuild(task)
 
-
-# --- evaluation -----------------------------------------------------------------------------------------
 
 def _finite_or_none(x: Any) -> bool:
     return x is None or (isinstance(x, (int, float)) and math.isfinite(x))

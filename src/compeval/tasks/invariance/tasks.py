@@ -254,8 +254,7 @@ class InvarianceQA(Task):
         spec = self.options.subset_model
         if not spec:
             return None
-        # The baseline comes from the run's builder (behind the run's cache, on its device); outside a run,
-        # from a builder with this task's settings.
+        # the run's builder (behind its cache, on its device); outside a run, one with this task's settings
         build = self.context.model_builder or ModelBuilder.for_context(self.context)
         try:
             baseline = build(self.options._subset or spec)

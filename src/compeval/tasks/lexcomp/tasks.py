@@ -554,8 +554,7 @@ class TaggingTask(LexcompTask):
 
 
 def _meta(name, description, metric="accuracy"):
-    # version 2: results carry the learned layer weights and phrase type's per-label scores; −Phrase uses "something"
-    # version 3: the predictions hold the validation items too; val_ scores are computed from them (float64)
+    # version 3: layer weights, per-label scores, −Phrase as "something", val_ scores from validation predictions
     return TaskMetadata(name=name, version="3", suite=SUITE, description=description, data_sources=("lexcomp",),
                         main_metric=metric, main_subset="all", reference=REFERENCE, published=published(name),
                         subsets=("all", "majority", "Majority_All", "Majority_1", "Majority_2"))

@@ -103,7 +103,6 @@ def _other_nouns(s: Structure, exclude: set[str], candidates: tuple[str, ...]) -
 ALL_NOUNS = tuple(n.lemma for n in NOUNS)
 
 
-# --- the five probes ------------------------------------------------------------------------------
 def has_x(word: str) -> ProbeSpec:
     """Lexical sanity: the sentence contains noun ``word``; the negative has another noun in its place."""
     _check_noun(word)
@@ -229,7 +228,6 @@ def negation_scope(noun: str, verb: str, role_negatives: float = 0.0) -> ProbeSp
     return ProbeSpec("negation-scope", f"{noun}:{verb}", (noun, verb), lambda a: a.performs(noun, verb), make)
 
 
-# --- option parsing ---------------------------------------------------------------------------
 def _check_noun(word: str) -> None:
     if word not in NOUN:
         raise SpecError(f"{word!r} is not a noun of the probing lexicon; nouns: {', '.join(sorted(NOUN))}")

@@ -99,7 +99,6 @@ class Structure:
     def __post_init__(self):
         _validate(self)
 
-    # --- derived views -------------------------------------------------------------------------
     @property
     def text(self) -> str:
         return realize(self)
@@ -136,7 +135,6 @@ class Structure:
                 return i
         return None
 
-    # --- edits (each returns a new structure) ---------------------------------------------------
     def with_noun(self, slot: int, noun: str) -> "Structure":
         """Put ``noun`` in ``slot``; if it already sits elsewhere, the two slots exchange nouns."""
         other = self.slot_of(noun)
@@ -225,7 +223,6 @@ def _validate(s: Structure) -> None:
         raise GrammarViolation(f"slots {sorted(set(range(len(s.slots))) - used)} play no role")
 
 
-# --- realisation --------------------------------------------------------------------------------
 def verb_group(verb: Verb, clause: Clause, subject_plural: bool) -> list[str]:
     """The verb with its auxiliaries, agreeing with the grammatical subject."""
     past = clause.tense == "past"
@@ -297,7 +294,6 @@ def annotate(s: Structure) -> Annotation:
     return Annotation(events, entities)
 
 
-# --- random structures --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GrammarConfig:
     """Probabilities of the random structure sampler (all independent of any task's label)."""

@@ -102,8 +102,6 @@ def _check_name(name: str, given: bool = True) -> None:
         raise SpecError(f"task name {name!r} is a built-in task or suite; give another with name=…")
 
 
-# --- cell checks: one line naming file, line and column ---------------------------------------------------
-
 def text_cell(table: Table, i: int, column: str, value: Any) -> str:
     if value is None:
         raise table.bad(i, column, "missing (every row needs it)")

@@ -41,8 +41,7 @@ def _word_vector(word: str, dim: int) -> np.ndarray:
 
 
 class CheckEncoder:
-    """A tiny deterministic encoder (mean of hashed word vectors) that also gives token vectors, so that
-    every task, lexcomp's included, can run on it in a few seconds. It records the texts it was asked for."""
+    """A tiny deterministic encoder with token vectors, so every task runs on it in seconds; records its texts."""
 
     def __init__(self, dim: int = 16):
         self.dim = dim

@@ -239,10 +239,9 @@ def _negatives(rel: Relation, x: str, y: str, theme: str, per_type: int, rng: ra
 
 def generate_relation_groups(pairs_per_relation: int = 4, per_construction: int = 1, negatives_per_type: int = 4,
                              seed: int = 0, relations: tuple[str, ...] | None = None) -> list[RelationGroup]:
-    """Task 1 items: for every relation, ``pairs_per_relation`` entity pairs, each with E and NE sentences.
+    """Task 1 items: per relation, ``pairs_per_relation`` entity pairs with E and NE sentences.
 
-    Duplicate sentences within a group are dropped (a set, not a multiset, as in the original data).
-    """
+    Duplicates within a group are dropped (a set, as in the original data)."""
     rng = seeds.python_random(seed, "invariance-relation")
     groups: list[RelationGroup] = []
     for rel in RELATIONS:

@@ -35,11 +35,9 @@ def aggregate(
     seed: int,
     n_resamples: int = 1000,
 ) -> list[Score]:
-    """Scores ``{metric}_macro`` and ``{metric}_micro`` for each subset in ``order`` that has cases.
+    """``{metric}_macro`` and ``{metric}_micro`` per subset in ``order`` with cases (NaN cases left out).
 
-    ``values`` are per-case numbers (bool or float; NaN cases are left out), ``subsets`` the subset
-    name of each case, ``nouns`` the noun index that is the authors' averaging unit.
-    """
+    ``nouns`` holds each case's noun index, the authors' averaging unit."""
     values = np.asarray(values, dtype=np.float64)
     keep = ~np.isnan(values)
     values, subsets, nouns = values[keep], np.asarray(subsets, dtype=object)[keep], np.asarray(nouns)[keep]

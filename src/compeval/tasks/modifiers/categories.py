@@ -53,10 +53,8 @@ def _h_from_ranks(ranks: np.ndarray, codes: np.ndarray, n_codes: int, tie: float
 
 def category_test(values: np.ndarray, adjectives: np.ndarray, adjective_types: np.ndarray, labels: list[str],
                   *, permutations: int, seed: int) -> CategoryTest:
-    """The test over ``values`` (one per case) grouped by the types of ``adjectives`` ((N,) or (N, 2) indices).
-
-    ``adjective_types`` holds each adjective's type id (0..4) and ``labels`` the type names in that order.
-    """
+    """The test over ``values`` (one per case) grouped by the types of ``adjectives`` ((N,) or (N, 2) indices);
+    ``adjective_types`` holds each adjective's type id and ``labels`` the type names in that order."""
     values = at_rank_precision(values)  # a rank test: values equal at the rank precision are ties
     adjectives = np.asarray(adjectives)
     keep = ~np.isnan(values)
@@ -96,10 +94,8 @@ P_UNITS = {
 
 
 def category_scores(test: CategoryTest, subset: str, grouping: str, case: str) -> list[Score]:
-    """Three scores in ``subset``: ``types_kw_h`` (H), ``types_kw_p`` (the permutation p with the adjective
-    as the unit, the headline) and ``types_kw_p_chi2`` (the asymptotic χ² p, ``case`` — the test's unit of
-    outcome, e.g. "phrase" — as the unit). Each score's ``unit`` detail says which; degrees of freedom and
-    group sizes ride in every score's details."""
+    """``types_kw_h``, ``types_kw_p`` (adjective as the unit, the headline) and ``types_kw_p_chi2`` (``case``
+    as the unit) in ``subset``; each score's ``unit`` detail says which."""
     details = {"df": test.df, "grouped_by": grouping, "group_sizes": test.group_sizes,
                "p_permutation": test.p_permutation, "permutations": test.permutations,
                "permutation_unit": "adjective (type labels shuffled over the 61 adjectives)",

@@ -24,9 +24,8 @@ RESAMPLE_OPTIONS = ("bootstrap", "n_resamples", "splits", "repeats", "permutatio
 
 
 def resamples() -> Any:
-    """The field of a resample count behind a 95% interval (a task's ``bootstrap`` / ``n_resamples``): the
-    paper's 1,000 by default, at least ``MIN_RESAMPLES`` (fewer cannot span a 95% interval; see
-    ``compeval.metrics.bootstrap``), so the bound a listing shows is the one enforced."""
+    """The field of a resample count behind a 95% interval: 1,000 by default (the paper's), at least
+    ``MIN_RESAMPLES`` (fewer cannot span a 95% interval), so the bound a listing shows is the one enforced."""
     return Field(BOOTSTRAP, ge=MIN_RESAMPLES)
 
 
@@ -45,10 +44,8 @@ class TaskOptions(OptionsBase):
 
 
 def path_text(value: Any) -> Any:
-    """A file-name option as the absolute path it names (a ``pathlib.Path`` from the Python API too).
-
-    The same relative name typed in another folder is another input. A URL-like value is kept as typed, so
-    its error message can show it as given, redacted."""
+    """A file-name option as the absolute path it names (a ``pathlib.Path`` from the Python API too), since the
+    same relative name in another folder is another input. A URL-like value is kept as typed, for its error."""
     value = os.fspath(value) if isinstance(value, os.PathLike) else value
     if isinstance(value, str) and value.strip() and "://" not in value:
         return str(Path(value).expanduser().resolve())

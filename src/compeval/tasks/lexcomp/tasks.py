@@ -48,8 +48,7 @@ def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
 
 
 class LexcompOptions(TaskOptions):
-    """The options every lexcomp task shares: the grid, the head's width and the trainer's settings
-    (``EarlyStopping``, named by their own names: ``max_epochs``, ``patience``, ``batch_size``, ``lr``)."""
+    """The grid, the head's width and the trainer's ``EarlyStopping`` settings, named by their own names."""
 
     group_prefix: ClassVar[dict[str, str]] = {"training": ""}
 
@@ -91,9 +90,8 @@ def _val_column(setting: str) -> str:
 
 
 class LexcompTask(Task):
-    """Baselines, then the Embed-Encode-Predict grid: one head per (layer, encoder) trained with early
-    stopping on validation, the best on validation scored on test. Subclasses give two hooks:
-    ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
+    """Baselines, then one head per (layer, encoder) with early stopping; the best on validation is tested.
+    Subclasses give ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss, scoring)."""
     conformance_options = "encoders=none,layers=top,max_epochs=2,patience=1,batch_size=64,hidden=8"
 
     default_run = False  # trains a grid of heads per model: name the task to run it
@@ -433,8 +431,7 @@ class TaggingTask(LexcompTask):
                      n=len(c), details=details)
 
     def _label_scores(self, gold, pred, seed) -> list[Score]:
-        """Per span type: span F1 with precision, recall and what became of the gold and predicted spans
-        (the paper's section 6 per-label analysis of phrase type)."""
+        """Per span type: F1, precision, recall and the span errors (the paper's section 6 analysis)."""
         errors = bio.label_errors(gold, pred)
         out = []
         for x, e in errors.items():

@@ -126,9 +126,8 @@ class _ModifierTask(Task):
         return Embedded(matrix, ids, len(s.strings))
 
     def _encoder(self, model: Any) -> Any:
-        """The model, or for a word-vector model (behind its cache) under another convention, the same
-        vectors under the authors' tokenisation (what reproduces the paper by default), built from its spec
-        with ``tok=montague`` by the run's builder, so they sit in the run's cache."""
+        """The model, or for a word-vector model under another convention its vectors under the authors'
+        tokenisation (``tok=montague``), built by the run's builder so they sit in the run's cache."""
         words = capability(model, WordVectorModel)
         self.tokenisation = getattr(words, "tok", None)
         if words is None or self.options.word_tokenisation == "model" or words.tok == AUTHORS_TOKENISATION:
@@ -148,8 +147,7 @@ class _ModifierTask(Task):
 
     def _type_test(self, values: np.ndarray, adjectives: np.ndarray, subset: str, grouping: str, seed: int,
                    case: str = "phrase") -> list:
-        """The adjective-type test's scores (``categories``) for one test's per-case outcomes; ``case`` names
-        what one outcome is (the χ² p's unit)."""
+        """The adjective-type test's scores for one test's per-case outcomes; ``case`` names the χ² p's unit."""
         test = category_test(values, adjectives, ADJ_TYPE_ID, list(TYPES), permutations=self.options.permutations,
                              seed=seed)
         return category_scores(test, subset, grouping, case)

@@ -33,8 +33,7 @@ class FitRequest:
 
 def fit_many(requests: list[FitRequest], *, mlp: AdamSettings, logreg: LBFGSSettings, trainer: Trainer = "torch",
              device: str = "cpu") -> list[tuple[np.ndarray, dict]]:
-    """(predictions, fitted settings) per request. The torch trainer fits every MLP request of one shape
-    as one batched model on ``device``; the scikit-learn trainer fits them one by one."""
+    """(predictions, fitted settings) per request; the torch trainer batches the MLPs of one shape on ``device``."""
     for r in requests:
         if r.classifier not in CLASSIFIERS:
             raise ValueError(f"unknown classifier {r.classifier!r}; known: {', '.join(CLASSIFIERS)}")

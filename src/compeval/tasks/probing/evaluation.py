@@ -54,9 +54,8 @@ def parse_classifiers(text: str, main: str) -> list[str]:
 
 
 class ClassifierOptions(TaskOptions):
-    """The classifier options every probing task shares; ``main_classifier`` is the one the task's
-    headline and controls use, so ``classifiers`` must include it. The trainers' settings are theirs
-    (``compeval.training.settings``), named ``mlp_<setting>`` and ``logreg_<setting>`` on the command line."""
+    """Classifier options every probing task shares; ``classifiers`` must include ``main_classifier``, which
+    the headline and controls use. Trainer settings are named ``mlp_<setting>`` and ``logreg_<setting>``."""
 
     main_classifier: ClassVar[str] = "logreg"
 
@@ -90,8 +89,7 @@ def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: in
 
 def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, options: ClassifierOptions,
                       device: str, probe_features: bool, probe_vocab: list[str]) -> TaskOutput:
-    """Fit every classifier and the controls per problem, as ``options`` say, on ``device``; scores overall
-    (averaged over the problems' test items) and per problem when there are several."""
+    """Fit every classifier and control per problem on ``device``; scores overall and per problem."""
     from ...training.logreg import logreg_solver_record  # torch only when training: discovery stays cheap
 
     classifiers, main = options.classifier_names(), options.main_classifier
@@ -183,8 +181,8 @@ def score_predictions(problems: list[ProbeProblem], predictions: pd.DataFrame, *
 
 def problem_scores(problems: list[ProbeProblem], correct: dict[str, list[np.ndarray]], classifiers: list[str],
                    main: str, seed: int, probe_features: bool) -> list[Score]:
-    """Accuracy per classifier and control (overall, and per probe choice when there are several) from each
-    test item's correctness: the one scoring path of ``evaluate_problems`` and ``score_predictions``."""
+    """Accuracy per classifier and control from each test item's correctness, for ``evaluate_problems`` and
+    ``score_predictions`` alike."""
     scores: list[Score] = []
     units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])
     for subset in correct:

@@ -85,9 +85,8 @@ PROGRESS_LINE_SECONDS = 30.0
 
 
 class _Progress:
-    """The steps of one training run on stderr, labelled ``desc``: a tqdm bar where stderr is a terminal;
-    elsewhere (a log file, a pipe) a plain line at most every ``PROGRESS_LINE_SECONDS`` and one at the end,
-    since a bar's carriage returns turn a log into one unreadable line."""
+    """Training steps on stderr: a tqdm bar on a terminal, else a plain line every ``PROGRESS_LINE_SECONDS``
+    and one at the end (a bar's carriage returns make a log one unreadable line)."""
 
     def __init__(self, desc: str | None, total: int):
         import sys
@@ -124,8 +123,7 @@ class _Progress:
 
 
 def _batch_features(batch: dict[str, Any], device: str) -> tuple[list[dict[str, Any]], Any]:
-    """The collator's batch as the loss takes it: one feature dict per column (``sentence1_*``,
-    ``sentence2_*``) and the labels, on ``device``."""
+    """The collator's batch as the loss takes it: one feature dict per sentence column, and the labels."""
     features = []
     for column in ("sentence1", "sentence2"):
         prefix = column + "_"

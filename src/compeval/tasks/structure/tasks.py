@@ -62,9 +62,8 @@ SYNONYM_MODEL = "glove-6b-50d,tok=montague"
 
 
 def _synonym_similarity(build: Callable[[str], Any], words: list[str]) -> tuple[Any, str]:
-    """Word cosine over ``words`` under ``SYNONYM_MODEL``, built by the run's builder (its cache and data
-    folder) and asked once for all words. Without the ``glove`` extra the inference is lexical only, and
-    the result says so."""
+    """Word cosine over ``words`` under ``SYNONYM_MODEL`` from the run's builder, asked once; without the
+    ``glove`` extra the inference is lexical only, and the result says so."""
     try:
         model = build(SYNONYM_MODEL)
     except SpecError as exc:

@@ -167,9 +167,8 @@ class Task(ABC):
 
 
 def items_in_order(predictions: pd.DataFrame, n: int, where: str) -> pd.DataFrame:
-    """The predictions' rows in item order, when their ``item`` column numbers the data's ``n`` items
-    0…n-1 once each: a dropped or repeated row would otherwise let another row's value stand in for it
-    (``score_predictions``). Without an ``item`` column, the rows as they are, if there are ``n``."""
+    """The predictions' rows in item order when their ``item`` column numbers the ``n`` items 0…n-1 once each
+    (a dropped or repeated row would let another row's value stand in), else the rows as they are if ``n``."""
     import numpy as np
 
     from ..errors import DataError

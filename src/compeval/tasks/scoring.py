@@ -28,9 +28,8 @@ class ComparisonOptions(TaskOptions):
 
 
 def compare(model: Any, texts_a: Sequence[str], texts_b: Sequence[str], norm: str = "none") -> np.ndarray:
-    """Similarity of each (a, b) pair. ``norm="none"``: ``pair_similarity``. Otherwise each side's vectors
-    (the model's ``encode``, so the cache serves them), as listed (a repeated text counts once per pair), are
-    normalised over the pairs, in float64, before the row cosine."""
+    """Similarity of each (a, b) pair: ``pair_similarity``, or with ``norm`` each side's ``encode`` vectors
+    (a repeated text once per pair) normalised over the pairs in float64 before the row cosine."""
     if norm == "none":
         return pair_similarity(model, texts_a, texts_b)
     normalise = NORMALISERS[norm]

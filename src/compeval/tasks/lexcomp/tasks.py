@@ -159,8 +159,7 @@ class LexcompTask(Task):
     _gold: ClassVar[str]
 
     def _baselines(self, sp: dict[str, list]) -> tuple[pd.DataFrame, dict[str, Any]]:
-        """Hook: the predictions table without the heads' columns (test rows, then validation rows, marked
-        in ``split``; gold and the majority baselines' predictions) and the counts."""
+        """Hook: the predictions table without the heads' columns (test, then validation rows) and the counts."""
         raise NotImplementedError
 
     def _metric(self, gold: pd.Series, pred: pd.Series) -> float:

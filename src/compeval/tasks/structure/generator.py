@@ -71,9 +71,8 @@ class MinimalPairs:
 
 
 def generate(n_bases: int = 40, seed: int = 0) -> MinimalPairs:
-    """``n_bases`` distinct base sentences, each with one variant per modifier kind, one single change per
-    core slot, every double swap of subject/verb/object, both triple cycles, one quadruple derangement
-    and one synonym paraphrase."""
+    """``n_bases`` bases, each with a variant per modifier kind, a single change per core slot, every double swap
+    of subject/verb/object, both triple cycles, one quadruple derangement and one synonym paraphrase."""
     rng = seeds.rng(seed, "minimal-pairs")
     seen: set[tuple[str, ...]] = set()
     out = MinimalPairs([])

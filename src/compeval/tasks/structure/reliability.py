@@ -93,9 +93,8 @@ def mean_rater_sd(ratings: np.ndarray, rows: np.ndarray) -> float:
 
 
 def shuffle_within_raters(ratings: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The ratings with each participant's ratings permuted among the pairs that participant rated (the
-    authors' Check_STS3k_ratings_shuffled.ipynb): every rater keeps their own ratings and their own pairs,
-    and any link between a pair and its rating is broken. Figure 2's null distribution."""
+    """Each participant's ratings permuted among the pairs they rated (``Check_STS3k_ratings_shuffled.ipynb``),
+    breaking any link between a pair and its rating: Figure 2's null distribution."""
     out = np.full_like(ratings, np.nan)
     for j in range(ratings.shape[1]):
         rows = np.flatnonzero(~np.isnan(ratings[:, j]))

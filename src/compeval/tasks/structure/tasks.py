@@ -459,9 +459,8 @@ class STS3kReliability(Task):
         return out.scores
 
     def _rating_distribution(self, rows: np.ndarray, seed: int, note: str) -> list[Score]:
-        """Figure 2: the distribution of the pair means (checks excluded) against ratings shuffled within each
-        participant, with scipy's two-sample KS test (the authors': D = .310, p ≈ 4e-119, one shuffle); the
-        histograms on 20 bins of 0–1 are kept in the details for the report's figure."""
+        """Figure 2: pair means (checks excluded) against within-participant shuffled ratings, scipy's two-sample
+        KS test (the authors': D = .310, p ≈ 4e-119, one shuffle), and 20-bin histograms for the report."""
         ks = rel.shuffled_ks(self.ratings, rows, seed)
         hist = {"bin_edges": [float(x) for x in ks["edges"]], "actual": [int(x) for x in ks["hist_actual"]],
                 "shuffled": [int(x) for x in ks["hist_shuffled"]]}

@@ -14,8 +14,7 @@ from ...training.settings import AdamSettings, LBFGSSettings, Trainer
 CLASSIFIERS = ("logreg", "mlp")
 LOGREG_CS = tuple(np.logspace(-3, 3, 7))
 LOGREG_FOLDS = 5
-#: ``LogisticRegressionCV``'s own tolerance and the iteration cap this project gave it before the torch
-#: trainer: the path the benchmarks compare against.
+#: ``LogisticRegressionCV``'s own tolerance with a 2,000-iteration cap: the reference the benchmarks compare against.
 SKLEARN_DEFAULT_LOGREG = LBFGSSettings(tol=1e-4, max_iter=2000)
 
 

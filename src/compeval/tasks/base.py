@@ -1,10 +1,4 @@
-"""The one task interface every suite implements.
-
-A task declares validated metadata, loads its data through the data registry (or generates it),
-lists the texts it will need (so the runner can encode every unique text once across tasks),
-and evaluates a model into scores plus per-item predictions. Tasks see models only through the
-protocol in ``compeval.models.protocol``.
-"""
+"""Task interface every suite implements; tasks see models only through ``compeval.models.protocol``."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -42,11 +36,6 @@ class TaskMetadata(BaseModel):
     #: Figures the papers report for this task (on its subsets and metrics), shown beside compeval's own.
     published: tuple[PublishedScore, ...] = ()
 
-    @property
-    def higher_is_better(self) -> bool | None:
-        """The main metric's direction: True, False (lower is better) or None (no better direction)."""
-        return {"higher": True, "lower": False, "none": None}[self.directions.get(self.main_metric, "higher")]
-
     def task_info(self, params: dict[str, Any]) -> TaskInfo:
         """The record of this task in a result: identity, options and every fact above."""
         return TaskInfo(name=self.name, version=self.version, suite=self.suite, params=params,
@@ -72,11 +61,9 @@ class TaskMetadata(BaseModel):
 
 
 class EvalCost(BaseModel):
-    """What one ``evaluate`` costs beyond encoding (classifiers trained, bootstraps, pair scoring), measured
-    on ``cpu-2core`` with vectors in memory (``benchmarks/eval_vs_encode.py --costs`` prints the figures):
-    seconds for a 50-wide model (glove-6b-50d) and a 384-wide one (all-MiniLM-L6-v2). ``--plan`` takes a
-    width between or beyond them on the power law through the two points (a probe's MLP hidden layer is as
-    wide as its input, so its cost grows about with the square of the width)."""
+    """Seconds one ``evaluate`` costs beyond encoding on ``cpu-2core`` (``benchmarks/eval_vs_encode.py --costs``)
+    for a 50-wide (glove-6b-50d) and a 384-wide model (all-MiniLM-L6-v2); ``--plan`` interpolates other widths
+    on the power law through the two points (a probe's MLP cost grows about with the square of the width)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -111,12 +98,7 @@ class TaskOutput(BaseModel):
 
 
 class Task(ABC):
-    """Subclasses set ``metadata`` and declare their options once, as a pydantic ``Options`` class
-    (``compeval.tasks.options``); ``Task(**options)`` validates them (the CLI's strings too).
-
-    ``self.options`` holds the typed values; ``params`` (every option with its value) is recorded in every
-    result, and the options that differ from their defaults become part of the result file name.
-    """
+    """Subclasses set ``metadata`` and an ``Options`` class, validated by ``Task(**options)`` (docs/contributing.md)."""
 
     metadata: ClassVar[TaskMetadata]
     Options: ClassVar[type[TaskOptions]] = TaskOptions
@@ -127,18 +109,13 @@ class Task(ABC):
     #: Options (``KEY=VALUE,…``, "" for none) under which this task stands for its suite in ``compeval run
     #: --quick``, at reduced sizes; None: not its suite's quick task (one task per suite sets it).
     quick: ClassVar[str | None] = None
-    #: Options (``KEY=VALUE,…``) under which the task conformance test (``tests/core/test_task_conformance.py``,
-    #: which takes every registered task) checks this task with ``check_task``: its smallest sizes, which must
-    #: differ from the defaults (the options' round trip is checked on them). None: not declared, which that
-    #: test refuses, so a new task declares it in its own class and edits no list elsewhere.
+    #: Options (``KEY=VALUE,…``) for ``tests/core/test_task_conformance.py``'s ``check_task``: the smallest sizes,
+    #: unlike the defaults (the round trip is checked on them). None is refused there.
     conformance_options: ClassVar[str | None] = None
-    #: True for a task that fine-tunes the model it is given (``sts3k-finetune-full``): the conformance check's
-    #: fixed encoder cannot be trained, so there its metadata and options are checked and it must refuse that
-    #: model in one line (its own tests train a tiny model).
+    #: True for a task that fine-tunes its model: the conformance check's fixed encoder cannot be trained,
+    #: so it checks metadata and options only, and that the task refuses that model in one line.
     trains_model: ClassVar[bool] = False
-    #: The run's settings, set by the runner before ``load`` (``compeval.context``): ``context.torch_device()``
-    #: for heads a task trains, ``context.cache_dir``, ``context.model_builder`` for baseline models,
-    #: ``context.bnc_dir``. Never part of the task's slug or params.
+    #: The run's settings (``compeval.context``), set by the runner before ``load``; never in the slug or params.
     context: RunContext = DEFAULT_CONTEXT
     #: The spec string ``get_tasks`` built this task from (workers receive the task itself, never rebuilt).
     spec: str | None = None
@@ -178,12 +155,9 @@ class Task(ABC):
     not_recomputed: ClassVar[str] = ""
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores ``evaluate`` gave, recomputed from the per-item ``predictions`` it wrote (read back
-        from the predictions file) and the data ``load`` read, by the same scoring code as ``evaluate``
-        (one path, not a copy), with the result's ``seed``: ``compeval verify`` compares them with the
-        stored scores, since hashes and checksums can be rewritten after an edit but predictions and data
-        cannot lie about a recomputed score. A ``DataError`` when the predictions are not of this data.
-        Tasks that cannot recompute leave this unimplemented and say why in ``not_recomputed``."""
+        """The scores ``evaluate`` gave, recomputed by the same scoring code from the written ``predictions`` and
+        the loaded data, for ``compeval verify``: hashes can be rewritten after an edit, a recomputed score cannot.
+        A ``DataError`` when the predictions are not of this data; tasks that cannot say why in ``not_recomputed``."""
         raise NotImplementedError(self.not_recomputed)
 
     @classmethod
@@ -193,9 +167,8 @@ class Task(ABC):
 
 
 def items_in_order(predictions: pd.DataFrame, n: int, where: str) -> pd.DataFrame:
-    """The predictions' rows in item order, when their ``item`` column numbers the data's ``n`` items
-    0…n-1 once each: a dropped or repeated row would otherwise let another row's value stand in for it
-    (``score_predictions``). Without an ``item`` column, the rows as they are, if there are ``n``."""
+    """The predictions' rows in item order when their ``item`` column numbers the ``n`` items 0…n-1 once each
+    (a dropped or repeated row would let another row's value stand in), else the rows as they are if ``n``."""
     import numpy as np
 
     from ..errors import DataError

@@ -1,10 +1,7 @@
-"""``check_task``: the checks every task passes, beside ``compeval.models.conformance.check_model``.
+"""``check_task``: the checks every task passes before its numbers are published (docs/contributing.md).
 
-Run it on your own task before publishing numbers from it. It catches what silently corrupts results:
-options that do not survive the spec string a remote worker rebuilds the task from, scores that change
-between two runs with the same seed, scores without ``n`` or with a broken interval, counts that cannot
-be written as JSON, incomplete metadata.
-"""
+It catches what silently corrupts results: options lost in the spec string, scores that change under one
+seed, scores without ``n`` or with a broken interval, counts that are not JSON, incomplete metadata."""
 from __future__ import annotations
 
 import math
@@ -44,8 +41,7 @@ def _word_vector(word: str, dim: int) -> np.ndarray:
 
 
 class CheckEncoder:
-    """A tiny deterministic encoder (mean of hashed word vectors) that also gives token vectors, so that
-    every task, lexcomp's included, can run on it in a few seconds. It records the texts it was asked for."""
+    """A tiny deterministic encoder with token vectors, so every task runs on it in seconds; records its texts."""
 
     def __init__(self, dim: int = 16):
         self.dim = dim
@@ -68,8 +64,6 @@ class CheckEncoder:
         return [np.stack([_word_vector(w.lower(), self.dim) for w in s]).reshape(len(s), 1, self.dim)
                 if s else np.zeros((0, 1, self.dim), np.float32) for s in sentences]
 
-
-# --- metadata and options -------------------------------------------------------------------------------
 
 def check_metadata(cls: type) -> None:
     meta = getattr(cls, "metadata", None)
@@ -109,8 +103,7 @@ def _rebuild(task: Task) -> Task:
 
 
 def check_options(task: Task) -> Task:
-    """Defaults and ``task``'s own options survive spec → task → spec and the Python API; returns a fresh
-    task rebuilt from the spec string (as a remote worker would build it)."""
+    """Defaults and ``task``'s options survive spec → task → spec; returns the task rebuilt from its spec."""
     cls, name = type(task), task.name
     default = cls()
     if default.slug != name or default.options.spec_suffix():
@@ -122,8 +115,6 @@ def check_options(task: Task) -> Task:
         _fail(name, "options round-trip", "Task(**task.params) does not rebuild the same params")
     return _rebuild(task)
 
-
-# --- evaluation -----------------------------------------------------------------------------------------
 
 def _finite_or_none(x: Any) -> bool:
     return x is None or (isinstance(x, (int, float)) and math.isfinite(x))
@@ -173,12 +164,7 @@ def _numbers(out: TaskOutput) -> list[tuple]:
 def check_task(task: Task | type, data: DataContext | None = None, *, seed: int = 0) -> list[str]:
     """Raise ``TaskConformanceError`` naming the first broken rule; return notes on what was not checked.
 
-    ``task`` is a task (use cheap options: it is evaluated twice) or a task class (its defaults).
-    Checks: metadata complete; options round-trip (spec → task → spec, and ``Task(**params)``); with the
-    data loaded, two evaluations on a deterministic encoder with the same seed, the second on a task rebuilt
-    from the spec string, give identical scores; the result schema; the encoder is asked only for texts the
-    task listed in ``texts()``.
-    """
+    ``task`` is a task (use cheap options: it is evaluated twice) or a task class (its defaults)."""
     from ..cache.cached import EmbeddingCache  # the runner's wrapper, in memory only
 
     task = task() if isinstance(task, type) else task
@@ -212,10 +198,8 @@ def check_task(task: Task | type, data: DataContext | None = None, *, seed: int 
 
 
 def check_recomputation(task: Task, out: TaskOutput, seed: int) -> None:
-    """A task that recomputes its scores from its predictions (``score_predictions``, what ``compeval
-    verify`` runs) gives back ``evaluate``'s scores from the predictions as the results store writes and
-    reads them (JSON lines, 15 digits), within ``results.compare.FLOAT_TOLERANCE``; one that does not says
-    why (``not_recomputed``)."""
+    """``score_predictions`` gives back ``evaluate``'s scores from predictions as the store writes them (15 digits),
+    within ``results.compare.FLOAT_TOLERANCE``; a task that cannot says why (``not_recomputed``)."""
     from ..results.compare import same
 
     name = task.name

@@ -1,10 +1,4 @@
-"""Task options: a pydantic model per task, on the one options base (``compeval.options``).
-
-A task's ``Options`` class gives each option its type, default, range (``Field(ge=…)``) or choices
-(``Literal``); converting the CLI's strings (``--task NAME,key=value``), the one-line error, the recorded
-``params``, the slug and the spec string come from ``compeval.options.OptionsBase``. Settings groups
-(a trainer's ``AdamSettings``) nest with flat option names (``mlp_max_iter`` for ``mlp.max_iter``).
-"""
+"""Task options: a pydantic model per task on ``compeval.options.OptionsBase`` (docs/contributing.md)."""
 from __future__ import annotations
 
 import os
@@ -30,15 +24,13 @@ RESAMPLE_OPTIONS = ("bootstrap", "n_resamples", "splits", "repeats", "permutatio
 
 
 def resamples() -> Any:
-    """The field of a resample count behind a 95% interval (a task's ``bootstrap`` / ``n_resamples``): the
-    paper's 1,000 by default, at least ``MIN_RESAMPLES`` (fewer cannot span a 95% interval; see
-    ``compeval.metrics.bootstrap``), so the bound a listing shows is the one enforced."""
+    """The field of a resample count behind a 95% interval: 1,000 by default (the paper's), at least
+    ``MIN_RESAMPLES`` (fewer cannot span a 95% interval), so the bound a listing shows is the one enforced."""
     return Field(BOOTSTRAP, ge=MIN_RESAMPLES)
 
 
 class TaskOptions(OptionsBase):
-    """Base of every task's ``Options``: no options. Subclasses add fields; field order is the order
-    recorded in results."""
+    """Base of every task's ``Options``; field order is the order recorded in results."""
 
     @classmethod
     def implicit_cap(cls, name: str, field: FieldInfo) -> int | None:
@@ -52,12 +44,8 @@ class TaskOptions(OptionsBase):
 
 
 def path_text(value: Any) -> Any:
-    """A file-name option as the absolute path it names now (a ``pathlib.Path`` from the Python API too).
-
-    Resolved when the option is read, so the result records (and its file name holds) the file itself: the
-    same relative name typed in another folder is another input, never the first folder's result (the
-    content digest the task records is compared on reuse as well). A URL-like value is kept as typed (it
-    names no local file, and its error message must show it as given, redacted)."""
+    """A file-name option as the absolute path it names (a ``pathlib.Path`` from the Python API too), since the
+    same relative name in another folder is another input. A URL-like value is kept as typed, for its error."""
     value = os.fspath(value) if isinstance(value, os.PathLike) else value
     if isinstance(value, str) and value.strip() and "://" not in value:
         return str(Path(value).expanduser().resolve())

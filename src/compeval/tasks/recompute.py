@@ -15,9 +15,8 @@ pd = lazy_module("pandas")
 
 def checked_column(slug: str, predictions: pd.DataFrame, data: pd.DataFrame, keys: Iterable[str],
                    column: str) -> np.ndarray:
-    """The predictions' float ``column`` as written (``as_written``: the file's digits, whichever JSON parser
-    read them; null is NaN), after checking that they hold one row per row of ``data``, with its ``keys``
-    (compared as text), in its order; a ``DataError`` otherwise."""
+    """The predictions' float ``column`` as written (null is NaN), after checking one row per row of ``data``
+    with its ``keys`` (compared as text), in order; a ``DataError`` otherwise."""
     if len(predictions) != len(data) or column not in predictions:
         raise DataError(f"{slug}: the predictions hold {len(predictions)} rows"
                         f"{'' if column in predictions else f' without a {column} column'}; the data has {len(data)}")

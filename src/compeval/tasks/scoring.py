@@ -1,11 +1,6 @@
-"""How tasks turn a model into numbers: pair similarity and embeddings through the model protocol,
-cosines from the metrics (the same functions models use).
+"""How tasks turn a model into numbers: pair similarity and embeddings through the model protocol.
 
-Comparing two lists of texts belongs to the task: the tasks whose score is the similarity of a pair
-declare ``norm`` (``ComparisonOptions``) and score through ``compare``, which with ``norm`` set
-normalises each side's vectors over the pairs before the cosine (``compeval.vectors.NORMALISERS``; why
-this is no model option: ``compeval.models.normalize``).
-"""
+``norm`` is a task option, not a model one: why in ``compeval.models.normalize``."""
 from __future__ import annotations
 
 from typing import Any, Literal, Sequence
@@ -33,9 +28,8 @@ class ComparisonOptions(TaskOptions):
 
 
 def compare(model: Any, texts_a: Sequence[str], texts_b: Sequence[str], norm: str = "none") -> np.ndarray:
-    """Similarity of each (a, b) pair. ``norm="none"``: ``pair_similarity``. Otherwise each side's vectors
-    (the model's ``encode``, so the cache serves them), as listed (a repeated text counts once per pair), are
-    normalised over the pairs, in float64, before the row cosine."""
+    """Similarity of each (a, b) pair: ``pair_similarity``, or with ``norm`` each side's ``encode`` vectors
+    (a repeated text once per pair) normalised over the pairs in float64 before the row cosine."""
     if norm == "none":
         return pair_similarity(model, texts_a, texts_b)
     normalise = NORMALISERS[norm]

@@ -1,14 +1,6 @@
-"""Seeded generator of syntactic-invariance sets (``inference.md``, "What compeval adds").
+"""Seeded generator of syntactic-invariance sets from hand-written templates (docs/invariance.md).
 
-For each (relation, entity pair) it writes positives (E) that express the relation through different
-constructions, and hard negatives (NE) that use the *same* entities: roles reversed, a different
-relation, or negated. Questions for restricted QA are built from the same pieces: a document holds
-exactly one sentence that answers the question plus distractors of every negative type.
-
-The sentences come from hand-written templates over a small lexicon (no data file): each relation
-lists a main verb and synonym verbs with their forms and nominalisations. Relations link entities of
-the same kind (companies or people), so a reversed sentence is as natural as the original.
-"""
+Relations link entities of the same kind, so a reversed sentence is as natural as the original."""
 from __future__ import annotations
 
 import random
@@ -18,7 +10,6 @@ from ... import seeds
 
 CONSTRUCTIONS = ("active", "passive", "nominalisation", "dative_shift", "relative_clause", "adjunct", "synonym")
 NEGATIVE_TYPES = ("reversed", "other_relation", "negated")
-QA_DISTRACTOR_TYPES = NEGATIVE_TYPES + ("other_entities",)
 
 PEOPLE = ("Alice", "Bob", "Carol", "David", "Emma", "Frank", "Grace", "Henry", "Irene", "James", "Karen",
           "Louis", "Maria", "Nathan", "Olivia", "Peter")
@@ -248,10 +239,9 @@ def _negatives(rel: Relation, x: str, y: str, theme: str, per_type: int, rng: ra
 
 def generate_relation_groups(pairs_per_relation: int = 4, per_construction: int = 1, negatives_per_type: int = 4,
                              seed: int = 0, relations: tuple[str, ...] | None = None) -> list[RelationGroup]:
-    """Task 1 items: for every relation, ``pairs_per_relation`` entity pairs, each with E and NE sentences.
+    """Task 1 items: per relation, ``pairs_per_relation`` entity pairs with E and NE sentences.
 
-    Duplicate sentences within a group are dropped (a set, not a multiset, as in the original data).
-    """
+    Duplicates within a group are dropped (a set, as in the original data)."""
     rng = seeds.python_random(seed, "invariance-relation")
     groups: list[RelationGroup] = []
     for rel in RELATIONS:
@@ -284,10 +274,7 @@ def generate_qa_items(pairs_per_relation: int = 4, distractors_per_type: int = 2
                       relations: tuple[str, ...] | None = None) -> list[QAItem]:
     """Task 2 items: per (relation, entity pair) two questions (agent missing, other argument missing).
 
-    The answer expresses the relation through a construction cycled over the relation's
-    constructions; distractors reverse the roles, use another relation, negate, or state the same
-    relation between two other entities, so none of them answers the question.
-    """
+    Distractors reverse the roles, use another relation, negate, or relate two other entities."""
     rng = seeds.python_random(seed, "invariance-qa")
     items: list[QAItem] = []
     for rel in RELATIONS:

@@ -1,20 +1,4 @@
-"""JSON Lines formats for users' own invariance data (the original data sets are not public).
-
-Relation classification (Task 1), one sentence per line::
-
-    {"relation": "acquires", "entities": ["Pfizer", "Rinat Neuroscience"], "text": "...", "label": "E"}
-
-``label`` is ``E`` (the sentence states the relation between the entities) or ``NE`` (it mentions
-them without stating it); an optional ``tag`` (construction or negative type) gives per-tag scores.
-Sentences are grouped by (relation, entities); every group needs at least two E and one NE.
-
-Restricted QA (Task 2), one question per line::
-
-    {"id": "q1", "question": "What does IL-2 activate?", "document": ["s0", "s1", ...], "answer": 1}
-
-``answer`` is the 0-based index of the single answering sentence; an optional ``tags`` list (one
-string per document sentence) gives per-tag scores. Blank lines are skipped.
-"""
+"""JSON Lines formats for users' own invariance data (docs/invariance.md gives both formats)."""
 from __future__ import annotations
 
 from pathlib import Path

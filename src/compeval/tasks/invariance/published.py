@@ -1,9 +1,4 @@
-"""Published invariance figures (Cheung & Penn 2012, EACL), transcribed from the method spec.
-
-Not computed by compeval, and on other data (the paper's relation sets and GENIA questions): the setting,
-not the number, is comparable. The tasks' metadata carry them, every result carries them, and the report
-shows them as *published*.
-"""
+"""Published invariance figures (Cheung & Penn 2012, EACL), transcribed from the method spec; other data."""
 from __future__ import annotations
 
 from ...results.schema import PublishedScore

@@ -1,9 +1,6 @@
 """Syntactic-invariance tasks (Cheung & Penn 2012): relation classification (AUC), restricted QA (rank).
 
-Both run on the seeded generated sets by default, or on a user's JSON Lines file (``path=``; format in
-``loaders.py``). Models are used only through their pair similarity (own pair scores, else cosine).
-Missing scores (NaN) rank below every real score, tied with each other; their count is recorded.
-"""
+Missing scores (NaN) rank below every real score, tied with each other; their count is recorded."""
 from __future__ import annotations
 
 from collections import Counter
@@ -116,8 +113,7 @@ class InvarianceRelation(Task):
         return self._output(as_written(raw), seed)  # the scores as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` through ``_output``, as ``evaluate`` computes
-        them; the predictions' pairs (group, kind, texts) must be the loaded data's, in its order."""
+        """Recomputed from the per-pair ``score``; the pairs (group, kind, texts) must be the data's, in order."""
         raw = checked_column(self.slug, predictions, self.pairs, ("group", "kind", "text_a", "text_b"), "score")
         return self._output(raw, seed).scores
 
@@ -258,8 +254,7 @@ class InvarianceQA(Task):
         spec = self.options.subset_model
         if not spec:
             return None
-        # The baseline comes from the run's builder (behind the run's cache, on its device); outside a run,
-        # from a builder with this task's settings.
+        # the run's builder (behind its cache, on its device); outside a run, one with this task's settings
         build = self.context.model_builder or ModelBuilder.for_context(self.context)
         try:
             baseline = build(self.options._subset or spec)
@@ -291,9 +286,7 @@ class InvarianceQA(Task):
         return self._output(as_written(score), seed)  # the scores as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' ``candidate_scores`` (each question's document, in its order)
-        through ``_output``, as ``evaluate`` computes them: the ranks are ranked again, not read back. The
-        predictions' questions and answers must be the loaded data's, in its order."""
+        """Recomputed from ``candidate_scores`` (the ranks ranked again); the questions must be the loaded data's."""
         answers = pd.DataFrame({"qid": [it.qid for it in self.items], "question": [it.question for it in self.items],
                                 "answer": [it.document[it.answer] for it in self.items]})
         checked_column(self.slug, predictions, answers, ("qid", "question", "answer"), "normalised_rank")

@@ -1,23 +1,6 @@
-"""Cheung & Penn's Task 2 data in the layout of Poon & Domingos's USP release (GENIA questions).
+"""Cheung & Penn's Task 2 data in the layout of Poon & Domingos's USP release (docs/invariance.md).
 
-Cheung & Penn (2012) took their 295 question–answer pairs from the answers USP (Poon & Domingos 2009,
-http://alchemy.cs.washington.edu/usp) extracted from GENIA abstracts, checked by hand. The release
-itself could not be retrieved here; this reader follows the answer-file layout that USP's evaluation
-writes (as its Python port, GallupGovt/multivac ``pymln/eval/USP.py``, reproduces it), one block per
-answer::
-
-    <question str="What does IL-2 activate?">
-    <answer>PI3K</answer>
-    <sentence id="9012345:4">Phosphatidyl inositol 3-kinase (PI3K) is activated by IL-2.</sentence>
-    </question>
-
-and the GENIA abstracts as USP reads them: one text file per abstract, named by its id (``9012345.txt``
-or ``9012345``), one sentence a line; a sentence id ``AID:N`` is the N-th non-blank line (from 1) of
-abstract AID. Each block becomes one QA item: the question, the abstract's sentences as the document,
-the answering sentence's index. A question answered by several sentences gives one item per answer
-(the paper's unit is the question–answer pair). Keep only the blocks judged correct: every block of the
-file is used. Entities of the answer file (``&amp;``, ``&quot;``) are decoded; the abstracts are plain text.
-"""
+Each answer block becomes one QA item; entities of the answer file (``&amp;``) are decoded."""
 from __future__ import annotations
 
 import hashlib

@@ -1,8 +1,6 @@
 """BIO tags for phrase type: span extraction, span-level F1, and constrained (Viterbi) decoding.
 
-Tags are ``O``, ``I`` (untyped, as in the data) and ``B-<TYPE>``. A legal sequence never has an ``I``
-without a ``B``/``I`` right before it; decoding finds the most probable legal sequence.
-"""
+A legal sequence never has an ``I`` without a ``B``/``I`` right before it."""
 from __future__ import annotations
 
 import numpy as np

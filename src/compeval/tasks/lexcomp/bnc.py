@@ -1,10 +1,6 @@
-"""Read sentences from the user's British National Corpus (XML edition) by id.
+"""Read sentences from the user's British National Corpus (XML edition) by id (``K/KB/KBB.xml/2349``).
 
-The VPC and LVC files hold only ids like ``K/KB/KBB.xml/2349`` (BNC file + sentence ``n``), because
-the BNC licence forbids redistributing the text. We read ``<s n=...>`` elements with their ``<w>``
-(word, ``hw`` = head word) and ``<c>`` (punctuation) children, which is enough to rebuild the
-sentence and to find the candidate span by head word.
-"""
+The BNC licence forbids redistributing the text, so the VPC and LVC files hold only ids."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET

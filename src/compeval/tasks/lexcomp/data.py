@@ -1,9 +1,4 @@
-"""Loaders for the six lexcomp tasks, as uniform items the models and baselines share.
-
-A span item is a tokenised sentence, an inclusive target span, an optional paraphrase, a binary label
-and the two constituents the Majority_1 / Majority_2 baselines key on. A tagging item is a sentence
-with one BIO tag per word.
-"""
+"""Loaders for the six lexcomp tasks, as uniform span and tagging items the models and baselines share."""
 from __future__ import annotations
 
 import json
@@ -116,8 +111,7 @@ def parse_bnc_task(rows: list[dict], path: Path, sentences: dict[str, bnc.BNCSen
 
 
 def parse_bnc_labels(rows: list[dict], path: Path) -> list[SpanItem]:
-    """VPC/LVC items from the id files alone: the span's own words, label and constituents, no sentence.
-    Enough for the majority baselines, which look only at labels and span words (no BNC needed)."""
+    """VPC/LVC span-only items from the id files, no BNC: enough for the majority baselines."""
     out = []
     for i, r in enumerate(rows, 1):
         try:

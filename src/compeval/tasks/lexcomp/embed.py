@@ -1,13 +1,6 @@
-"""Embed: word-level token vectors from any model that can give them, computed once per sentence.
+"""Word-level token vectors through the protocol's ``TokenEncoder``, computed once per sentence.
 
-Models give them through the protocol's ``TokenEncoder`` capability (``compeval.models.protocol``:
-``encode_tokens(sentences)`` returns one ``(n_words, n_layers, dim)`` array per pre-tokenised sentence):
-static word vectors as one "layer", Hugging Face and sentence-transformers models as every hidden state
-with subword pieces mean-pooled to words. This task never looks at a model's class.
-
-Vectors are cached on disk per model config id in ``<cache>/lexcomp_tokens/<id>.sqlite`` (float16,
-keyed by the sentence's words joined by a tab), so each unique sentence is encoded once per model.
-"""
+Cached per model config id in ``<cache>/lexcomp_tokens/<id>.sqlite`` (float16, keyed by the tab-joined words)."""
 from __future__ import annotations
 
 import sqlite3

@@ -1,10 +1,4 @@
-"""Majority baselines (spec: Majority_All, Majority_1, Majority_2 and the best of them).
-
-Span tasks key on the first / last constituent of the phrase. For phrase type (no single phrase per
-sentence) we key per word: Majority_1 on the word itself, Majority_2 on (previous word, word); each
-falls back to the most frequent tag, and stray ``I`` tags are repaired to ``O``. The best of the three
-is chosen on validation, as every other setting is.
-"""
+"""Majority baselines (Majority_All, Majority_1, Majority_2 and the best of them, chosen on validation)."""
 from __future__ import annotations
 
 from collections import Counter

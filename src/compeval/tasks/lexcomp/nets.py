@@ -1,11 +1,6 @@
-"""Encode + Predict heads in PyTorch, and the training loop with early stopping on validation.
+"""Encode + Predict heads in PyTorch over frozen word vectors, trained with early stopping on validation.
 
-Inputs are frozen word vectors ``(batch, words, layers, dim)``. ``layer="top"`` uses the last layer;
-``layer="mix"`` learns a softmax-weighted scalar mix of all layers (Peters et al. 2018). Encoders:
-``none``; ``bilstm`` (hidden size = input size per direction); ``attention`` (each word = its vector
-concatenated with the dot-product-softmax average of the *other* words). The span head is an MLP
-over the span's first and last encoded words (plus the mean encoded paraphrase where the task has
-one); the tagger an MLP per word.
+``layer="mix"`` is the softmax-weighted scalar mix of Peters et al. (2018); encoders are described in docs/lexcomp.md.
 """
 from __future__ import annotations
 
@@ -15,7 +10,6 @@ from torch import nn
 
 from ...training.loop import TrainResult, length_batches, train  # noqa: F401  (the one trainer; re-exported)
 from .settings import DROPOUT, ENCODERS, LAYERS  # noqa: F401  (ENCODERS, LAYERS re-exported)
-
 
 
 class ScalarMix(nn.Module):

@@ -1,8 +1,4 @@
-"""Published human accuracy on 100 re-annotated test items per task (Shwartz & Dagan 2019, TACL).
-
-Not computed by compeval: the tasks' metadata carry them, every result carries them, and the report shows
-them as *published* (and draws them as the human line of the suite's figure).
-"""
+"""Published human accuracy on 100 re-annotated test items per task (Shwartz & Dagan 2019, TACL)."""
 from __future__ import annotations
 
 from ...results.schema import PublishedScore

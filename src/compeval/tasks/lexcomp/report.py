@@ -76,8 +76,7 @@ register_section(SUITE, title=TITLE, order=50, fill=fill, items=items, task_orde
 
 
 def _layer_weights_table(ctx: BuildContext, tasks: list[str], models: list[str]) -> Table | None:
-    """The paper's section 6: which layers the learned scalar mix weights, per task and model (the
-    setting chosen on validation when it mixes, else the best-on-validation mixing setting)."""
+    """The paper's section 6: the learned scalar-mix layer weights per task and model (best mixing setting)."""
     rows = []
     for m in models:
         for t in tasks:

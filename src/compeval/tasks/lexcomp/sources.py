@@ -1,9 +1,6 @@
-"""Lexical composition data (Shwartz & Dagan, TACL 2019), pinned to the lexcomp repository commit.
+"""Lexical composition data (Shwartz & Dagan, TACL 2019), pinned to lexcomp commit 7f25d55 (2019-10-29).
 
-Files are ``diagnostic_classifiers/data/<task>/<split>.jsonl`` at commit 7f25d55 (2019-10-29); each
-SHA-256 is that of the file at that commit. VPC and LVC files hold BNC sentence ids only: their text
-comes from the user's own BNC XML copy (``compeval.tasks.lexcomp.bnc``), never from here.
-"""
+VPC and LVC files hold BNC sentence ids only: their text comes from the user's BNC copy (``lexcomp.bnc``)."""
 from ...data.registry import DataFile, DataSource
 
 _REV = "7f25d5505294bcc1b6b6ff26ff43fe989154966e"

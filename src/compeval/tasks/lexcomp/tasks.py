@@ -1,10 +1,6 @@
-"""The six lexcomp tasks (Shwartz & Dagan 2019) as compeval Tasks.
+"""The six lexcomp tasks (Shwartz & Dagan 2019): majority baselines and the Embed-Encode-Predict grid.
 
-Each task scores the majority baselines (always) and, unless ``baseline_only``, trains the
-Embed-Encode-Predict grid (layer x encoder), picks the best setting on validation and only then
-scores it on test. Options use ``+`` to list grid values (``encoders=none+bilstm``) because ``,``
-separates options in a task spec.
-"""
+Grid values are joined by ``+`` (``encoders=none+bilstm``) because ``,`` separates options in a task spec."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,8 +48,7 @@ def _grid(raw: str, allowed: tuple[str, ...], what: str) -> list[str]:
 
 
 class LexcompOptions(TaskOptions):
-    """The options every lexcomp task shares: the grid, the head's width and the trainer's settings
-    (``EarlyStopping``, named by their own names: ``max_epochs``, ``patience``, ``batch_size``, ``lr``)."""
+    """The grid, the head's width and the trainer's ``EarlyStopping`` settings, named by their own names."""
 
     group_prefix: ClassVar[dict[str, str]] = {"training": ""}
 
@@ -95,9 +90,8 @@ def _val_column(setting: str) -> str:
 
 
 class LexcompTask(Task):
-    """Baselines, then the Embed-Encode-Predict grid: one head per (layer, encoder) trained with early
-    stopping on validation, the best on validation scored on test. Subclasses give two hooks:
-    ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss and scoring)."""
+    """Baselines, then one head per (layer, encoder) with early stopping; the best on validation is tested.
+    Subclasses give ``_baselines`` (the majority scores, no model) and ``_head`` (inputs, targets, loss, scoring)."""
     conformance_options = "encoders=none,layers=top,max_epochs=2,patience=1,batch_size=64,hidden=8"
 
     default_run = False  # trains a grid of heads per model: name the task to run it
@@ -138,8 +132,7 @@ class LexcompTask(Task):
             self.load_error = exc  # no BNC: fail this job only (in evaluate), not the whole suite run
 
     def _token_cache(self, model: Any) -> TokenCache:
-        """Token vectors beside the run's embedding cache (``--cache-dir``; memory only with ``--no-cache``
-        or outside a run)."""
+        """Token vectors beside the run's embedding cache (memory only with ``--no-cache`` or outside a run)."""
         return TokenCache(token_encoder(model), self.context.cache_dir)
 
     def _require(self) -> dict[str, list]:
@@ -166,8 +159,7 @@ class LexcompTask(Task):
     _gold: ClassVar[str]
 
     def _baselines(self, sp: dict[str, list]) -> tuple[pd.DataFrame, dict[str, Any]]:
-        """Hook: the predictions table without the heads' columns (test rows, then validation rows, marked
-        in ``split``; gold and the majority baselines' predictions) and the counts."""
+        """Hook: the predictions table without the heads' columns (test, then validation rows) and the counts."""
         raise NotImplementedError
 
     def _metric(self, gold: pd.Series, pred: pd.Series) -> float:
@@ -248,10 +240,7 @@ class LexcompTask(Task):
 
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions file: the majority baselines' and the chosen head's predicted
-        labels (tags) on the test items, and each grid setting's head on the validation items (its val_
-        score; the chosen head is the best of them), against the loaded data's gold (the heads are not
-        refitted)."""
+        """Recomputed from the predicted labels against the loaded data's gold; the heads are not refitted."""
         sp = self._require()
         if "split" not in predictions:
             raise DataError(f"{self.slug}: the predictions have no split column (written before validation "
@@ -274,9 +263,8 @@ class LexcompTask(Task):
         return best and best[0]
 
     def _scores(self, preds: pd.DataFrame, seed: int, details: dict[str, dict] | None = None) -> list[Score]:
-        """Every score from the predictions table (test and validation rows): the baselines, the human
-        figure, each grid setting's validation score and the chosen head's test scores; ``details`` are
-        what training recorded per setting. Evaluate's and score_predictions' one path."""
+        """Every score from the predictions table (test and validation rows), for both ``evaluate`` and
+        ``score_predictions``; ``details`` are what training recorded per setting."""
         metric = self.metadata.main_metric
         split = preds["split"].astype(str).to_numpy()
         test, val = preds[split == "test"], preds[split == "val"]
@@ -442,8 +430,7 @@ class TaggingTask(LexcompTask):
                      n=len(c), details=details)
 
     def _label_scores(self, gold, pred, seed) -> list[Score]:
-        """Per span type: span F1 with precision, recall and what became of the gold and predicted spans
-        (the paper's section 6 per-label analysis of phrase type)."""
+        """Per span type: F1, precision, recall and the span errors (the paper's section 6 analysis)."""
         errors = bio.label_errors(gold, pred)
         out = []
         for x, e in errors.items():
@@ -563,8 +550,7 @@ class TaggingTask(LexcompTask):
 
 
 def _meta(name, description, metric="accuracy"):
-    # version 2: results carry the learned layer weights and phrase type's per-label scores; −Phrase uses "something"
-    # version 3: the predictions hold the validation items too; val_ scores are computed from them (float64)
+    # version 3: layer weights, per-label scores, −Phrase as "something", val_ scores from validation predictions
     return TaskMetadata(name=name, version="3", suite=SUITE, description=description, data_sources=("lexcomp",),
                         main_metric=metric, main_subset="all", reference=REFERENCE, published=published(name),
                         subsets=("all", "majority", "Majority_All", "Majority_1", "Majority_2"))

@@ -1,14 +1,7 @@
-"""Macro (authors') and micro averages per subset, with a bootstrap over nouns.
+"""Macro (authors') and micro averages per subset, with a cluster bootstrap over nouns.
 
-The authors average per noun within each type configuration and then take the unweighted mean over
-nouns (macro); the micro average pools all cases. The design crosses every adjective with the same
-12 nouns, so the cases of one noun are not independent draws: within a noun, an adjective type often
-behaves the same for every adjective (e.g. GloVe's mean-pooled phrase leans to whichever word has the
-larger vector norm). The interval therefore resamples nouns with replacement, keeping each noun's
-cases together (the cluster bootstrap; Davison & Hinkley 1997, §3.8), using ``metrics.bootstrap_ci``
-on the per-noun sums and counts. With 11–12 nouns the interval is coarse and, as percentile intervals
-with few clusters are, somewhat narrow; it is honest about what a different noun sample would give.
-"""
+Every adjective meets the same 12 nouns, so one noun's cases are not independent draws: the interval
+resamples nouns (Davison & Hinkley 1997, §3.8); with 11–12 nouns it is coarse and somewhat narrow."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -42,11 +35,9 @@ def aggregate(
     seed: int,
     n_resamples: int = 1000,
 ) -> list[Score]:
-    """Scores ``{metric}_macro`` and ``{metric}_micro`` for each subset in ``order`` that has cases.
+    """``{metric}_macro`` and ``{metric}_micro`` per subset in ``order`` with cases (NaN cases left out).
 
-    ``values`` are per-case numbers (bool or float; NaN cases are left out), ``subsets`` the subset
-    name of each case, ``nouns`` the noun index that is the authors' averaging unit.
-    """
+    ``nouns`` holds each case's noun index, the authors' averaging unit."""
     values = np.asarray(values, dtype=np.float64)
     keep = ~np.isnan(values)
     values, subsets, nouns = values[keep], np.asarray(subsets, dtype=object)[keep], np.asarray(nouns)[keep]

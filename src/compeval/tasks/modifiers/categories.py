@@ -1,26 +1,7 @@
-"""Do the adjective types differ? A Kruskal–Wallis test over the per-case scores of one test.
+"""Do the adjective types differ? A Kruskal–Wallis test over the per-case scores (docs/modifiers.md).
 
-The paper's abstract says the differences between adjective categories are not what the theory predicts;
-the paired tests of ``compeval results`` compare models, not types. This module asks, per model and test,
-whether the per-case outcomes (1 = the relation holds) differ between the adjective types (AN phrases),
-the ordered type pairs (AAN phrases of test 1) or the type pairs (a1, a2) of test 2.
-
-Two p-values, because the cases are not independent draws; the permutation p is the headline
-(``types_kw_p``), the χ² p is kept under its own name (``types_kw_p_chi2``):
-
-- ``types_kw_p_chi2``: ``scipy.stats.kruskal`` on the cases grouped by type: the H statistic
-  (``types_kw_h``, tie-corrected; the outcomes are 0/1, so nearly everything is tied) and its asymptotic
-  chi-square p-value with k - 1 degrees of freedom. It treats the cases (phrases) as independent, which
-  they are not: every adjective meets the same 12 nouns, so with 732 AN cases from 61 adjectives a type
-  difference carried by a few adjectives looks very certain.
-- ``types_kw_p``: a permutation p-value with the **adjective** as the unit: the type labels are shuffled
-  over the 61 adjectives (group sizes kept), the cases regrouped by the shuffled types, and H recomputed.
-  This asks whether adjectives of different types differ more than adjectives picked at random do, which
-  is the claim's question. The ranks do not change under relabelling, so each permutation's H is the
-  rank-sum formula on ``np.bincount`` (written here because scipy's ``permutation_test`` would re-rank up
-  to 241,560 cases per resample); a test checks it equals scipy's H on the observed labels.
-  p = (1 + #{H_perm >= H_obs}) / (1 + permutations) (Phipson & Smyth 2010).
-"""
+The permutation H is the rank-sum formula on ``np.bincount``: scipy's ``permutation_test`` would re-rank
+up to 241,560 cases per resample; a test checks it equals scipy's H on the observed labels."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -72,10 +53,8 @@ def _h_from_ranks(ranks: np.ndarray, codes: np.ndarray, n_codes: int, tie: float
 
 def category_test(values: np.ndarray, adjectives: np.ndarray, adjective_types: np.ndarray, labels: list[str],
                   *, permutations: int, seed: int) -> CategoryTest:
-    """The test over ``values`` (one per case) grouped by the types of ``adjectives`` ((N,) or (N, 2) indices).
-
-    ``adjective_types`` holds each adjective's type id (0..4) and ``labels`` the type names in that order.
-    """
+    """The test over ``values`` (one per case) grouped by the types of ``adjectives`` ((N,) or (N, 2) indices);
+    ``adjective_types`` holds each adjective's type id and ``labels`` the type names in that order."""
     values = at_rank_precision(values)  # a rank test: values equal at the rank precision are ties
     adjectives = np.asarray(adjectives)
     keep = ~np.isnan(values)
@@ -115,10 +94,8 @@ P_UNITS = {
 
 
 def category_scores(test: CategoryTest, subset: str, grouping: str, case: str) -> list[Score]:
-    """Three scores in ``subset``: ``types_kw_h`` (H), ``types_kw_p`` (the permutation p with the adjective
-    as the unit, the headline) and ``types_kw_p_chi2`` (the asymptotic χ² p, ``case`` — the test's unit of
-    outcome, e.g. "phrase" — as the unit). Each score's ``unit`` detail says which; degrees of freedom and
-    group sizes ride in every score's details."""
+    """``types_kw_h``, ``types_kw_p`` (adjective as the unit, the headline) and ``types_kw_p_chi2`` (``case``
+    as the unit) in ``subset``; each score's ``unit`` detail says which."""
     details = {"df": test.df, "grouped_by": grouping, "group_sizes": test.group_sizes,
                "p_permutation": test.p_permutation, "permutations": test.permutations,
                "permutation_unit": "adjective (type labels shuffled over the 61 adjectives)",

@@ -1,9 +1,6 @@
 """The measures as vectorised numpy over one embedding matrix, addressed by string-id arrays.
 
-Distance is ``d(x, y) = 1 - cos(x, y)``. A zero vector (e.g. a static model that knows no word of a
-text) has cosine 0 with everything, so d = 1, as torch's ``cosine_similarity`` with its eps gives
-in the authors' code; ``Embedded.zero_rows`` lets the task report how many strings that touched.
-"""
+``d(x, y) = 1 - cos(x, y)``; a zero vector has cosine 0 with everything (d = 1), as in the authors' torch code."""
 from __future__ import annotations
 
 import numpy as np
@@ -62,10 +59,9 @@ def drop_ge1(d: np.ndarray) -> np.ndarray:
 
 
 def intersectivity(d_phrase_words: np.ndarray, d_parts: np.ndarray, ignore_ge1: bool = False) -> np.ndarray:
-    """Test 1 per phrase: every d(p, w_k) ≤ every d(part, other part); ties pass.
+    """Test 1 per phrase: every d(p, w_k) ≤ every d(part, other part); ties pass; inputs (P, k), NaN if absent.
 
-    Inputs are (P, k) with NaN for absent slots. With ``ignore_ge1`` a comparison is dropped when
-    either distance is ≥ 1, and a phrase with nothing left passes (the authors' code).
+    With ``ignore_ge1`` a comparison with a distance ≥ 1 is dropped; a phrase with nothing left passes (authors' code).
     """
     if ignore_ge1:
         d_phrase_words, d_parts = drop_ge1(d_phrase_words), drop_ge1(d_parts)
@@ -82,8 +78,7 @@ def all_compared_ignored(d_phrase_words: np.ndarray, d_parts: np.ndarray) -> np.
 def pair_intersectivity(emb: Embedded, an_grid: np.ndarray) -> dict[str, np.ndarray]:
     """Test 2: d(a1 n, a1 n') < d(a2 n, a2 n') for nouns n < n' and ordered adjectives a1 ≠ a2.
 
-    ``an_grid`` is (A, N) string ids of "adj noun". Returns flat arrays over all A·(A-1)·N·(N-1)/2 cases.
-    """
+    ``an_grid`` is (A, N) string ids of "adj noun"; flat arrays over all A·(A-1)·N·(N-1)/2 cases."""
     n_adj, n_noun = an_grid.shape
     n1, n2 = np.triu_indices(n_noun, k=1)
     d = emb.dist(an_grid[:, n1], an_grid[:, n2])  # (A, pairs): how far one adjective's two phrases are
@@ -108,11 +103,9 @@ def non_subsectivity(d_phrase_adj: np.ndarray, d_phrase_noun: np.ndarray) -> np.
 
 
 def adjective_weights(d_phrase_words: np.ndarray, n_adjectives: np.ndarray) -> np.ndarray:
-    """d(p, a_i) / Σ_k d(p, w_k) per adjective slot, summing over the phrase's real words only.
+    """d(p, a_i) / Σ_k d(p, w_k) per adjective slot over the phrase's real words; (P, 2), NaN where undefined.
 
-    (The authors' 2024 code also adds 1.0 for each padded slot of its batch; that depends on batch
-    composition and is not reproduced.) Returns (P, 2), NaN for AN's second slot or a zero sum.
-    """
+    The authors' code also adds 1.0 per padded slot of its batch, which depends on batching: not reproduced."""
     total = np.nansum(d_phrase_words, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         w = d_phrase_words[:, :2] / total[:, None]

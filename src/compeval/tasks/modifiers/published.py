@@ -1,13 +1,8 @@
-"""Published modifier-consistency figures (Carvalho et al. 2024, Tables 2-8), transcribed from the method spec
-(``modifiers-tables.md``: every table as printed, eight models).
+"""Published modifier-consistency figures (Carvalho et al. 2024, Tables 2-8), from ``modifiers-tables.md``.
 
-Not computed by compeval: the tasks' metadata carry them, every result carries them, and the report shows
-them as *published*. The appendix's Tables 6, 7 and 8 are the full, four-decimal versions of the body's
-Tables 3, 4 and 5, so the results carry Tables 2, 6, 7 and 8 (one figure per model, subset and metric).
-The body's tables are kept as printed for ``benchmarks/reproduce.py``, which compares each printed table at
-its own rounding: they do not always equal the appendix rounded (nine cells differ by more than the rounding, e.g. text-embedding-3-small's
-(S-NI, S-I) is 1.0 in Table 3 and 0.9886 in Table 6; ``tests/report/test_published.py`` lists them).
-"""
+Results carry Tables 2, 6, 7 and 8 (the four-decimal appendix versions of Tables 3-5); the body's tables are
+kept as printed for ``benchmarks/reproduce.py``, as nine cells differ from the appendix rounded
+(``tests/report/test_published.py`` lists them)."""
 from __future__ import annotations
 
 from ...results.schema import PublishedScore

@@ -127,8 +127,7 @@ PAPER_NOTE = ("Macro consistency (per noun, then over the 12 nouns) with its 95%
 
 
 def _published_tables(ctx: BuildContext) -> list[Table]:
-    """The paper's Tables 2 and 6-8 (3-5 in the body), each with compeval's computed rows for the same columns
-    and the paper's rows, marked published, behind a toggle."""
+    """The paper's Tables 2 and 6-8 beside compeval's rows for the same columns, behind a toggle."""
     tables = []
     for key, task, metric, caption, columns, digits in PAPER_TABLES:
         entries = [(m, e) for m, e in ((m, ctx.index.first(m, task)) for m in ctx.index.models) if e is not None]

@@ -1,9 +1,4 @@
-"""Modifier-consistency word lists (Carvalho et al. 2024) at the authors' pinned commit.
-
-The suite generates its phrases in code; this upstream file is registered so users and tests can
-check the in-code word lists against the original. The regenerated phrase table in the shared data
-folder is not upstream and so is not registered here.
-"""
+"""Modifier-consistency word lists (Carvalho et al. 2024) at the authors' pinned commit, to check ``words.py``."""
 from ...data.registry import DataFile, DataSource
 
 _REV = "71ce797297fec4d5a969f5aeb2c1006a78d35c64"

@@ -1,9 +1,4 @@
-"""Stimulus generation: every phrase, sub-phrase and synonym variant as ids into one string table.
-
-All three tests and the controls are index arithmetic over one embedding matrix, so this module
-turns the word lists into integer arrays once: which string is each phrase, each of its words, each
-part of each split, and each synonym variant. Nothing here touches a model.
-"""
+"""Stimulus generation: every phrase, sub-phrase and synonym variant as ids into one string table."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,10 +36,7 @@ class StringTable:
 def generate_phrases() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(adj1, adj2, noun) index arrays of all 44,652 phrases; adj2 = PAD for AN phrases.
 
-    AAN phrases use two different adjectives in both orders. The order is the authors' ``group()``
-    order (noun, then the adjective next to the noun, then the first adjective; AN before AAN), so
-    row numbers match ``phrase_id`` in ``an_phrases_regenerated.tsv``.
-    """
+    In the authors' ``group()`` order, so row numbers match ``phrase_id`` in ``an_phrases_regenerated.tsv``."""
     n_adj, n_noun = len(ADJECTIVES), len(NOUNS)
     rows = []
     for noun in range(n_noun):
@@ -57,11 +49,9 @@ def generate_phrases() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class Stimuli:
-    """Phrases and the string ids every measure needs; slots that do not exist hold ``PAD``.
+    """Phrases and the string ids every measure needs, in phrase order; absent slots hold ``PAD``.
 
-    Words and parts are in phrase order: AN = (adj, noun); AAN = (adj1, adj2, noun), with splits
-    (w1 | "w2 w3"), (w2 | "w1 w3"), (w3 | "w1 w2").
-    """
+    AAN splits: (w1 | "w2 w3"), (w2 | "w1 w3"), (w3 | "w1 w2")."""
 
     strings: tuple[str, ...]
     adj1: np.ndarray  # (P,) adjective index of the first word

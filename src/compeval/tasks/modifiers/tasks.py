@@ -1,11 +1,6 @@
-"""The modifier-consistency suite ("modifiers"): four tasks over one generated stimulus set.
+"""The modifier-consistency suite: one task per test plus ``modifiers-controls`` (docs/modifiers.md).
 
-One task per test (``modifiers-test1``, ``-test2``, ``-test3``) plus ``modifiers-controls`` (synonym
-controls, adjective weight, phrase-to-synonym distance), so that each result file is one of the
-paper's tables and the plain tests do not pay for the ~50k synonym strings only the controls need.
-All four list their strings in ``texts()``; the runner encodes the union once and the cache serves
-each task's matrix, so every string is encoded once per model.
-"""
+The controls are separate so the plain tests do not pay for the ~50k synonym strings only they need."""
 from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -131,9 +126,8 @@ class _ModifierTask(Task):
         return Embedded(matrix, ids, len(s.strings))
 
     def _encoder(self, model: Any) -> Any:
-        """The model, or for a word-vector model (behind its cache) under another convention, the same
-        vectors under the authors' tokenisation (what reproduces the paper by default), built from its spec
-        with ``tok=montague`` by the run's builder, so they sit in the run's cache."""
+        """The model, or for a word-vector model under another convention its vectors under the authors'
+        tokenisation (``tok=montague``), built by the run's builder so they sit in the run's cache."""
         words = capability(model, WordVectorModel)
         self.tokenisation = getattr(words, "tok", None)
         if words is None or self.options.word_tokenisation == "model" or words.tok == AUTHORS_TOKENISATION:
@@ -153,8 +147,7 @@ class _ModifierTask(Task):
 
     def _type_test(self, values: np.ndarray, adjectives: np.ndarray, subset: str, grouping: str, seed: int,
                    case: str = "phrase") -> list:
-        """The adjective-type test's scores (``categories``) for one test's per-case outcomes; ``case`` names
-        what one outcome is (the χ² p's unit)."""
+        """The adjective-type test's scores for one test's per-case outcomes; ``case`` names the χ² p's unit."""
         test = category_test(values, adjectives, ADJ_TYPE_ID, list(TYPES), permutations=self.options.permutations,
                              seed=seed)
         return category_scores(test, subset, grouping, case)
@@ -298,8 +291,7 @@ class ModifierPairIntersectivity(_ModifierTask):
         return TaskOutput(scores=scores, n_items=len(subset), predictions=predictions, counts=counts)
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-case ``holds``; its cases (adjectives, nouns) must be the
-        stimuli's, in evaluate's order."""
+        """Recomputed from the per-case ``holds``; the cases must be the stimuli's, in evaluate's order."""
         s = self._ensure_loaded()
         cases = pair_cases(s.an_grid)
         keys = {f"adj{i}": np.array(ADJ_WORDS, dtype=object)[cases[f"adj{i}"]].tolist() for i in (1, 2)}
@@ -433,8 +425,7 @@ class ModifierControls(_ModifierTask):
         return TaskOutput(scores=scores, n_items=len(s.phrase), predictions=predictions, counts=counts)
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-phrase control outcomes, synonym distances and adjective
-        weights (NaN where evaluate wrote none), grouped by the generated stimuli."""
+        """Recomputed from the per-phrase control outcomes, synonym distances and adjective weights."""
         s = self._ensure_loaded()
         names = [f"test1_syn_{k}_holds" for k in ("phrase", "words", "parts")]
         pred = self._read(predictions, (*names, "test3_syn_adj_holds", "syn_distance", "adj1_weight", "adj2_weight"),

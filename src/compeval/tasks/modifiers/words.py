@@ -1,11 +1,7 @@
 """The paper's stimuli word lists (Carvalho et al. 2024, appendix; upstream ``data/adjectives.csv``).
 
-Kept in code because the stimuli are generated, not read: the 61 adjectives in five Montague types,
-the 12 nouns, and the one synonym the authors chose for each word. Words are lower-cased as the
-authors' code does; their oddities (``occurence``, two-word synonyms, ``ex-`` → ``former``) are kept
-on purpose so that the phrases are the published ones. Order matters: list position is the word
-index used by the authors' code and by ``an_phrases_regenerated.tsv``.
-"""
+Oddities (``occurence``, two-word synonyms, ``ex-`` → ``former``) are kept so the phrases are the published
+ones; list position is the word index of the authors' code and of ``an_phrases_regenerated.tsv``."""
 from __future__ import annotations
 
 from dataclasses import dataclass

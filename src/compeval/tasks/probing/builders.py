@@ -1,17 +1,7 @@
-"""Probe data sets built from the shared structure pool, as balanced minimal pairs.
+"""Probe data sets built from the shared structure pool, as balanced minimal pairs (docs/probing.md).
 
-Each pool structure is re-lexicalised so it can host the task (the probe words put in place), and
-yields a positive and a negative that differ only in the relation under test:
-- role and scope tasks: the negative is the positive with two nouns of the same number swapped, or
-  with the one negation moved to another clause, so both have exactly the same words (a bag of
-  words sees identical inputs, hence is at chance by construction);
-- lexical tasks (has-X, has-category): the negative is the positive's structure with the probe noun(s)
-  replaced.
-Labels are never taken from the construction: they are computed from each sentence's annotation,
-and the builder checks that the pair came out as one TRUE and one FALSE.
-Test items come from pool positions 0, 3, 6, …, training items from the others, so the test set does
-not depend on the training size; no text occurs twice in a data set.
-"""
+Labels come from each sentence's annotation, never from the construction; the builder checks each pair
+came out as one TRUE and one FALSE."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -113,7 +103,6 @@ def _other_nouns(s: Structure, exclude: set[str], candidates: tuple[str, ...]) -
 ALL_NOUNS = tuple(n.lemma for n in NOUNS)
 
 
-# --- the five probes ------------------------------------------------------------------------------
 def has_x(word: str) -> ProbeSpec:
     """Lexical sanity: the sentence contains noun ``word``; the negative has another noun in its place."""
     _check_noun(word)
@@ -239,7 +228,6 @@ def negation_scope(noun: str, verb: str, role_negatives: float = 0.0) -> ProbeSp
     return ProbeSpec("negation-scope", f"{noun}:{verb}", (noun, verb), lambda a: a.performs(noun, verb), make)
 
 
-# --- option parsing ---------------------------------------------------------------------------
 def _check_noun(word: str) -> None:
     if word not in NOUN:
         raise SpecError(f"{word!r} is not a noun of the probing lexicon; nouns: {', '.join(sorted(NOUN))}")

@@ -1,22 +1,7 @@
-"""The probing classifiers and the two controls.
+"""The probing classifiers (``logreg``, ``mlp``) and the two controls (docs/probing.md).
 
-- ``logreg``: L2 logistic regression, C chosen by 5-fold stratified CV over a log grid (the 2016
-  setup). Features are standardised first so one C grid suits models whose vectors differ in scale.
-  Each fit is solved to its minimum (``LBFGSSettings``: gradient norm ≤ ``logreg_tol``), because at
-  scikit-learn's default tolerance the chosen C depends on where its solver stopped; a fit the iteration
-  cap (``logreg_max_iter``) stops first is counted in ``fitted[…]["unconverged"]``.
-- ``mlp``: the 2018 classifier, scikit-learn's ``MLPClassifier`` setting: one ReLU hidden layer as wide
-  as the input, Adam with scikit-learn's defaults and stopping rule (``AdamSettings``), seeded (the
-  original is not), for at most the paper's 700 epochs (``mlp_max_iter``). Validation-based early stopping
-  (``mlp_early_stopping=true``) is not the default: validation accuracy often stays flat for the first
-  epochs while the loss still falls, and the network then stops untrained.
-``trainer=torch`` (default) fits them with ``compeval.training``: a probe and its controls as one
-batched model, a task's cross-validated logistic regressions as one batched L-BFGS run (problems ×
-folds × C), on the run's device. ``trainer=sklearn`` runs scikit-learn's estimators one after another
-(same settings).
-Controls: the probe one-hots replaced by one-hots of random probe-vocabulary words, and the sentence
-vectors replaced by standard Gaussian vectors (one fixed vector per distinct sentence).
-"""
+Each logreg fit is solved to its minimum: at scikit-learn's default tolerance the chosen C depends on where
+its solver stopped."""
 from __future__ import annotations
 
 import warnings
@@ -29,8 +14,7 @@ from ...training.settings import AdamSettings, LBFGSSettings, Trainer
 CLASSIFIERS = ("logreg", "mlp")
 LOGREG_CS = tuple(np.logspace(-3, 3, 7))
 LOGREG_FOLDS = 5
-#: ``LogisticRegressionCV``'s own tolerance and the iteration cap this project gave it before the torch
-#: trainer: the path the benchmarks compare against.
+#: ``LogisticRegressionCV``'s own tolerance with a 2,000-iteration cap: the reference the benchmarks compare against.
 SKLEARN_DEFAULT_LOGREG = LBFGSSettings(tol=1e-4, max_iter=2000)
 
 
@@ -48,8 +32,7 @@ class FitRequest:
 
 def fit_many(requests: list[FitRequest], *, mlp: AdamSettings, logreg: LBFGSSettings, trainer: Trainer = "torch",
              device: str = "cpu") -> list[tuple[np.ndarray, dict]]:
-    """(predictions, fitted settings) per request. The torch trainer fits every MLP request of one shape
-    as one batched model on ``device``; the scikit-learn trainer fits them one by one."""
+    """(predictions, fitted settings) per request; the torch trainer batches the MLPs of one shape on ``device``."""
     for r in requests:
         if r.classifier not in CLASSIFIERS:
             raise ValueError(f"unknown classifier {r.classifier!r}; known: {', '.join(CLASSIFIERS)}")
@@ -84,8 +67,7 @@ def fit_many(requests: list[FitRequest], *, mlp: AdamSettings, logreg: LBFGSSett
 
 def fit_predict(name: str, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, *, seed: int,
                 mlp: AdamSettings, logreg: LBFGSSettings) -> tuple[np.ndarray, dict]:
-    """Train classifier ``name`` with scikit-learn and predict the test items; returns (predictions,
-    fitted settings)."""
+    """Train classifier ``name`` with scikit-learn; returns (test predictions, fitted settings)."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegressionCV
     from sklearn.model_selection import StratifiedKFold

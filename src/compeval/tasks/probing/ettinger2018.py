@@ -1,10 +1,6 @@
 """The Ettinger et al. (COLING 2018) probing tasks sr, neg, cont1, cont2, order, read from their files.
 
-Each line: ``LABEL \\t SENT_ID \\t sentence \\t probe1 [\\t probe2]``, LABEL TRUE or FALSE, probes from the
-14-lemma ``vocab.txt``. The 2018 classifier sees the sentence vector with one one-hot block per probe
-word (the MLP is the main score; logistic regression on the same features is reported beside it).
-In ``neg``, TRUE means the probe verb is *not* negated (the negation sits on the other verb).
-"""
+In ``neg``, TRUE means the probe verb is *not* negated (the negation sits on the other verb)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

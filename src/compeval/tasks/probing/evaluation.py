@@ -1,11 +1,6 @@
 """Train and test probing classifiers on one model's sentence vectors; accuracy with 95% intervals.
 
-Shared by the generated tasks (one classifier per probe choice, sentence vector only: the 2016 setup)
-and the Ettinger 2018 tasks (one classifier, sentence vector + probe one-hots: the 2018 setup).
-The model is asked once for every distinct sentence of the task. Intervals are percentile
-bootstraps over independent units: minimal pairs for generated data (the two members of a pair are
-not independent), items for the 2018 files.
-"""
+Bootstrap units are minimal pairs for generated data (a pair's members are not independent), items for 2018."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -59,9 +54,8 @@ def parse_classifiers(text: str, main: str) -> list[str]:
 
 
 class ClassifierOptions(TaskOptions):
-    """The classifier options every probing task shares; ``main_classifier`` is the one the task's
-    headline and controls use, so ``classifiers`` must include it. The trainers' settings are theirs
-    (``compeval.training.settings``), named ``mlp_<setting>`` and ``logreg_<setting>`` on the command line."""
+    """Classifier options every probing task shares; ``classifiers`` must include ``main_classifier``, which
+    the headline and controls use. Trainer settings are named ``mlp_<setting>`` and ``logreg_<setting>``."""
 
     main_classifier: ClassVar[str] = "logreg"
 
@@ -81,7 +75,6 @@ class ClassifierOptions(TaskOptions):
         return parse_classifiers(self.classifiers, self.main_classifier)
 
 
-
 def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: int, **details) -> Score:
     """Accuracy with a percentile bootstrap interval over units (each unit's items resampled together)."""
     correct = np.asarray(correct, dtype=np.float64)
@@ -96,8 +89,7 @@ def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: in
 
 def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, options: ClassifierOptions,
                       device: str, probe_features: bool, probe_vocab: list[str]) -> TaskOutput:
-    """Fit every classifier and the controls per problem, as ``options`` say, on ``device``; scores overall
-    (averaged over the problems' test items) and per problem when there are several."""
+    """Fit every classifier and control per problem on ``device``; scores overall and per problem."""
     from ...training.logreg import logreg_solver_record  # torch only when training: discovery stays cheap
 
     classifiers, main = options.classifier_names(), options.main_classifier
@@ -169,9 +161,8 @@ def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, op
 
 def score_predictions(problems: list[ProbeProblem], predictions: pd.DataFrame, *, seed: int,
                       options: ClassifierOptions, probe_features: bool) -> list[Score]:
-    """The scores ``evaluate_problems`` gave, from its predictions file: each test item's predicted label
-    per classifier and control (``pred_<subset>``) against the gold labels of the loaded ``problems``, by
-    the same ``problem_scores``. The predictions' choices, texts and labels must be the problems' own."""
+    """Recomputed from each test item's ``pred_<subset>`` against the loaded ``problems``' gold labels
+    by ``problem_scores``; the predictions' choices, texts and labels must be the problems' own."""
     classifiers, main = options.classifier_names(), options.main_classifier
     subsets = [*classifiers, CONTROL_GAUSSIAN] + ([CONTROL_RANDOM_PROBE] if probe_features else [])
     correct: dict[str, list[np.ndarray]] = {s: [] for s in subsets}
@@ -190,8 +181,8 @@ def score_predictions(problems: list[ProbeProblem], predictions: pd.DataFrame, *
 
 def problem_scores(problems: list[ProbeProblem], correct: dict[str, list[np.ndarray]], classifiers: list[str],
                    main: str, seed: int, probe_features: bool) -> list[Score]:
-    """Accuracy per classifier and control (overall, and per probe choice when there are several) from each
-    test item's correctness: the one scoring path of ``evaluate_problems`` and ``score_predictions``."""
+    """Accuracy per classifier and control from each test item's correctness, for ``evaluate_problems`` and
+    ``score_predictions`` alike."""
     scores: list[Score] = []
     units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])
     for subset in correct:

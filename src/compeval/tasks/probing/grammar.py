@@ -1,20 +1,7 @@
 """A small generative grammar for probing sentences, with the semantic annotation of each sentence.
 
-A ``Structure`` is the abstract sentence: noun-phrase slots (noun + number) and clauses (verb, agent
-slot, patient slot, voice, tense, aspect, negation; relative clauses name the slot they modify).
-``realize`` turns it into text and ``annotate`` into events (verb, agent, patient, negated), so a
-label computed from the annotation is true of the text by construction. Voice, the choice of
-relative-clause type and word order change the text but never the annotation.
-
-Why verb groups always carry an auxiliary by default ("was recommending", "has recommended",
-"is recommended"): in simple active tenses negation changes the verb's form ("recommended" vs
-"did not recommend"), a word-level cue to the negation's position. With an auxiliary, moving a
-negation moves only the word "not", so negation-scope minimal pairs have identical bags of words.
-``GrammarConfig(simple_active=True)`` allows simple active forms for other uses.
-
-Hand-written: no parsing library generates sentences together with this annotation; the grammar is
-a few dozen lines and every rule is tested.
-"""
+A label computed from the annotation is true of the text by construction. Verb groups carry an auxiliary
+by default so that moving a negation moves only "not" (docs/probing.md)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -27,10 +14,8 @@ from ... import seeds
 
 TENSES = ("present", "past")
 ASPECTS = ("simple", "progressive", "perfect")
-#: Which aspects the sampler draws: "auxiliary" = every verb group has an auxiliary (active progressive or
-#: perfect, passive any; the default, see the module docstring); "simple" = simple aspect only, both voices
-#: ("the school hired the researcher" / "the researcher was hired by the school", the 2016 paper's
-#: sentences); "any" = all three aspects in both voices.
+#: Which aspects the sampler draws: "auxiliary" (default) = every verb group has an auxiliary; "simple" = the
+#: 2016 paper's sentences ("the school hired the researcher"); "any" = all three aspects (docs/probing.md).
 ASPECT_SETS = ("auxiliary", "simple", "any")
 
 
@@ -114,7 +99,6 @@ class Structure:
     def __post_init__(self):
         _validate(self)
 
-    # --- derived views -------------------------------------------------------------------------
     @property
     def text(self) -> str:
         return realize(self)
@@ -151,7 +135,6 @@ class Structure:
                 return i
         return None
 
-    # --- edits (each returns a new structure) ---------------------------------------------------
     def with_noun(self, slot: int, noun: str) -> "Structure":
         """Put ``noun`` in ``slot``; if it already sits elsewhere, the two slots exchange nouns."""
         other = self.slot_of(noun)
@@ -240,7 +223,6 @@ def _validate(s: Structure) -> None:
         raise GrammarViolation(f"slots {sorted(set(range(len(s.slots))) - used)} play no role")
 
 
-# --- realisation --------------------------------------------------------------------------------
 def verb_group(verb: Verb, clause: Clause, subject_plural: bool) -> list[str]:
     """The verb with its auxiliaries, agreeing with the grammatical subject."""
     past = clause.tense == "past"
@@ -312,7 +294,6 @@ def annotate(s: Structure) -> Annotation:
     return Annotation(events, entities)
 
 
-# --- random structures --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GrammarConfig:
     """Probabilities of the random structure sampler (all independent of any task's label)."""
@@ -388,11 +369,9 @@ def sample_structure(rng: np.random.Generator, config: GrammarConfig = GrammarCo
 
 @dataclass(frozen=True)
 class StructurePool:
-    """The one seeded stream of random structures every generated task draws from.
+    """Seeded stream of random structures every generated task draws from.
 
-    Item ``i`` depends only on (seed, i), so a task that needs more items, or another task reading
-    the same pool, sees the same structures in the same order.
-    """
+    Item ``i`` depends only on (seed, i), so more items or another task see the same structures in order."""
 
     seed: int = 0
     config: GrammarConfig = GrammarConfig()

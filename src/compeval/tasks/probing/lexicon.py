@@ -1,10 +1,6 @@
 """The probing lexicon: nouns with a semantic category, transitive and intransitive verbs.
 
-Every inflected form is written out, not derived by rule: the list is small, irregular forms are
-common (met, saw, hid…), and a wrong form would be a surface cue the probes could exploit.
-Categories (human / institution / animal) are free to combine with any verb: implausible sentences
-("the giraffe has hired the university") are wanted, because they cannot be memorised phrases.
-"""
+Forms are written out, not derived by rule: a wrong form would be a surface cue the probes could exploit."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -81,8 +81,7 @@ def _matching(ctx: BuildContext, model: str, task: str, wanted: dict) -> Entry |
 
 
 def _published_table(ctx: BuildContext) -> Table | None:
-    """Ettinger et al. (2016) beside compeval: published rows (marked) and each model's logistic-regression
-    accuracy on the same task, from a result run with the paper's options where there is one."""
+    """Ettinger et al. (2016) beside each model's logistic-regression accuracy, with the paper's options."""
     published = {t: ctx.index.published(t, "logreg", "accuracy") for t, _, _ in PAPER_2016}
     computed = [m for m in ctx.index.models if any(ctx.index.first(m, t) for t, _, _ in PAPER_2016)]
     if not any(published.values()) or not computed:

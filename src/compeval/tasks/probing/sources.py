@@ -1,10 +1,6 @@
-"""Probing data: the Ettinger et al. (COLING 2018) task sets, pinned to the commit that published them.
+"""Probing data: the Ettinger et al. (COLING 2018) task sets, pinned to commit d873151b (2020-04-25).
 
-The sets sit in the author's GitHub Pages repository, both as ``compeval_datasets_and_code.tar.gz``
-and unpacked under ``compeval_datasets_and_code/`` (commit d873151b, 2020-04-25). compeval reads the
-unpacked files; the SHA-256 of each is that of the file as released (equal to the tarball member).
-The generated probing tasks (2016 design) need no data: their sentences are generated in code.
-"""
+The SHA-256 of each unpacked file equals its member of ``compeval_datasets_and_code.tar.gz``."""
 from ...data.registry import DataFile, DataSource
 
 _REV = "d873151b46bbf14443e598eebf5a10c8e8495f67"

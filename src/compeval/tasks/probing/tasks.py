@@ -1,9 +1,4 @@
-"""Generated probing tasks (Ettinger, Elgohary & Resnik 2016), all drawn from one seeded structure pool.
-
-Each task has one or more probe choices (nouns, or noun:verb pairs); each choice gets its own
-balanced minimal-pair data set (``n_train`` / ``n_test`` items) and its own classifiers, and the
-headline accuracy averages the choices, as the paper recommends.
-"""
+"""Generated probing tasks (Ettinger, Elgohary & Resnik 2016), all drawn from one seeded structure pool."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -42,9 +37,7 @@ def _split(items: list[ProbeItem]) -> ProbeSplit:
 class GeneratedProbeOptions(ClassifierOptions):
     """The options every generated probing task shares (data sizes, generator seed, grammar, classifiers).
 
-    The grammar options are ``grammar.GrammarConfig``'s sampler settings; their defaults are the grammar's
-    own, so a task run without them generates the same sentences as before they were options.
-    """
+    Grammar options default to ``grammar.GrammarConfig``'s own values."""
 
     n_train: int = Field(1000, ge=10)  # items per probe choice, rounded down to an even number
     # test items per probe choice

@@ -48,9 +48,8 @@ def fit_score(x: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray,
 
 def fit_scores(fits: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]], hidden: tuple[int, ...],
                trainer: str = "torch", device: str = "cpu") -> list[float]:
-    """``fit_score`` for many (x, y, train, test, seed) at once: the torch trainer fits the regressors of
-    one shape as one batched model (scikit-learn's MLPRegressor defaults, which ``AdamSettings`` declares);
-    ``trainer=sklearn`` fits them one by one with scikit-learn."""
+    """``fit_score`` for many (x, y, train, test, seed) at once: the torch trainer batches regressors of one
+    shape (MLPRegressor's defaults, ``AdamSettings``); ``trainer=sklearn`` fits them one by one."""
     if trainer == "sklearn":
         return [fit_score(x, y, tr, te, hidden, seed) for x, y, tr, te, seed in fits]
     from ...training.mlp import MLPJob, fit_mlps

@@ -1,37 +1,8 @@
-"""Full fine-tuning on STS3k (Fodor, De Deyne & Suzuki 2024, section 4.7 last paragraph, section 5.3.2,
-Figure 7): does a transformer with *all* its parameters trained on human ratings learn the adversarial
-pairs from the ordinary ones? Task ``sts3k-finetune-full`` (suite ``structure``).
+"""Full fine-tuning on STS3k (Figure 7; task ``sts3k-finetune-full``; docs/structure.md).
 
-The recipe is sentence-transformers' own STS training script: ``SentenceTransformerTrainer`` with
-``CosineSimilarityLoss`` (the pair's cosine against the rating, which STS3k already gives on 0–1), the
-paper's 4 epochs, batch 16, learning rate 2e-5, 10% linear warm-up. ``train`` runs that Trainer's steps
-with torch and sentence-transformers alone (no ``datasets`` or ``accelerate``, which a GPU machine may
-lack); the tests check it gives the Trainer's trained weights. "Evaluated through training": after
-each epoch the held-out part's Spearman (sentence-transformers' ``EmbeddingSimilarityEvaluator``) is
-recorded as a learning curve; it never selects a model (the last epoch's model predicts), so the held-out
-pairs never shape the fitted weights.
-
-Splits (each scored by Spearman and Pearson on its test part, with 95% bootstrap intervals over pairs):
-- ``none``: no training; the model's own cosines (the baseline);
-- ``random``: k-fold cross-validation over every pair (default k = 10, as the authors' released per-pair
-  predictions are); each pair is predicted once, by the fold model that did not train on it;
-- ``non_to_adv``: trained on the ordinary pairs, tested on the adversarial ones (negatives excluded, as in
-  ``sts3k-finetune``).
-
-Beside it, the VerbNet-CN side of Figure 7: for the role model, "training" fits its 8 role weights
-(non-negative least squares on the 8 per-role similarities, unmatched role = 0: scikit-learn's
-``LinearRegression(positive=True)``) on the same splits; its score is the weighted sum, as the role model's
-``basic`` form computes it with those weights.
-
-For ``benchmarks/gpu_check.py``::
-
-    time_one_epoch(model, pairs, device, *, batch_size=16, learning_rate=2e-5, warmup=0.1, seed=0,
-                   bf16=None) -> float
-
-seconds for one epoch of this recipe on ``model`` (a ``sentence_transformers.SentenceTransformer``, trained
-in place and moved to ``device``) over ``pairs`` (``(sentence_a, sentence_b, score in 0..1)`` tuples);
-``bf16=None`` uses bfloat16 where the device supports it (a CUDA GPU with bf16), else float32.
-"""
+``train`` runs ``SentenceTransformerTrainer``'s steps with torch and sentence-transformers alone (no
+``datasets`` or ``accelerate``, which a GPU machine may lack); the tests check it gives the Trainer's weights.
+``time_one_epoch`` times one epoch of the recipe for ``benchmarks/gpu_check.py``."""
 from __future__ import annotations
 
 import os
@@ -91,8 +62,7 @@ class Fold:
 
 
 def k_folds(n: int, k: int, seed: int) -> list[Fold]:
-    """Random k-fold partition of ``n`` pairs (scikit-learn's ``KFold``, shuffled): every pair is in exactly
-    one test part."""
+    """Random k-fold partition of ``n`` pairs (scikit-learn's shuffled ``KFold``)."""
     from sklearn.model_selection import KFold
 
     if not 2 <= k <= n:
@@ -115,9 +85,8 @@ PROGRESS_LINE_SECONDS = 30.0
 
 
 class _Progress:
-    """The steps of one training run on stderr, labelled ``desc``: a tqdm bar where stderr is a terminal;
-    elsewhere (a log file, a pipe) a plain line at most every ``PROGRESS_LINE_SECONDS`` and one at the end,
-    since a bar's carriage returns turn a log into one unreadable line."""
+    """Training steps on stderr: a tqdm bar on a terminal, else a plain line every ``PROGRESS_LINE_SECONDS``
+    and one at the end (a bar's carriage returns make a log one unreadable line)."""
 
     def __init__(self, desc: str | None, total: int):
         import sys
@@ -154,8 +123,7 @@ class _Progress:
 
 
 def _batch_features(batch: dict[str, Any], device: str) -> tuple[list[dict[str, Any]], Any]:
-    """The collator's batch as the loss takes it: one feature dict per column (``sentence1_*``,
-    ``sentence2_*``) and the labels, on ``device``."""
+    """The collator's batch as the loss takes it: one feature dict per sentence column, and the labels."""
     features = []
     for column in ("sentence1", "sentence2"):
         prefix = column + "_"
@@ -167,20 +135,13 @@ def _batch_features(batch: dict[str, Any], device: str) -> tuple[list[dict[str, 
 def train(model: Any, a: Sequence[str], b: Sequence[str], y: Sequence[float], recipe: Recipe, device: str, *,
           held_out: tuple[Sequence[str], Sequence[str], Sequence[float]] | None = None, prompt: str = "",
           progress: str | None = None, bf16: bool | None = None) -> dict[str, Any]:
-    """Fine-tune ``model`` (a SentenceTransformer, in place) on the pairs ``(a, b)`` with ratings ``y`` in
-    0–1. Returns what the run did: steps, seconds, the training losses, and (``recipe.evaluate`` with
-    ``held_out``) the held-out Spearman after each epoch. Nothing is written to disk.
+    """Fine-tune ``model`` (a SentenceTransformer, in place) on pairs ``(a, b)`` with ratings ``y`` in 0–1.
 
-    The loop is ``SentenceTransformerTrainer``'s training step by step, with only torch and
-    sentence-transformers (the Trainer needs ``datasets`` and ``accelerate``, which a GPU machine may lack):
-    sentence-transformers' own collator (prompts included) and ``CosineSimilarityLoss``; AdamW as the
-    Trainer builds it (fused, weight decay 0, betas 0.9/0.999, eps 1e-8); the linear schedule with
-    ceil(warm-up share × steps) warm-up steps; gradient norm clipped at 1.0; bfloat16 autocast around the
-    loss where ``bf16``. The seeds are the Trainer's: ``transformers.set_seed(trainer seed)`` seeds the
-    global generators (dropout), each epoch's order is ``randperm`` from a generator seeded with data seed +
-    epoch (Accelerate's seedable sampler), a torch ``DataLoader`` draws its base seed from the global
-    generator per epoch as the Trainer's does, and so does the Trainer's evaluation after each epoch. ``tests/structure/test_fulltune.py`` checks it against the
-    Trainer on a tiny model: the same weights to float tolerance."""
+    Returns steps, seconds, training losses and (``recipe.evaluate`` with ``held_out``) the held-out Spearman
+    per epoch; writes nothing. The loop replays ``SentenceTransformerTrainer`` step by step (fused AdamW, weight
+    decay 0, linear schedule with ceil(warm-up share × steps) warm-up steps, clip 1.0, bf16 autocast where
+    ``bf16``) and seeds as it does: ``transformers.set_seed``, each epoch's order ``randperm`` seeded with data
+    seed + epoch (Accelerate's seedable sampler), the ``DataLoader`` base seed from the global generator."""
     import math
 
     import torch
@@ -299,11 +260,6 @@ def role_scores(sims: np.ndarray, weights: np.ndarray) -> np.ndarray:
     total = float(np.sum(weights))
     return x @ weights / total if total > 0 else np.zeros(len(x))
 
-
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The task
 
 FIGURE7 = "Fodor, De Deyne & Suzuki (2024), Computational Linguistics, Figure 7 (read from the figure)"
 _FIG7 = {"SentBERT (all-mpnet-base-v2)": {"untrained": .17, "random": .825, "non_to_adv": .40},
@@ -465,11 +421,7 @@ class STS3kFinetuneFull(Task):
                                      for p in ("non", "adv", "negative")}})
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` (the untrained cosines; each split's held-out
-        predictions with their fold) through ``_scores``, as ``evaluate`` computes them (the models are not
-        trained again: that is the run's work). The untrained rows must be the loaded pairs, in their order;
-        each split's rows pairs of this subset, each once. The recomputed details do not say how the
-        models were trained (the predictions do not record it)."""
+        """Recomputed from the per-pair ``score``; the models are not trained again, so details omit training."""
         seed = seed if self.options.seed is None else self.options.seed
         for column in ("split", "fold", "item"):
             if column not in predictions:

@@ -1,10 +1,7 @@
 """Controlled minimal pairs: base sentences and variants that change one planned thing.
 
-Every content word is drawn from a pool of words usable both as a noun and as a (regular, past-tense)
-verb, as in STS3k's swaps ("covered the hammer" / "hammered a cover"), so subject, verb, object and
-recipient can be interchanged while the bag of words stays the same. A sentence is held as slots and
-rendered from them, so a variant differs from its base exactly in the slots it was built to change.
-"""
+Content words serve as noun and verb ("covered the hammer" / "hammered a cover"), so roles can be
+interchanged while the bag of words stays the same."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -22,7 +19,6 @@ AGENTS = ("cook", "judge", "nurse", "coach", "guard", "host", "pilot", "referee"
 VERBS = ("hand", "mail", "ship", "fax", "text", "tape", "wrap", "film")
 OBJECTS = ("hammer", "paint", "brush", "book", "bottle", "package", "ticket", "cover")
 MAX_BASES = len(AGENTS) * (len(AGENTS) - 1) * len(VERBS) * len(OBJECTS)  # distinct base sentences
-RECIPIENTS = AGENTS
 MODIFIERS = {
     "time": ("yesterday", "last week", "in the morning", "at midnight"),
     "manner": ("quickly", "carefully", "quietly", "happily"),
@@ -75,9 +71,8 @@ class MinimalPairs:
 
 
 def generate(n_bases: int = 40, seed: int = 0) -> MinimalPairs:
-    """``n_bases`` distinct base sentences, each with one variant per modifier kind, one single change per
-    core slot, every double swap of subject/verb/object, both triple cycles, one quadruple derangement
-    and one synonym paraphrase."""
+    """``n_bases`` bases, each with a variant per modifier kind, a single change per core slot, every double swap
+    of subject/verb/object, both triple cycles, one quadruple derangement and one synonym paraphrase."""
     rng = seeds.rng(seed, "minimal-pairs")
     seen: set[tuple[str, ...]] = set()
     out = MinimalPairs([])

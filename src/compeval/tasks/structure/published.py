@@ -1,8 +1,4 @@
-"""Published structure-analysis figures (Fodor, De Deyne & Suzuki 2024), transcribed from the method spec.
-
-Not computed by compeval: the tasks' metadata carry them, every result carries them, and the report shows
-them as *published*.
-"""
+"""Published structure-analysis figures (Fodor, De Deyne & Suzuki 2024), transcribed from the method spec."""
 from __future__ import annotations
 
 from ...results.schema import PublishedScore

@@ -1,9 +1,6 @@
-"""Reliability of the STS3k human ratings: split-half (Spearman–Brown) and linear-weighted Cohen's kappa
-(raw and Spearman–Brown corrected; the paper publishes the corrected kappa).
+"""Reliability of the STS3k ratings: split-half (Spearman–Brown) and linear-weighted Cohen's kappa.
 
-All halvings are done at once: a (pairs × raters) rating matrix times a (raters × splits) membership
-matrix gives every half's sums and counts, so 100 halvings cost two matrix products.
-"""
+Every halving at once: ratings (pairs × raters) times membership (raters × splits) is two matrix products."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -46,13 +43,10 @@ def rating_matrix(df: pd.DataFrame, n_pairs: int | None = None) -> np.ndarray:
 
 def split_half(ratings: np.ndarray, rows: np.ndarray, n_splits: int = 100, seed: int = 0
                ) -> dict[str, np.ndarray]:
-    """Per random halving of the raters: Pearson r of the halves' normalised means over ``rows``,
-    its Spearman–Brown correction 2r/(1+r), and linear-weighted kappa on the ceil-rounded 1–7 means, raw
-    (``kappa``) and Spearman–Brown corrected like r, 2κ/(1+κ) (``kappa_spearman_brown``: the figure the
-    paper publishes, .833 / .826 / .804). The quadratic-weighted kappa is kept as a further reading.
-
-    Pairs that one half never rated are left out of that halving (counted in ``n_used``).
-    """
+    """Per random halving of the raters: Pearson r of the halves' normalised means over ``rows``, its
+    Spearman–Brown correction 2r/(1+r), and linear-weighted kappa on the ceil-rounded 1–7 means, raw and
+    corrected like r (``kappa_spearman_brown``: the paper's .833 / .826 / .804); quadratic kappa beside them.
+    Pairs that one half never rated are left out of that halving (counted in ``n_used``)."""
     r = ratings[rows]
     seen = ~np.isnan(r)
     values = np.where(seen, r, 0.0)
@@ -99,9 +93,8 @@ def mean_rater_sd(ratings: np.ndarray, rows: np.ndarray) -> float:
 
 
 def shuffle_within_raters(ratings: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The ratings with each participant's ratings permuted among the pairs that participant rated (the
-    authors' Check_STS3k_ratings_shuffled.ipynb): every rater keeps their own ratings and their own pairs,
-    and any link between a pair and its rating is broken. Figure 2's null distribution."""
+    """Each participant's ratings permuted among the pairs they rated (``Check_STS3k_ratings_shuffled.ipynb``),
+    breaking any link between a pair and its rating: Figure 2's null distribution."""
     out = np.full_like(ratings, np.nan)
     for j in range(ratings.shape[1]):
         rows = np.flatnonzero(~np.isnan(ratings[:, j]))

@@ -228,13 +228,8 @@ def _rating_figure(ctx: BuildContext, entry: Entry):
                            f"two-sample Kolmogorov–Smirnov D = {ks.value:.3f}, p = {p:.1e} (scipy). Published: "
                            f"{pub or 'D = .310'} (the authors' one shuffle; it varies a little with the seed).")
 
-# ---------------------------------------------------------------------------------------------------------
-# Fine-tuning figures (Fodor, De Deyne & Suzuki 2024, section 4.7), every number read from the results:
-# - Figures 6 and 11: Spearman on the test pairs against the regressor's parameter count (``sts3k-finetune``,
-#   ``details.n_parameters`` is each regressor's actual count), random split beside non → adv; Figure 6 on each
-#   model's compact features (PCA-8 of its vectors, or the role model's 8 role similarities), 11 on full vectors;
-# - Figure 7: full fine-tuning (``sts3k-finetune-full``): untrained, random split (k-fold), non → adv for every
-#   model, the paper's SentBERT and VerbNet-CN values beside them, and a table of the numbers.
+# Fine-tuning figures (Fodor, De Deyne & Suzuki 2024, section 4.7): 6 and 11 (Spearman against the regressor's
+# ``details.n_parameters``; 6 on compact features, 11 on full vectors) and 7 (full fine-tuning), read from results.
 
 PARAM_SPLITS = (("random", "random split (80/20)"), ("non_to_adv", "trained on non, tested on adv"))
 FIG7_SPLITS = (("untrained", "untrained"), ("random", "random split (k-fold)"), ("non_to_adv", "non → adv"))

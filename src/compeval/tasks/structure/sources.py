@@ -1,12 +1,6 @@
-"""Extra STS3k files read by the structure analyses (participant ratings, modifier-type index lists).
+"""Extra STS3k files derived from pinned upstream files (participant ratings, modifier-type index lists).
 
-Neither file exists upstream as such. Upstream has the participant spreadsheet
-``Data-experiment/STS3k_all_participant_data.xlsx`` and the notebook ``Check_split_half_reliability.ipynb``
-whose resampling cell writes the index lists out inline. The registry pins those two files as they are
-(kept under ``sts3k/upstream/``) and derives the files compeval reads from them here; the derived files'
-SHA-256 are checked too, so a derivation that changes (another reader version, another sheet) is an error,
-never a silently different table.
-"""
+The derived files' SHA-256 are checked too, so a derivation that changes is an error, never another table."""
 from __future__ import annotations
 
 import ast

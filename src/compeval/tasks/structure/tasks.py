@@ -62,9 +62,8 @@ SYNONYM_MODEL = "glove-6b-50d,tok=montague"
 
 
 def _synonym_similarity(build: Callable[[str], Any], words: list[str]) -> tuple[Any, str]:
-    """Word cosine over ``words`` under ``SYNONYM_MODEL``, built by the run's builder (its cache and data
-    folder) and asked once for all words. Without the ``glove`` extra the inference is lexical only, and
-    the result says so."""
+    """Word cosine over ``words`` under ``SYNONYM_MODEL`` from the run's builder, asked once; without the
+    ``glove`` extra the inference is lexical only, and the result says so."""
     try:
         model = build(SYNONYM_MODEL)
     except SpecError as exc:
@@ -155,9 +154,7 @@ class STS3kTypes(Task):
         return self._output(as_written(sim), seed)  # the similarities as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` (NaN where ``missing``) through ``_output``, as
-        ``evaluate`` computes them; the pairs, gold ratings and types inferred by ``load`` are the data's,
-        and the predictions' pairs must be those, in their order."""
+        """Recomputed from the per-pair ``score`` (NaN where ``missing``); the pairs must be the data's, in order."""
         sim = checked_column(self.slug, predictions, self.pairs.reset_index(names="item"),
                              ("item", "sentence_1", "sentence_2"), "score")
         if "missing" in predictions:
@@ -348,9 +345,7 @@ class STS3kFinetune(Task):
                                   "trainer": {"device": device}})
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-repeat test Spearman of each regressor, through ``_scores``
-        as ``evaluate`` computes them (the regressors are not trained again: that is the run's work); each
-        row's test size must be its split's on the loaded data."""
+        """Recomputed from each regressor's per-repeat test Spearman (not trained again); test sizes must match."""
         need = {"split", "features", "layers", "repeat", "n_inputs", "n_test", "spearman"}
         if not need <= set(predictions.columns):
             raise DataError(f"{self.slug}: the predictions lack {sorted(need - set(predictions.columns))} (written "
@@ -415,9 +410,7 @@ class STS3kReliability(Task):
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         """The model is ignored: these figures describe the human ratings only.
 
-        Subsets as in the paper's reliability figures: ``adv`` is every adversarial pair, the 71 negation
-        pairs included (the paper's .940); ``adv_noneg`` is the evaluation subset of the model tables.
-        """
+        ``adv`` includes the 71 negation pairs (the paper's .940); ``adv_noneg`` is the model tables' subset."""
         checks = np.arange(10)
         subsets = {"all": np.setdiff1d(self.sts.subsets["all"], checks),
                    "non": np.setdiff1d(self.sts.subsets["non"], checks),
@@ -451,9 +444,7 @@ class STS3kReliability(Task):
                                   "check_pairs_excluded": 10})
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores depend on the human ratings and the seed alone (the model is ignored), so they are
-        recomputed from the data by ``evaluate`` itself; the predictions' per-halving figures must be the
-        recomputed ones (within ``results.compare.FLOAT_TOLERANCE``), or a ``DataError``."""
+        """The model is ignored, so ``evaluate`` recomputes; the per-halving figures must match within tolerance."""
         import io
 
         from ...results.compare import same
@@ -468,9 +459,8 @@ class STS3kReliability(Task):
         return out.scores
 
     def _rating_distribution(self, rows: np.ndarray, seed: int, note: str) -> list[Score]:
-        """Figure 2: the distribution of the pair means (checks excluded) against ratings shuffled within each
-        participant, with scipy's two-sample KS test (the authors': D = .310, p ≈ 4e-119, one shuffle); the
-        histograms on 20 bins of 0–1 are kept in the details for the report's figure."""
+        """Figure 2: pair means (checks excluded) against within-participant shuffled ratings, scipy's two-sample
+        KS test (the authors': D = .310, p ≈ 4e-119, one shuffle), and 20-bin histograms for the report."""
         ks = rel.shuffled_ks(self.ratings, rows, seed)
         hist = {"bin_edges": [float(x) for x in ks["edges"]], "actual": [int(x) for x in ks["hist_actual"]],
                 "shuffled": [int(x) for x in ks["hist_shuffled"]]}
@@ -526,8 +516,7 @@ class MinimalPairsTask(Task):
         return self._output(as_written(raw), seed)  # the similarities as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` through ``_output``, as ``evaluate`` computes
-        them; the predictions' pairs must be the generated table's, in its order."""
+        """Recomputed from the per-pair ``score``; the pairs must be the generated table's, in its order."""
         raw = checked_column(self.slug, predictions, self.table, ("base", "type", "detail", "sentence_1", "sentence_2"),
                              "score")
         return self._output(raw, seed).scores

@@ -1,17 +1,6 @@
 """STS3k pair types inferred from role parses, since the authors' per-pair labels were never released.
 
-A sentence becomes content-word stems per role (stop words dropped, crude suffix stemming so that
-"hammer"/"hammered" or "lion"/"lions" match). Core slots: subject (Agent, else Patient), verb, object
-(Patient/Theme not used as subject); modifiers: Time, Manner, Location, Trajectory.
-
-Decision order (docs/structure.md gives each rule and what still differs from the paper's Table 7):
-1. rows 0–9 → check; the negative subset → negative.
-2. adversarial pairs: core heads kept, or one bag inside the other → added modifiers; little overlap →
-   paraphrase; otherwise a swap sized by the roles whose head moved to/from another role.
-3. ordinary pairs: same words → adjective (adjectives interchanged); no shared word → zero, or constant X
-   when X's heads are near-synonyms; a shared word in another core role → other; of subject, verb,
-   object exactly one kept → constant X; exactly one changed → single change X; else other.
-"""
+docs/structure.md gives each rule in decision order and what still differs from the paper's Table 7."""
 from __future__ import annotations
 
 import re
@@ -29,7 +18,6 @@ PUBLISHED = {"check": 10, "zero": 70, "adjective": 61, "constant_verb": 96, "con
              "constant_subj": 94, "single_verb": 137, "single_dobj": 138, "single_subj": 153, "other": 218,
              "paraphrase": 71, "added_modifiers": 679, "double_swap": 538, "triple_swap": 197,
              "quadruple_swap": 179, "negative": 71}
-MODIFIER_ROLES = ("Time", "Manner", "Location", "Trajectory")
 # Small fallback stop list; the task passes the data set's own (NLTK) list.
 DEFAULT_STOP = frozenset("a an the of to in on at by for with from into onto over under his her its their "
                          "our my your him them himself herself itself themselves is are was were be been "
@@ -159,14 +147,10 @@ def infer_type(parse_a: Mapping, parse_b: Mapping, *, adversarial: bool, negativ
                check: bool = False, stop: Iterable[str] = DEFAULT_STOP, text_a: str | None = None,
                text_b: str | None = None, swap_overlap: float = 0.75,
                paraphrase_overlap: float = 0.4, similar: Similarity | None = None) -> str:
-    """The STS3k type of one pair from its two role parses and the subset it belongs to.
+    """The STS3k type of one pair from its two role parses and its subset (rules: docs/structure.md).
 
-    ``text_a``/``text_b`` (the sentences) give the word bags when present: parses sometimes drop a
-    phrase, the sentence never does. Below ``paraphrase_overlap`` stem-set Jaccard an adversarial pair is a
-    paraphrase; with all core slots kept and overlap ≥ ``swap_overlap`` it is an added-modifier pair.
-    ``similar(word, word)`` (a word-vector cosine) lets an ordinary pair with no shared word keep an
-    element through a near-synonym (constant X) instead of counting as zero. Rules: docs/structure.md.
-    """
+    ``text_a``/``text_b`` give the word bags when present: parses sometimes drop a phrase, the sentence never
+    does. ``similar(word, word)`` (a word-vector cosine) lets a near-synonym keep an element (constant X)."""
     if check:
         return "check"
     if negative:

@@ -1,9 +1,6 @@
 """Role (VerbNet) and AMR parses released with STS3k (Fodor, De Deyne & Suzuki 2024), pinned and hashed.
 
-Upstream they live under ``Data-model/Sentence Parses/{VerbNet,AMR} Parsing/``; locally the shared data
-keeps them as ``sts3k/parses/{verbnet,amr}/`` (the source's ``folder``). Only files that exist upstream are registered: the CSV conversions of the
-correction spreadsheets and the extracted GPT-4 JSON are derived locally and are not here.
-"""
+Only upstream files are registered: the CSV conversions and extracted GPT-4 JSON are derived locally."""
 from ...data.registry import DataFile, DataSource
 
 _REV = "c310abbe8a50f38135a67939d3e71a878ef359bb"

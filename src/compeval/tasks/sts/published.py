@@ -1,8 +1,4 @@
-"""Published STS figures (Fodor, De Deyne & Suzuki 2024, Table 9), transcribed from the method spec.
-
-Not computed by compeval: each task's metadata carries its rows, every result carries them, and the
-report shows them as *published* beside the models it ran.
-"""
+"""Published STS figures (Fodor, De Deyne & Suzuki 2024, Table 9), transcribed from the method spec."""
 from __future__ import annotations
 
 from ...results.schema import PublishedScore

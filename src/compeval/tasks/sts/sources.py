@@ -1,12 +1,6 @@
 """STS data sets, pinned (commit and SHA-256 of each file) where their files are published.
 
-``homepage`` is each data set's own home; STS Benchmark and SICK are downloaded from a named third-party
-copy on GitHub (``mirror``), which is pinnable where the original sites are not.
-
-STS3k's released role and AMR parses (``parses.py``) are registered with them: they are the same release
-(same repository, same pinned revision) and annotate this suite's sentences. Role and graph models and the
-structure suite read them by name (``data.path("sts3k-parses", …)``) and import nothing from this folder.
-"""
+STS Benchmark and SICK come from a named GitHub copy (``mirror``): pinnable where the original sites are not."""
 from ...data.registry import DataFile, DataSource
 from .parses import PARSES
 

@@ -1,10 +1,7 @@
-"""STS tasks: Spearman (average ranks) between model similarities and mean human ratings.
+"""STS tasks: Spearman and Pearson between model similarities and mean human ratings, bootstrap 95% intervals.
 
-Every task reports Spearman and Pearson with bootstrap 95% intervals over pairs, per subset; STS3k
-adds ``non``, ``adv``, ``negative`` and the structure-blindness gap ``non − adv``. Missing scores (NaN
-from a pair scorer or an all-unknown sentence) follow an explicit policy: ``zero`` (the STS3k authors'
-``nan_to_num``; default) or ``drop``; their count is part of the result.
-"""
+STS3k adds ``non``, ``adv``, ``negative`` and the structure-blindness gap ``non − adv``. Missing scores (NaN)
+follow ``zero`` (the STS3k authors' ``nan_to_num``; default) or ``drop``; their count is recorded."""
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -70,9 +67,7 @@ class STSTask(Task):
         return self._output(as_written(raw), seed)  # the similarities as stored: verify recomputes exactly
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-pair ``score`` (the raw similarity, NaN where missing) and
-        the data's gold ratings, through ``_output`` as ``evaluate`` computes them; the predictions' pairs
-        and gold ratings must be the loaded data's, in its order."""
+        """Recomputed from the per-pair ``score`` (raw, NaN where missing); pairs and gold must be the data's."""
         pairs = self.pairs
         pred = items_in_order(predictions, len(pairs), self.slug)
         if "score" not in pred:
@@ -144,8 +139,7 @@ def _clean(x: float) -> float | None:
 class STS3k(STSTask):
     metadata = TaskMetadata(
         name="sts3k", suite="sts", data_sources=("sts3k",), main_metric="spearman",
-        # The paper's point is the adversarial pairs: their Spearman is the task's one headline, the number the
-        # job line, the ranking, the leaderboards, the report and the MTEB export all show.
+        # The paper's point is the adversarial pairs: their Spearman is the headline every view shows.
         main_subset="adv", version="2",
         description="STS3k: 2,800 adversarial pairs where word overlap and meaning come apart",
         subsets=("all", "non", "adv", "negative", "non_minus_adv"), reference=FODOR, published=published("sts3k"),

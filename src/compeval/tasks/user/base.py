@@ -1,11 +1,6 @@
-"""What every task built from a user's data shares: its table, read and checked once when the task is made
-(before any job runs, so a bad file stops the run with one line naming file, line and column), its
-identity and its metadata.
+"""What every task on a user's data shares: its table, read and checked once when the task is made.
 
-The id is ``NAME__<12 hex digits>``, hashing the kind, its version, every option and the data's content
-digest (a file's SHA-256, a dataset's rows as canonical JSON); not the file's path (the same file named from
-another folder is the same task), nor the description and citation, which compute nothing.
-"""
+The id hashes the kind, its version, every option and the data's content digest, not the file's path."""
 from __future__ import annotations
 
 import hashlib
@@ -106,8 +101,6 @@ def _check_name(name: str, given: bool = True) -> None:
     if name in TASKS or name in suites():
         raise SpecError(f"task name {name!r} is a built-in task or suite; give another with name=…")
 
-
-# --- cell checks: one line naming file, line and column ---------------------------------------------------
 
 def text_cell(table: Table, i: int, column: str, value: Any) -> str:
     if value is None:

@@ -1,11 +1,6 @@
-"""A task on a user's data is declared on the command line (``KIND:SOURCE[,options]``, ``UserTask.from_spec``)
-or in a TOML file (``--task roles.toml``: kind, name, description, citation, source, split, ``[columns]``,
-``[options]``; docs/user-tasks.md); both give the same task, id and numbers.
+"""A user task declared on the command line (``KIND:SOURCE[,options]``) or in a TOML file (docs/user-tasks.md).
 
-TOML because the standard library reads it (no new dependency), its types are explicit (YAML turns ``no`` or
-``1.10`` into a boolean or a float) and a task file stays short. Columns and method options are both the
-kind's ``Options``; a column and an option of one name is an error.
-"""
+TOML: the standard library reads it and its types are explicit (YAML reads ``no`` as a boolean)."""
 from __future__ import annotations
 
 import re
@@ -83,10 +78,8 @@ def declaration_files(folder: Path | str) -> list[Path]:
 
 
 def from_result(name: str, params: dict[str, Any], counts: dict[str, Any]) -> UserTask:
-    """The task a stored result of a user's data was computed by, rebuilt from what the result records:
-    its kind, name and options, and its data where it was read (the file's recorded path, the dataset
-    folder, or the Hub dataset at its revision and split). Its ``digest`` says whether that data and
-    those options are still the ones the result was computed from (``counts['declaration_sha256']``)."""
+    """The task a stored user-data result was computed by, rebuilt from its kind, name, options and data
+    source; its ``digest`` says whether they are still the ones recorded (``counts['declaration_sha256']``)."""
     kind = counts.get("kind")
     if kind not in SPEC_KINDS:
         raise SpecError(f"task {name}: its result records kind {kind!r}; this compeval has {', '.join(SPEC_KINDS)}")

@@ -1,11 +1,6 @@
 """A Hugging Face dataset as a user's table, through ``datasets`` (extra ``compeval[datasets]``).
 
-``hf-dataset:ORG/NAME@REVISION`` with ``split=``: ``load_dataset`` at a required revision (a branch moves; a
-commit does not), cached by the Hugging Face cache (then ``HF_DATASETS_OFFLINE=1`` works).
-``hf-dataset:FOLDER``: a dataset saved with ``save_to_disk`` (``load_from_disk``), or any other folder as
-a dataset repository on disk (``load_dataset(FOLDER, split=…)``). The rows' canonical-JSON digest enters
-the task's id; a row's "line" in errors is its number from 1.
-"""
+A revision is required: a branch moves, a commit does not."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,14 +1,6 @@
-"""``modifiers``: a user's adjective–noun (and adjective–adjective–noun) list with adjective categories, scored
-by the modifier suite's tests 1–3 (``tasks.modifiers.measures`` and ``aggregate``).
+"""``modifiers``: a user's AN/AAN list with adjective categories, scored by the modifier suite's tests 1–3.
 
-Test 1 (every phrase: it is at least as close to each of its words as any two parts are to each other),
-test 2 (the AN phrases as an adjective × noun grid: d(a1 n, a1 n') < d(a2 n, a2 n') for nouns n before n'
-and adjectives a1 ≠ a2, where both phrases exist) and test 3 (AN phrases: closer to the adjective than to
-the noun). Each reports ``testK_macro`` (per-noun mean, then mean over nouns, as the paper) and
-``testK_micro`` on ``all``, per phrase size (``AN``, ``AAN``) and per category (``c1|c2`` for an AAN phrase's
-two adjectives, and for test 2's adjective pairs), with a cluster bootstrap over nouns. The phrases are
-encoded as written (no word-vector retokenisation, unlike the built-in suite's default for GloVe).
-"""
+Phrases are encoded as written (no word-vector retokenisation); docs/user-tasks.md gives the subsets."""
 from __future__ import annotations
 
 from typing import Any
@@ -169,8 +161,7 @@ class UserModifiers(UserTask):
                 & grid[cases["adj2"], cases["noun1"]] & grid[cases["adj2"], cases["noun2"]])
 
     def score_predictions(self, predictions: pd.DataFrame, *, seed: int) -> list[Score]:
-        """The scores from the predictions' per-case ``holds`` of each test; their rows (test, phrase, noun)
-        must be the ones the user's list gives, in evaluate's order."""
+        """Recomputed from each test's per-case ``holds``; the rows must be the user's list's, in evaluate's order."""
         for column in ("test", "phrase", "noun", "holds"):
             if column not in predictions:
                 raise DataError(f"{self.slug}: the predictions lack the column {column}")

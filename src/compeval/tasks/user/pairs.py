@@ -1,10 +1,4 @@
-"""``pairs``: sentence pairs with a gold score, scored by the STS method (``tasks.sts.tasks.STSTask``).
-
-Spearman and Pearson with bootstrap intervals over pairs, ``norm=``, the missing-score policy, per-pair
-predictions, and one subset per value of an optional column (``subset=COL``; the values ``non`` and ``adv``
-also give STS3k's gap ``non_minus_adv``). Nothing of the method is re-implemented here: this module reads
-the user's columns into the frame ``STSTask`` scores.
-"""
+"""``pairs``: sentence pairs with a gold score, scored by ``tasks.sts.tasks.STSTask`` (nothing re-implemented)."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,12 +1,4 @@
-"""``probe``: labelled sentences, scored by the probing method (``tasks.probing.evaluation``).
-
-The 2016 setup of the probing suite, on the user's sentences: a logistic-regression probe whose C is
-chosen by 5-fold stratified cross-validation (optionally an MLP: ``classifiers=logreg+mlp``), beside the
-random-Gaussian-sentence control, with accuracy and a bootstrap interval over test sentences. Two labels
-are one probe; more are one probe per label (that label against the rest), each scored, and the headline
-pools their test items. Train and test come from a column (``partition=COL``, values ``train`` / ``test``)
-or from a stratified split (``test_fraction``, ``split_seed``; scikit-learn's ``train_test_split``).
-"""
+"""``probe``: labelled sentences, scored by the probing method (``tasks.probing.evaluation``; docs/user-tasks.md)."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,9 +1,6 @@
-"""The user suite's report section: per task, its main metric on every subset, one bar per model with its
-95% interval, under the task's own description and citation; paired tests by each kind's per-item values.
+"""The user suite's report section: per task, its main metric on every subset with 95% intervals.
 
-Each user task is its own row on the end-of-run ranking (``headline_each``): tasks on different stimuli
-are not averaged into one number.
-"""
+Each user task is its own ranking row (``headline_each``): tasks on different stimuli are not averaged."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,14 +1,6 @@
-"""``triplets``: an anchor and candidates in an expected order (closer before farther), scored by whether the
-model orders them so.
+"""``triplets``: an anchor and candidates in an expected order, scored by whether the model orders them so.
 
-Per item, the share of candidate pairs (i before j in the declared order) with sim(anchor, c_i) >
-sim(anchor, c_j); a triplet has one such pair, so its value is 0 or 1, and a ranked list of k candidates
-(``ranked=C1|C2|…``) has k(k-1)/2. Ties (similarities equal at the rank precision, ``metrics.ties``) and
-missing similarities (NaN) count as wrong, and their numbers are recorded. Accuracy is the mean over items with a percentile bootstrap interval over items
-(``metrics.bootstrap.mean_ci``), overall and per value of an optional ``category`` column. Similarity is the
-model's own pair score, else the cosine of its vectors (``tasks.scoring.compare``). The per-item values are
-the predictions, so the report's paired tests compare two models item by item.
-"""
+Ties (``metrics.ties``) and missing similarities count as wrong and are recorded (docs/user-tasks.md)."""
 from __future__ import annotations
 
 from typing import Any

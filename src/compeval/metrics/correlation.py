@@ -1,13 +1,6 @@
-"""Correlations that work on 1-D arrays and, row-wise, on 2-D bootstrap matrices.
-
-Pearson follows ``scipy.stats.pearsonr``: deviations from the mean are scaled by their largest magnitude
-before they are squared or multiplied, so scores near 1e160 (whose squares overflow) or near 1e-165 (whose
-squares underflow) give scipy's value, not 0 or NaN; each row is first divided by a power of two near its
-largest value (exact: only the exponent moves), so even the mean of values near the largest float is finite.
-A correlation of NaN values, or a Pearson correlation of infinite ones, is refused (a ``DataError``): no value
-would be right. Spearman ranks scores at the rank precision of ``ties`` (values equal up to it are ties, average ranks), then correlates
-the ranks as Pearson does.
-"""
+"""Correlations on 1-D arrays and, row-wise, on 2-D bootstrap matrices. Pearson follows
+``scipy.stats.pearsonr``, rows scaled by a power of two first so values near 1e160 or 1e-165 neither overflow
+nor underflow; NaN input (or infinite, for Pearson) is a ``DataError``. Spearman ranks at ``ties``' precision."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,15 +1,6 @@
-"""Threshold-free separation metrics for pair scores (Cheung & Penn 2012, ``inference.md``).
-
-- ROC AUC of "should be similar" scores against "should not" scores: the probability that a random
-  positive scores above a random negative, ties counting one half. Computed from average ranks
-  (the Mann-Whitney U statistic), which ``scipy.stats.rankdata`` vectorises along the last axis, so
-  one call also scores a whole (resamples × n) bootstrap matrix.
-- Normalised rank of one answer among a document's candidates, ties at the median of the tied block.
-
-Missing scores (NaN: e.g. the cosine of a zero vector) carry no information: both metrics place them
-below every real score and tied with each other, so a model with no opinion scores chance (0.5). Scores
-equal at the rank precision (``ties.RANK_BITS``) are ties.
-"""
+"""Threshold-free separation metrics for pair scores (Cheung & Penn 2012): ROC AUC (Mann-Whitney, ties ½,
+vectorised over bootstrap rows) and an answer's normalised rank among candidates (ties at the block's median).
+Missing scores (NaN) rank below every real score and tie with each other, so no opinion scores chance (0.5)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,12 +1,6 @@
-"""Data on a fresh machine: the data step of ``compeval run``, ``compeval download`` and ``compeval data``.
-
-``compeval run`` fetches the data of every task it will run before any job starts (downloads show their
-size and a progress bar). Without network, a task of the default run whose data is not on disk is skipped
-with one line saying why and how to get the data; a task named with ``--task`` that cannot get its data
-fails (the run goes on, and exits non-zero). ``compeval download`` fetches what a later run needs (data,
-model weights) on a machine with network, so that the run can go offline (``HF_HUB_OFFLINE=1``,
-``--offline``).
-"""
+"""The data step of ``compeval run``, ``compeval download`` and ``compeval data``: data fetched before any job;
+offline, a default task without its data is skipped with why, a named one fails. ``download`` fetches what a
+later offline run needs."""
 from __future__ import annotations
 
 import json
@@ -147,11 +141,9 @@ class RunData:
 def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optional[Path], *, offline: bool,
                 mirror: Optional[str], console: Console, allow_modified: bool = False, quick: bool = False,
                 plan: bool = False) -> RunData:
-    """The tasks of a run with their data on disk: named ones (their data failures reported back) or the
-    default ones (those that cannot get their data skipped, one line per reason); ``quick``: the quick
-    mode's tasks (``tasks.registry.quick_tasks``), skipped like default ones. ``allow_modified`` is the
-    run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded).
-    ``plan``: ``--plan``, which writes nothing, so downloads nothing: it counts the data on disk."""
+    """The tasks of a run with their data on disk: named ones (data failures reported back), else the
+    default or ``quick`` ones (those without data skipped, one line per reason). ``plan`` writes nothing, so it
+    downloads nothing and counts the data on disk."""
     from ..models.registry import resolve_model
     from ..tasks.registry import get_tasks, quick_tasks
 

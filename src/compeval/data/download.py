@@ -1,16 +1,7 @@
-"""Fetching one pinned file over HTTP: mirrors, resumable partial files, hash check, atomic rename.
-
-A download goes to a hidden ``.NAME.part`` file next to its destination. If the connection breaks off
-mid-file it is resumed with an HTTP range request (up to ``ATTEMPTS`` times in one call), and if the process
-is killed, the next call resumes from the partial file (or restarts when the server ignores ranges). The
-finished file must have the pinned SHA-256 before it is renamed into place, so a partial or corrupted file
-is never used. Every failure that is reported (unreachable host, 404, a changed upstream file, a full disk)
-deletes the partial file first: nothing is left behind but complete, verified files.
-
-No network (a DNS failure, a refused connection, a connect timeout of ``CONNECT_TIMEOUT`` seconds) raises
-``NoNetworkError``; the host is then remembered for the rest of the process, so a run with many files
-learns it once, within seconds.
-"""
+"""Fetching one pinned file over HTTP into a hidden ``.NAME.part`` file: resumed by range requests (within a
+call and across killed processes), renamed into place only with the pinned SHA-256, and deleted on every
+reported failure, so only complete, verified files remain. No network raises ``NoNetworkError`` and the host
+is remembered for the process, so a run learns it once."""
 from __future__ import annotations
 
 import hashlib
@@ -91,12 +82,8 @@ def _mb(n: int | None) -> str:
 
 def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadProgress | None = None,
           display: str | None = None) -> int:
-    """Download ``url`` to ``dest`` (atomically, resuming a partial file) and check its SHA-256.
-
-    ``label`` starts every error message; ``display`` names the file to the progress display. Returns the
-    number of bytes transferred. Raises ``NoNetworkError`` when the host cannot be reached and
-    ``DataError`` for everything else (404, a hash mismatch, a broken transfer, a full disk), each with the
-    partial file removed."""
+    """Download ``url`` to ``dest`` atomically, resuming a partial file, and check its SHA-256; return the bytes
+    transferred. ``label`` starts every error: ``NoNetworkError`` for an unreachable host, else ``DataError``."""
     import httpx
 
     progress = progress or _Silent()

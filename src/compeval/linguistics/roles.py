@@ -1,11 +1,6 @@
 """Where role parses come from: released files (hand-corrected VerbNet, GPT-4), a user's file, or a labeler.
-
-A role parse is a dict over the eight roles with ``None`` for an empty role. Released files are keyed by
-pair id, not text, so each is joined with the sentence file of its data set (row ``k-1`` is pair ``k``)
-and then looked up by sentence text, which lets the parses serve any task that holds those sentences.
-A pair lookup comes first (a hand corrector sometimes parsed the same sentence differently in two
-pairs, and the paper used the per-pair parse); the sentence lookup is the fallback.
-"""
+Released files are keyed by pair id (row ``k-1`` of the sentence file is pair ``k``), looked up by pair
+first (the paper used per-pair parses of a sentence parsed twice), then by sentence text."""
 from __future__ import annotations
 
 import csv

@@ -56,12 +56,8 @@ class PublishedScore(BaseModel):
 
 
 class TaskInfo(BaseModel):
-    """The task as its result records it: identity, options, and the facts a reader needs to show the
-    scores (which way is better, whether to rank, data pins, published figures).
-
-    The facts after ``main_subset`` were added without a schema bump (new optional fields): ``None`` means a
-    result written before they were recorded, whose reader takes them from the registered task.
-    """
+    """The task as its result records it: identity, options, and what a reader needs to show the scores.
+    The optional fields after ``main_subset`` may be None in older results: readers take them from the task."""
 
     name: str
     version: str

@@ -2,7 +2,6 @@
 one grammar for models and tasks, so the CLI has one way to pass options."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from .errors import SpecError

@@ -415,10 +415,7 @@ def results(
     df = results_frame(directory, unreadable, result_slug)
     _left_out(unreadable)
     if df.empty:
-        from ..results.store import left_out_note
-
-        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            f"files written by `compeval run`{left_out_note(unreadable)}")
+        _no_results(directory, unreadable)
     if format == "latex":
         from ..report.tables import rows_latex
 
@@ -435,6 +432,13 @@ def results(
         sys.stdout.write(_markdown(df) + "\n")
     if unreadable:  # the table holds what could be trusted; the exit status says something was left out
         raise typer.Exit(1)
+
+
+def _no_results(directory: Path, unreadable: list) -> None:
+    from ..results.store import left_out_note
+
+    raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
+                        f"files written by `compeval run`{left_out_note(unreadable)}")
 
 
 def _left_out(unreadable: list) -> None:
@@ -531,10 +535,7 @@ def cite(directory: Optional[Path] = typer.Argument(None, help="a results folder
     unreadable: list = []
     uses = results_uses(directory, unreadable)
     if not uses:
-        from ..results.store import left_out_note
-
-        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            f"files written by `compeval run`{left_out_note(unreadable)}")
+        _no_results(directory, unreadable)
     sys.stdout.write(cited(uses).bibtex())
 
 

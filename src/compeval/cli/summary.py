@@ -1,7 +1,5 @@
-"""What ``compeval run`` prints at the end: one summary line, the ranking (per model the headline of each
-suite with its 95% interval, the best marked), the failed jobs, then where the results and the report are.
-
-``--verbose`` adds every score of every subset (the table ``compeval results DIR`` prints)."""
+"""What ``compeval run`` prints at the end: a summary line, the ranking (each suite's headline with its 95%
+interval, the best marked), the failed jobs, and where the results and report are."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,4 @@
-"""The CLI's sweep parts: model lists (``--models``, ``--models-file``, ``compeval models --from``) and
-the cost plan (``compeval run … --plan``). Registered by a few lines in ``cli/__init__.py``."""
+"""The CLI's model lists (``--models``, ``--models-file``, ``compeval models --from``) and ``--plan``."""
 from __future__ import annotations
 
 from pathlib import Path

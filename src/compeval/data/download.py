@@ -37,10 +37,8 @@ class DownloadProgress(Protocol):
     def finish(self) -> None: ...
 
 
-class _Silent:
-    def start(self, label: str, total: int | None, done: int) -> None: ...
-    def advance(self, n: int) -> None: ...
-    def finish(self) -> None: ...
+class _Silent(DownloadProgress):
+    """Reports nothing."""
 
 
 def check_mirror(mirror: str | None) -> str | None:
@@ -67,13 +65,6 @@ def mirrored(url: str, mirror: str | None) -> str:
 def forget_unreachable() -> None:
     """Let the next download try every host again (tests; a long-lived process whose network came back)."""
     _UNREACHABLE.clear()
-
-
-def _remove(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
 
 
 def _mb(n: int | None) -> str:
@@ -105,7 +96,7 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
             try:
                 with httpx.stream("GET", url, headers=headers, timeout=timeout, follow_redirects=True) as resp:
                     if resp.status_code == 416:  # the partial file is not a prefix of this file: restart
-                        _remove(part)
+                        part.unlink(missing_ok=True)
                         continue
                     if resp.status_code == 404:
                         raise DataError(f"{label}: {url} answered 404 Not Found; the file is not at its pinned "
@@ -147,11 +138,11 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
                             "changed upstream or the download was corrupted. Nothing was saved")
         os.replace(part, dest)
     except OSError as exc:
-        _remove(part)
+        part.unlink(missing_ok=True)
         raise DataError(f"{label}: cannot write {dest}: {exc.strerror or exc}"
                         + (f" (the file is {_mb(total)})" if total else "")) from None
     except DataError:
-        _remove(part)
+        part.unlink(missing_ok=True)
         raise
     finally:
         if started:

@@ -75,11 +75,8 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _resampled_ranks(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Average ranks of each row of ``x[idx]`` by counting, O(B·n) instead of sorting every row.
-
-    A resample only holds values of ``x``, so each row is ranked on the dense code grid of ``x`` (at the rank
-    precision): rank = (values below) + (ties + 1) / 2, exactly ``scipy.stats.rankdata(method="average")``.
-    """
+    """Average ranks of each row of ``x[idx]`` by counting on the dense code grid of ``x`` (a resample
+    holds only its values): O(B·n) instead of sorting every row, exactly ``rankdata(method="average")``."""
     _, codes1d = np.unique(at_rank_precision(_finite("spearman", np.asarray(x, dtype=np.float64), "NaN")),
                            return_inverse=True)
     k = int(codes1d.max()) + 1

@@ -68,12 +68,9 @@ def paired_test(
     seed: int = 0,
 ) -> PairedComparison:
     """Compare models ``a`` and ``b`` on the same items (row ``i`` of every array is item ``i``).
-
-    ``reference`` (human scores) is required for ``spearman``, ``labels`` (bool) for ``auc``;
-    ``clusters`` (any hashable per item) makes clusters the resampling and swapping unit.
-    ``p_method="bootstrap"`` reports the percentile-inversion bootstrap p-value instead
-    (``2·min(P*(Δ ≤ 0), P*(Δ ≥ 0))``), which needs no exchangeability but is only approximate.
-    """
+    ``reference`` is required for ``spearman``, ``labels`` (bool) for ``auc``; ``clusters`` makes clusters the
+    unit. ``p_method="bootstrap"``: the percentile-inversion p-value ``2·min(P*(Δ ≤ 0), P*(Δ ≥ 0))``, which
+    needs no exchangeability but is only approximate."""
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r}; choose one of {', '.join(KINDS)}")
     if weighting not in WEIGHTINGS:
@@ -152,11 +149,8 @@ def _chunks(total: int, n: int):
 
 
 def _permutation_p(observed: float, null: np.ndarray, exact: bool) -> float:
-    """Two-sided: the share of swaps at least as extreme as the observed difference.
-
-    Random swaps use the add-one estimator ``(1 + hits) / (1 + draws)`` (never 0, valid at any
-    number of draws); an enumeration already contains the identity, so it counts hits / patterns.
-    """
+    """Two-sided share of swaps at least as extreme as observed: ``(1 + hits) / (1 + draws)`` for
+    random swaps (never 0), hits / patterns for an enumeration (it holds the identity)."""
     null = null[np.isfinite(null)]
     if not np.isfinite(observed) or null.size == 0:
         return float("nan")

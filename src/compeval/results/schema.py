@@ -1,7 +1,5 @@
-"""The versioned results schema: one ``TaskResult`` per model × task, written as JSON.
-
-Bump ``SCHEMA_VERSION`` on any incompatible change; readers refuse versions they do not know.
-"""
+"""The versioned results schema: one ``TaskResult`` per model × task, as JSON. Bump ``SCHEMA_VERSION`` on any
+incompatible change; readers refuse versions they do not know."""
 from __future__ import annotations
 
 from datetime import datetime

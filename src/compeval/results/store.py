@@ -1,11 +1,7 @@
-"""Results on disk: ``OUTPUT/<model id>/<task slug>.json`` plus ``….predictions.jsonl`` beside it.
-
-A folder is named by the model's configuration id (``ModelConfig.id``), never its display name alone, so two
-configurations of one name get two folders; every user-given path component goes through ``safe_component``
-and links are never followed, so nothing is written outside the results folder. Writes are atomic. A result
-counts as present only when it is complete and intact (``problem``: nothing absent is taken on trust).
-Folders written before 2.0 (``OUTPUT/<model slug>/…``) are still read.
-"""
+"""Results on disk: ``OUTPUT/<model id>/<task slug>.json`` plus ``….predictions.jsonl`` beside it. Folders are
+named by configuration id (two configurations of one name get two), every component goes through
+``safe_component`` and links are never followed; writes are atomic, and a result counts as present only
+when complete and intact (``problem``). Folders of compeval < 2.0 (``OUTPUT/<model slug>/…``) are still read."""
 from __future__ import annotations
 
 import hashlib

@@ -1,12 +1,5 @@
-"""What a set of results should cite: compeval itself, the paper behind each suite's method and the paper
-behind each data set (``compeval cite [DIR]``, the README's "Citing" section, ``CITATION.cff``).
-
-Each work is one BibTeX entry here, keyed by its BibTeX key; ``SUITES`` names the method papers of a suite
-and ``DATA`` the papers of a registered data set (by its ``compeval data`` name), so that a results folder
-maps to its citations through what each result records (its task's suite, the data sets it read). The facts
-are the publications' own (authors, title, venue, year); a data set copied from the STS3k authors'
-processed files cites its original paper and the STS3k paper.
-"""
+"""What a set of results should cite (``compeval cite [DIR]``): compeval, each suite's method papers
+(``SUITES``) and each data set's papers (``DATA``), found through what each result records."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -2,11 +2,8 @@
 
 
 class CompevalError(Exception):
-    """Base class: the CLI prints these without a traceback.
-
-    Its message is redacted when the error is made (``compeval.redact``: URL credentials, key-like query
-    values, anything shaped like a credential), so no route that shows it (the CLI's line, a job's failure
-    line, ``OUTPUT/logs/``, an exception in the Python API) can show a secret a spec carried."""
+    """Base class: the CLI prints these without a traceback. The message is redacted when made
+    (``compeval.redact``), so no route that shows it can show a secret a spec carried."""
 
     def __init__(self, *args):
         from .redact import redact
@@ -51,10 +48,8 @@ class TrainingError(CompevalError):
 
 
 class CompevalWarning(UserWarning):
-    """Something was wrong and compeval repaired it (a damaged cache entry dropped, a stale result recomputed);
-    the CLI prints these as one ``warning:`` line."""
+    """Something compeval repaired (a damaged cache entry dropped); the CLI prints one ``warning:`` line."""
 
 
 class RegistryError(CompevalError):
-    """Two plug-ins register one name (a task, model family, data set or report section); the message names
-    both origins."""
+    """Two plug-ins register one name; the message names both origins."""

@@ -1,11 +1,5 @@
-"""Heavy third-party modules loaded on first use, so that the CLI's listings (``compeval tasks``, ``models``,
-``--help``) answer without importing pandas, SciPy or scikit-learn, which only scoring needs.
-
-``lazy_module("pandas")`` returns the module object at once and runs its code on the first attribute
-access (the standard library's ``importlib.util.LazyLoader``); a module already imported is returned as
-it is. Only the module itself is deferred: ``from x import y`` still imports ``x`` at once, so code that
-should stay cheap to import writes ``pd = lazy_module("pandas")`` and ``pd.DataFrame`` where it is used.
-"""
+"""Heavy modules (pandas, SciPy, scikit-learn) loaded on first attribute access, so that the CLI's listings
+answer fast. Only the module is deferred: write ``pd = lazy_module("pandas")``, not ``from pandas import …``."""
 from __future__ import annotations
 
 import importlib.util

@@ -1,25 +1,7 @@
-"""The one rule for the names a user gives compeval, and the one escaper of each view that shows them.
-
-A user names tasks (``name=``, a declaration's ``name``, else the data file's name), models (a Python
-object's ``ModelConfig.name``, a precomputed file's name) and subsets (the values of a task's ``subset=`` /
-``category=`` column, a probe's labels). Each name is shown in every view: file names, results JSON, CSV,
-markdown, the HTML report and the leaderboard page, matplotlib figures, the terminal. A name must read the
-same in all of them, so each name is either
-
-- refused when the task or model is made, with one line saying what to change (``task_name_problem``,
-  ``text_problem``): what no view can show unchanged (control and invisible format characters such as a
-  newline or a right-to-left override, runs of spaces that HTML and markdown collapse, a text that is not
-  in Unicode's composed form NFC and so looks like another), and a task name that is not a plain
-  identifier, since it names files and is typed on the command line; or
-- escaped by the one function of the view that shows it: ``markdown`` (a table cell), ``PLAIN_TEXT``
-  (matplotlib draws every text literally instead of reading ``$…$`` as mathematics), ``html.escape`` and the
-  report's page policy (HTML), ``json`` and ``csv`` (quoting), ``paths.safe_component`` (file names, of
-  names that are not task names: a model id is its own slug and digest).
-
-The subset names that compeval gives its own scores (``all``, a gap such as ``non_minus_adv``, a phrase
-size ``AN``) are reserved by each user-task kind, which refuses a user's subset of that name: a second
-number under one (metric, subset) key would be read by position.
-"""
+"""Names users give (tasks, models, subsets) must read the same in every view (docs/architecture.md): each is
+either refused when made (``task_name_problem``, ``text_problem``) or escaped by its view's one function
+(``markdown``, ``PLAIN_TEXT``, ``html.escape``, ``json``/``csv``, ``paths.safe_component``).
+Subset names compeval gives its own scores (``all``, ``non_minus_adv``) are reserved by each user-task kind."""
 from __future__ import annotations
 
 import re
@@ -79,8 +61,7 @@ def task_name_problem(name: object) -> str | None:
 
 
 def markdown(text: object) -> str:
-    """``text`` as one markdown table cell that renders as written: markup characters backslash-escaped,
-    line breaks as spaces (a cell is one line)."""
+    """``text`` as one markdown table cell that renders as written (markup escaped, one line)."""
     text = " ".join(str(text).split())
 
     def escaped(m: re.Match) -> str:

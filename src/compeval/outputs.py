@@ -1,18 +1,7 @@
-"""Where compeval may write: the one output guard every route passes (the CLI's commands, ``report
---leaderboard`` and ``--mteb-results``, and the Python API: ``run``, ``build_report``, ``build_leaderboard``,
-``export_mteb``), checked before any work, one line when refused.
-
-- never inside the data folder (``--data-dir``, ``$COMPEVAL_DATA_DIR`` or the download cache): a report or
-  a result there would sit among pinned, hashed files; nor the embedding cache (``check_cache``);
-- never inside a model's results folder (``RESULTS/<model id>/``), and an export or figures folder never
-  *is* a results folder: results are written by ``compeval run`` only, one file per job, and a report or
-  an export there would overwrite one or be read back as a damaged result;
-- never onto a result, a predictions file or an embedding-cache file wherever it lies (a report or an export
-  replaces no file compeval reads back);
-- never an empty path or the current folder given without a name (``-o ""`` or ``-o .``), which would mix
-  model folders with whatever the current folder holds;
-- a report path that is a folder is refused (the report is one file).
-"""
+"""Where compeval may write, checked before any work by every route (the CLI and the Python API). Refused:
+inside the data folder or as the embedding cache there (pinned, hashed files); inside a model's results folder
+or onto a result, predictions or cache file (only ``compeval run`` writes those, and a report there would be
+read back as a damaged result); an empty path or ``.``; a report path that is a folder."""
 from __future__ import annotations
 
 import json
@@ -47,18 +36,19 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def is_model_folder(folder: Path) -> bool:
     """True when ``folder`` directly holds a compeval result (``<task>.json`` with a schema version)."""
-    if not folder.is_dir():
-        return False
-    for file in folder.glob("*.json"):
-        try:
-            with open(file, "rb") as f:
-                head = f.read(4096)
-            if b'"schema_version"' in head and b'"model"' in head:
-                json.loads(file.read_text(encoding="utf-8"))
-                return True
-        except (OSError, ValueError):
-            continue
-    return False
+    return folder.is_dir() and any(_result_json(file, b'"model"') is not None for file in folder.glob("*.json"))
+
+
+def _result_json(file: Path, *marks: bytes):
+    """The JSON of a file whose head looks like a compeval result, else None."""
+    try:
+        with open(file, "rb") as f:
+            head = f.read(4096)
+        if b'"schema_version"' in head and all(m in head for m in marks):
+            return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def _owner(path: Path) -> Path | None:
@@ -86,18 +76,11 @@ def _compeval_file(path: Path) -> bool:
 
 
 def recorded_data_folders(results: Path | str) -> list[Path]:
-    """The data folders the results in ``results`` were computed from (each data set's recorded location and
-    the folder holding it): a report or export of them must not write there either, whatever the current
-    ``$COMPEVAL_DATA_DIR`` says."""
+    """The data folders the results in ``results`` were computed from (and their parents),
+    whatever ``$COMPEVAL_DATA_DIR`` says now."""
     folders: set[Path] = set()
     for file in Path(results).glob("*/*.json"):
-        try:
-            with open(file, "rb") as f:
-                if b'"schema_version"' not in f.read(4096):
-                    continue
-            record = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+        record = _result_json(file)
         for prov in record.get("data") or () if isinstance(record, dict) else ():
             location = prov.get("location") if isinstance(prov, dict) else None
             if isinstance(location, str) and location.strip() and Path(location).is_absolute():
@@ -108,8 +91,7 @@ def recorded_data_folders(results: Path | str) -> list[Path]:
 
 def check_cache(cache_dir: Path | str | None, *, data_dir: Path | str | None = None, what: str = "cache_dir"
                 ) -> None:
-    """Refuse an embedding cache folder (``--cache-dir``, ``$COMPEVAL_CACHE_DIR``) inside the data folder:
-    its SQLite files would sit among pinned, hashed data files. None: no cache on disk."""
+    """Refuse an embedding cache folder inside the data folder; None: no cache on disk."""
     if cache_dir is None:
         return
     if str(cache_dir).strip() == "":
@@ -122,10 +104,8 @@ def check_cache(cache_dir: Path | str | None, *, data_dir: Path | str | None = N
 
 def check_output(path: Path | str, what: str, *, data_dir: Path | str | None = None,
                  results: Path | str | None = None, folder: bool = True) -> None:
-    """Refuse ``path`` (``what``: e.g. ``--output-dir``) where compeval must not write (module docstring).
-
-    ``results`` is the results folder a report or export reads; ``folder`` says whether ``path`` names a
-    folder (results, figures, export) or one file (the report)."""
+    """Refuse ``path`` where compeval must not write (module docstring); ``results`` is the folder a
+    report or export reads; ``folder``: whether ``path`` names a folder or one file (the report)."""
     text = str(path)
     if text.strip() in ("", "."):
         raise OutputPathError(f"{what} {text!r}: give a folder or file name; writing into the current folder "

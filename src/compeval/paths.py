@@ -1,5 +1,4 @@
-"""Default folders, in a module of their own so that any layer (data downloads, the embedding cache)
-can ask for them without importing the layers above it."""
+"""Default folders, importable from any layer."""
 from __future__ import annotations
 
 import hashlib
@@ -20,11 +19,8 @@ def default_cache_dir() -> Path:
 
 
 def safe_component(text: str, limit: int = 150) -> str:
-    """``text`` as one file-name component: ``[A-Za-z0-9._-]`` only, no leading dot, never ``.``/``..``.
-
-    The one rule for every name compeval writes (result folders and files, logs, exports). A name that
-    had to be changed gets a short hash of the original, so two different names never map to one folder
-    or file (``path=a/b`` and ``path=a_b`` stay apart)."""
+    """``text`` as one file-name component (``[A-Za-z0-9._-]``, no leading dot); a changed name gets
+    a short hash of the original, so two names never map to one file (``a/b`` and ``a_b`` stay apart)."""
     text = str(text)
     out = _UNSAFE.sub("_", text).lstrip("._-")[:limit].rstrip("._-") or "x"
     if out != text:

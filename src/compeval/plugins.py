@@ -1,14 +1,6 @@
-"""The one discovery every registry uses (``compeval.registry.Registry``): importing a plug-in module is
-what registers it, and installed packages add plug-ins through Python entry points.
-
-Model families are the modules of ``compeval.models.families``; a suite is one folder ``compeval/tasks/<suite>/``
-holding its tasks (the package itself), its data sources (``sources.py``), its report section
-(``report.py``) and its published reference rows. A registry asks for the modules it needs and each is
-imported once per process; nothing keeps a central list, so adding a suite or a family edits no file
-outside its own folder or module (the task conformance test takes its tasks, and each task's cheap options,
-from the registry). A separate package does the same through the entry-point groups of
-``compeval.registry`` (``compeval.tasks``, ``compeval.models``, ``compeval.data``, ``compeval.report``).
-"""
+"""Discovery for every registry (``compeval.registry.Registry``): importing a plug-in module registers it, so
+no central list exists; installed packages add plug-ins through the entry-point groups ``compeval.tasks``,
+``compeval.models``, ``compeval.data`` and ``compeval.report`` (docs/architecture.md)."""
 from __future__ import annotations
 
 import importlib
@@ -33,12 +25,8 @@ def record_broken(name: str, exc: BaseException) -> None:
 
 
 def discover(package: str, submodule: str | None = None) -> list[ModuleType]:
-    """Import every module and sub-package of ``package`` (one level; a sub-package imports its own
-    registering modules), or with ``submodule`` only ``<sub-package>.<submodule>`` where it exists; returns
-    the modules imported.
-
-    Each (package, submodule) is scanned once per process; modules whose name starts with ``_`` are skipped.
-    """
+    """Import every module and sub-package of ``package`` (one level), or with ``submodule`` only
+    ``<sub-package>.<submodule>`` where it exists, once per process; ``_``-prefixed modules are skipped."""
     key = (package, submodule)
     if key in _done:
         return _done[key]
@@ -65,9 +53,7 @@ def discover_suites(part: str | None = None) -> list[ModuleType]:
 
 
 def load_entry_points(group: str) -> list[tuple[str, Any]]:
-    """Load every entry point of ``group`` (``importlib.metadata``) of the installed distributions:
-    ``(origin, loaded object)`` pairs, the origin naming the entry point and its distribution. One that fails
-    to load is recorded in ``BROKEN`` (with a warning) and left out."""
+    """``(origin, loaded object)`` of every entry point of ``group``; a failure goes to ``BROKEN``."""
     out = []
     for ep in importlib.metadata.entry_points(group=group):
         dist = getattr(ep, "dist", None)

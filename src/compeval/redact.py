@@ -1,10 +1,5 @@
-"""Secrets out of every line compeval prints or writes: API keys, URL credentials, key-like query values.
-
-One function, ``redact``, used wherever text that may quote a secret leaves the process: an API server's
-error body, a model spec with a ``base_url`` (spec errors, ``--isolate`` worker logs), the CLI's error
-line. It redacts before anything truncates the text, and it redacts every prefix of 8 or more characters
-of a known secret, so a key cut in half by a truncation point never leaks its first characters.
-"""
+"""Secrets out of every line compeval prints or writes (API keys, URL credentials, key-like query values).
+Redact before truncating, and redact every 8+ character prefix of a known secret: a cut key leaks nothing."""
 from __future__ import annotations
 
 import re
@@ -39,9 +34,8 @@ def _redact_prefixes(text: str, secret: str) -> str:
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with every given secret (and every prefix of 8 or more of its characters), URL user
-    information, key-like query values and anything shaped like a credential (``Bearer …``, ``api_key=…``,
-    ``Authorization: …``) replaced by ``***``. Redact first, truncate after."""
+    """``text`` with every given secret (and its prefixes of 8+ characters), URL user information, key-like
+    query values and credential shapes (``Bearer …``, ``api_key=…``, ``Authorization: …``) replaced by ``***``."""
     for secret in secrets:
         if secret and len(secret) >= MIN_PREFIX:
             text = _redact_prefixes(text, secret)

@@ -1,20 +1,8 @@
-"""The one seed rule: every random stream a task, trainer, generator, bootstrap or test uses is named.
+"""Named random streams (docs/architecture.md): a stream is ``(seed, *names)``, the names hashed with
+SHA-256 into a NumPy ``SeedSequence`` spawn key, so differently named streams are independent whatever the seed.
 
-A stream is ``(seed, *names)``: the run's ``--seed`` (or a declared option such as a data generator's
-``generator_seed``) and the names that say which stream it is, e.g. ``derive(seed, "probe-has-x", "fold",
-3)``. NumPy's ``SeedSequence`` turns the pair into generator state: the seed is its entropy and the names,
-hashed with SHA-256 (stable across processes and machines, unlike Python's ``hash()``), its spawn key.
-So streams with different names are independent, whatever the seed (no ``seed + k`` collisions between
-one run's fold 1 and the next run's fold 0), and every seed 0…2³²−1 gives valid state everywhere: a
-derived integer is always in 0…2³²−1, which NumPy's legacy ``RandomState`` and scikit-learn's
-``random_state`` accept.
-
-Generators are local objects: nothing in compeval seeds a global generator (``torch.manual_seed``,
-``np.random.seed``, ``random.seed``; tests/core/test_seeds.py checks the source) except inside
-``torch_scope``, which forks torch's global state for code that can only draw from it (a module's
-initialisation, dropout) and restores it after. ``SEED_RULE`` is the version of this
-rule; results record it, and a stored result computed under another rule is recomputed, never reused.
-"""
+Nothing seeds a global generator (tests/core/test_seeds.py checks the source) except ``torch_scope``, which
+forks torch's global state and restores it. Results record ``SEED_RULE``; another rule's result is recomputed."""
 from __future__ import annotations
 
 import hashlib
@@ -63,8 +51,7 @@ def sequence(seed: int, *names: str | int) -> np.random.SeedSequence:
 
 
 def derive(seed: int, *names: str | int) -> int:
-    """An integer in 0…2³²−1 for the stream ``(seed, *names)``: the seed to hand a library that takes one
-    (scikit-learn's ``random_state``, a nested ``derive``, a recorded per-head seed)."""
+    """An integer in 0…2³²−1 for the stream ``(seed, *names)``, for libraries that take a seed."""
     return int(sequence(seed, *names).generate_state(1, np.uint32)[0])
 
 
@@ -74,28 +61,24 @@ def rng(seed: int, *names: str | int) -> np.random.Generator:
 
 
 def python_random(seed: int, *names: str | int) -> random.Random:
-    """A ``random.Random`` of its own for the stream ``(seed, *names)`` (for code written against Python's
-    ``random`` API: ``choice``, ``shuffle``); the module-level generator is never touched."""
+    """A ``random.Random`` of its own for the stream; the module-level generator is never touched."""
     return random.Random(derive(seed, *names))
 
 
 def keyed(key: str) -> int:
-    """A 64-bit integer fixed by ``key`` alone (SHA-256, first 8 bytes little-endian): for values that are a
-    pure function of their content rather than a stream, such as a baseline model's vector for a text,
-    keyed by the model's ``seed`` option and the text. Frozen: those vectors are part of the models' ids
-    (``random``, ``hashbag``, ``wwlk``'s unknown labels, SMATCH's pair restarts, the conformance encoder), so
-    changing this would need their family versions bumped."""
+    """A 64-bit integer fixed by ``key`` alone (SHA-256, first 8 bytes little-endian), for values that are a
+    pure function of their content. Frozen: it is part of model ids (``random``, ``hashbag``, ``wwlk``, SMATCH,
+    the conformance encoder)."""
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
 
 
 def keyed_rng(key: str) -> np.random.Generator:
-    """NumPy's ``default_rng(keyed(key))``: the content-addressed generator (see ``keyed``)."""
+    """NumPy's ``default_rng(keyed(key))``."""
     return np.random.default_rng(keyed(key))
 
 
 def torch_generator(seed: int, *names: str | int, device: Any = "cpu"):
-    """A local ``torch.Generator`` on ``device`` for the stream ``(seed, *names)`` (64 bits of state from
-    the same sequence); the global torch generator is never touched."""
+    """A local ``torch.Generator`` on ``device`` for the stream; the global one is never touched."""
     import torch
 
     return torch.Generator(device=device).manual_seed(_state64(seed, *names))
@@ -107,11 +90,8 @@ def _state64(seed: int, *names: str | int) -> int:
 
 @contextmanager
 def torch_scope(seed: int, *names: str | int, device: Any = "cpu") -> Iterator[None]:
-    """Run code that draws from torch's *global* generators (``nn.Linear``'s initialisation, ``nn.Dropout``
-    in training) on the stream ``(seed, *names)``, then put their state back: inside
-    ``torch.random.fork_rng`` the CPU generator, and on a ``cuda`` device that device's generator, are
-    seeded from the stream (on ``mps``, the MPS generator); on leaving, they are as they were. Nothing
-    outside the block sees a seed."""
+    """Run code that draws from torch's *global* generators (module initialisation, dropout) on the
+    stream: the CPU generator and the device's (``cuda``, ``mps``) are seeded inside ``fork_rng``, restored after."""
     import torch
 
     state = _state64(seed, *names)
@@ -132,9 +112,8 @@ def torch_scope(seed: int, *names: str | int, device: Any = "cpu") -> Iterator[N
 
 @contextmanager
 def library_scope() -> Iterator[None]:
-    """For a library that seeds the *global* generators itself (transformers' ``Trainer`` calls
-    ``set_seed``): Python's ``random``, NumPy's legacy global state and torch's CPU and CUDA generators are
-    saved before and restored after, so its seeding stays inside the block."""
+    """For a library that seeds the global generators itself (the ``Trainer``'s ``set_seed``):
+    Python's, NumPy's legacy and torch's CPU and CUDA states are restored after the block."""
     import torch
 
     py, legacy = random.getstate(), np.random.get_state()
@@ -149,9 +128,7 @@ def library_scope() -> Iterator[None]:
 
 @contextmanager
 def trainer_scope(seed: int, *names: str | int) -> Iterator[None]:
-    """Inside ``library_scope``, the global generators seeded as transformers' ``Trainer`` seeds them
-    (``set_seed`` of the stream ``(seed, *names)``): a training loop that must give the Trainer's weights
-    (dropout draws from the global generator) runs in this block, and the global state is restored after."""
+    """Inside ``library_scope``, the global generators seeded as transformers' ``Trainer`` seeds them."""
     from transformers import set_seed
 
     with library_scope():
@@ -160,10 +137,8 @@ def trainer_scope(seed: int, *names: str | int) -> Iterator[None]:
 
 
 def trainer_epoch_order(data_seed: int, epoch: int, n: int) -> list[int]:
-    """Epoch ``epoch``'s order of ``n`` examples as the Trainer's sampler draws it (Accelerate's
-    ``SeedableRandomSampler``: ``randperm`` from a generator seeded with the data seed plus the epoch).
-    It is compeval's one offset seed, kept so that fine-tuning reproduces the Trainer's batches;
-    ``data_seed`` is itself a derived stream (``derive``)."""
+    """Epoch ``epoch``'s order as Accelerate's ``SeedableRandomSampler`` draws it: ``randperm``
+    seeded with ``data_seed + epoch``, the one offset seed, kept to reproduce the Trainer's batches."""
     import torch
 
     order = torch.Generator().manual_seed(data_seed + epoch)

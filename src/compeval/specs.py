@@ -1,12 +1,7 @@
-"""Spec strings name a model or a task with its options: ``NAME[:ARG][,KEY=VALUE…]``.
-
-Examples: ``glove-6b-50d``, ``static:/data/vectors.txt,op=conv,tok=sts3k``,
-``hf:all-MiniLM-L6-v2,layer=0,pool=cls``, ``sts3k,missing=drop``.
-The same grammar serves models and tasks so that the CLI has one way to pass options.
-"""
+"""Spec strings ``NAME[:ARG][,KEY=VALUE…]`` (``hf:all-MiniLM-L6-v2,layer=0,pool=cls``, ``sts3k,missing=drop``):
+one grammar for models and tasks, so the CLI has one way to pass options."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from .errors import SpecError
@@ -24,9 +19,8 @@ class Spec:
 
 
 def quote_value(value: str) -> str:
-    """A value as written in a spec: double-quoted (escapes ``\\"``, ``\\\\``, ``\\n``, ``\\t``) when it holds a
-    comma, a quote, a backslash, a newline or tab, or leading/trailing space, so that
-    ``parse_spec(str(spec)) == spec``."""
+    """A value as written in a spec, double-quoted with escapes when it holds a comma, quote, backslash,
+    newline, tab or edge space, so that ``parse_spec(str(spec)) == spec``."""
     value = str(value)
     if any(ch in value for ch in ',"\\\n\t') or value != value.strip():
         body = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")

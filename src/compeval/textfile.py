@@ -1,14 +1,7 @@
-"""The one way compeval reads a user's text file (word vectors, precomputed outputs, a task's own input).
-
-Every reader decodes through here, so every reader treats the same bytes the same way: UTF-8 only (another
-encoding is a one-line ``MalformedDataError`` with the file and line), a leading UTF-8 byte-order mark is
-stripped (Windows editors write one; it would otherwise become part of the first word or text), a ``.gz``
-file is read compressed and one that is not gzip is an error naming the file. A line ends at ``\n`` (a
-``\r`` before it dropped) and nowhere else: JSON and TSV text may hold U+2028, U+0085 or a form feed raw,
-which ``str.splitlines`` would take for line ends. ``first_seen`` is the duplicate-key rule: a key met twice
-is an error naming both lines, never a silent last-one-wins; ``json_line`` applies it to the keys of one
-JSON Lines object.
-"""
+"""Every reader of a user's text file decodes through here, so the same bytes read the same way: UTF-8 only,
+a leading byte-order mark stripped (Windows editors write one), ``.gz`` read compressed. A line ends at ``\n``
+only: JSON and TSV text may hold U+2028, U+0085 or a form feed, which ``str.splitlines`` would split at.
+A key met twice is an error naming both lines (``first_seen``, ``json_line``), never last-one-wins."""
 from __future__ import annotations
 
 import gzip
@@ -52,10 +45,12 @@ def decode(payload: bytes, path: Path | str) -> str:
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = payload.count(b"\n", 0, exc.start) + 1
-        raise MalformedDataError(path, line, f"not UTF-8 text (byte 0x{payload[exc.start]:02x}); save the file "
-                                             "as UTF-8") from None
+        raise _not_utf8(path, payload.count(b"\n", 0, exc.start) + 1, payload[exc.start]) from None
     return text[1:] if text.startswith(BOM) else text
+
+
+def _not_utf8(path: Path | str, line: int, byte: int) -> MalformedDataError:
+    return MalformedDataError(path, line, f"not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8")
 
 
 def read_text(path: Path | str) -> str:
@@ -63,16 +58,13 @@ def read_text(path: Path | str) -> str:
 
 
 def open_text(path: Path | str, newline: str | None = None) -> io.StringIO:
-    """The file as a text stream (``for line in …``, ``csv.reader(…)``), decoded as ``read_text`` does:
-    UTF-8 only, byte-order mark stripped, ``.gz`` read compressed. ``newline=""`` keeps line ends as they
-    are (what the csv module wants); None turns ``\r\n`` into ``\n`` as ``open`` does. For data files of a
-    task (a few megabytes); a vectors file of gigabytes is read line by line with ``lines``."""
+    """The file as a text stream, decoded as ``read_text`` does; ``newline=""`` keeps line ends (for
+    ``csv``). For a task's data files; a vectors file of gigabytes is read with ``lines``."""
     return io.StringIO(read_text(path), newline=newline)
 
 
 def lines(path: Path | str) -> Iterator[tuple[int, str]]:
-    """(line number from 1, line without its end) of a UTF-8 text file (``.gz`` read compressed), BOM
-    stripped; read as a stream, so a many-gigabyte vectors file is never held as text."""
+    """(line number from 1, line without its end), read as a stream so a huge vectors file is never held."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     with _one_line_errors(path):
@@ -81,8 +73,7 @@ def lines(path: Path | str) -> Iterator[tuple[int, str]]:
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise MalformedDataError(path, i, f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the "
-                                                      "file as UTF-8") from None
+                    raise _not_utf8(path, i, raw[exc.start]) from None
                 if i == 1 and line.startswith(BOM):
                     line = line[1:]
                 yield i, line.rstrip("\r\n")
@@ -115,8 +106,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def json_line(line: str, path: Path | str, line_no: int) -> Any:
-    """One JSON Lines value; invalid JSON, or an object (at any depth) that gives a key twice, is an error
-    naming the line (JSON leaves duplicates undefined, and Python's parser would keep the last silently)."""
+    """One JSON Lines value; invalid JSON, or a key given twice in an object at any depth (Python's parser
+    would keep the last silently), is an error naming the line."""
     try:
         return json.loads(line, object_pairs_hook=_unique_keys)
     except _DuplicateKey as exc:

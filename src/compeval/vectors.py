@@ -1,5 +1,4 @@
-"""Cosines of rows, the one geometry every encoder-based score uses (numpy only: models, metrics and
-tasks all import it)."""
+"""Cosines of rows and per-dimension normalisations, in numpy only so that models, metrics and tasks can import it."""
 from __future__ import annotations
 
 import numpy as np

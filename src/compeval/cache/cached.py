@@ -1,7 +1,5 @@
-"""``CachedModel`` wraps any model (as mteb's CachedEmbeddingWrapper does): it deduplicates texts,
-serves vectors from memory, then disk, encodes only what is missing in batches, validates what
-comes back, and counts everything so a run can say what it encoded and what it reused.
-"""
+"""``CachedModel`` wraps any model (as mteb's CachedEmbeddingWrapper): deduplicated texts served from memory,
+then disk; only the missing ones encoded, validated, and counted."""
 from __future__ import annotations
 
 import time
@@ -36,10 +34,7 @@ class CacheStats:
 
 
 class EmbeddingCache:
-    """Where cached vectors live, plus per-configuration stats for the whole run.
-
-    ``directory=None`` keeps vectors in memory only (the cache is bypassed on disk).
-    """
+    """Where cached vectors live (``directory=None``: memory only), plus per-configuration stats."""
 
     def __init__(self, directory: Path | str | None = "default", batch_size: int = 256):
         if directory == "default":

@@ -1,17 +1,6 @@
-"""On-disk embedding store: one SQLite file per model configuration id.
-
-SQLite gives atomic, multi-process-safe writes (WAL journal, busy timeout) with the standard
-library only, so concurrent runs and Ray workers can share one cache directory. Vectors are
-stored as raw float32 bytes; pair scores (for pair-scoring models) as REAL.
-
-Nothing read back is trusted blindly: every row carries a CRC-32 of its text and value, and the file
-records the model configuration id it belongs to and the model's vector dimension. A row whose checksum
-is wrong or missing (NULL), whose length or dimension is wrong, or whose vector is not finite, is deleted
-and reported as missing (so it is encoded again), with one warning per file. A file SQLite cannot open or
-read ("not a database", "malformed"), or one that holds another model's id (a file copied or renamed
-across models) or rows without any model id, is moved aside to ``<name>.corrupt-<time>`` and rebuilt
-empty, with a warning.
-"""
+"""On-disk embedding store: one SQLite file per model configuration id (atomic, multi-process-safe writes with
+the standard library). Every row carries a CRC-32 of text and value; a bad row is deleted and encoded again,
+and a file SQLite cannot read, or that holds another model's id, is moved to ``<name>.corrupt-<time>``."""
 from __future__ import annotations
 
 import os

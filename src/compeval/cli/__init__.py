@@ -22,8 +22,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 
 
 class _Terminal(Console):
-    """A console at least ``MIN_COLUMNS`` wide: rich takes COLUMNS=0 as written, and at width 0 a line it
-    prints vanishes (a model's name above its table) and textwrap refuses to wrap."""
+    """At least ``MIN_COLUMNS`` wide: at rich's COLUMNS=0 printed lines vanish and textwrap refuses to wrap."""
 
     MIN_COLUMNS = 20
 
@@ -60,13 +59,14 @@ DEFAULT_MODELS = ["glove-6b-50d", "glove-6b-50d,tok=sts3k", "all-MiniLM-L6-v2"]
 DEFAULT_OUTPUT, QUICK_OUTPUT = Path("results"), Path("results-quick")
 
 
-def _fitted(rows: list[dict], columns: list[str], title: str, wide: bool) -> None:
+def _fitted(rows: list[dict], columns: list[str], title: str | None, wide: bool) -> None:
     """A listing fitted to the terminal, its first column repeated if it must be split (``cli/tables.py``)."""
     from rich.text import Text
 
     from .tables import Col, fitted_tables, print_tables
 
-    out.print(Text(title, style="bold"), soft_wrap=True)
+    if title is not None:
+        out.print(Text(title, style="bold"), soft_wrap=True)
     cols = [Col(c, key=(k == 0)) for k, c in enumerate(columns)]
     print_tables(out, fitted_tables(cols, [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
 
@@ -188,15 +188,11 @@ def _options_table(title: str, description: str, rows: list[dict], wide: bool) -
     """A task's (or task kind's) name, description and options, fitted to the terminal."""
     from rich.text import Text
 
-    from .tables import Col, fitted_tables, print_tables
-
-    columns = ["option", "default", "values", "help"]
     out.print(Text(title, style="bold"))
     out.print(" ".join(description.split()), highlight=False)  # wrapped at the terminal's width
     if not rows:
         return out.print("no options", highlight=False)
-    print_tables(out, fitted_tables([Col(c, key=(k == 0)) for k, c in enumerate(columns)],
-                                    [[_fmt(r.get(c)) for c in columns] for r in rows], out.width, wide=wide))
+    _fitted(rows, ["option", "default", "values", "help"], None, wide)
 
 
 def _task_options(name: str, format: str, wide: bool) -> None:
@@ -419,10 +415,7 @@ def results(
     df = results_frame(directory, unreadable, result_slug)
     _left_out(unreadable)
     if df.empty:
-        from ..results.store import left_out_note
-
-        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            f"files written by `compeval run`{left_out_note(unreadable)}")
+        _no_results(directory, unreadable)
     if format == "latex":
         from ..report.tables import rows_latex
 
@@ -439,6 +432,13 @@ def results(
         sys.stdout.write(_markdown(df) + "\n")
     if unreadable:  # the table holds what could be trusted; the exit status says something was left out
         raise typer.Exit(1)
+
+
+def _no_results(directory: Path, unreadable: list) -> None:
+    from ..results.store import left_out_note
+
+    raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
+                        f"files written by `compeval run`{left_out_note(unreadable)}")
 
 
 def _left_out(unreadable: list) -> None:
@@ -535,10 +535,7 @@ def cite(directory: Optional[Path] = typer.Argument(None, help="a results folder
     unreadable: list = []
     uses = results_uses(directory, unreadable)
     if not uses:
-        from ..results.store import left_out_note
-
-        raise CompevalError(f"results folder {directory} holds no readable result: expected <model>/<task>.json "
-                            f"files written by `compeval run`{left_out_note(unreadable)}")
+        _no_results(directory, unreadable)
     sys.stdout.write(cited(uses).bibtex())
 
 

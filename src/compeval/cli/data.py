@@ -1,12 +1,6 @@
-"""Data on a fresh machine: the data step of ``compeval run``, ``compeval download`` and ``compeval data``.
-
-``compeval run`` fetches the data of every task it will run before any job starts (downloads show their
-size and a progress bar). Without network, a task of the default run whose data is not on disk is skipped
-with one line saying why and how to get the data; a task named with ``--task`` that cannot get its data
-fails (the run goes on, and exits non-zero). ``compeval download`` fetches what a later run needs (data,
-model weights) on a machine with network, so that the run can go offline (``HF_HUB_OFFLINE=1``,
-``--offline``).
-"""
+"""The data step of ``compeval run``, ``compeval download`` and ``compeval data``: data fetched before any job;
+offline, a default task without its data is skipped with why, a named one fails. ``download`` fetches what a
+later offline run needs."""
 from __future__ import annotations
 
 import json
@@ -36,14 +30,11 @@ class RichDownloads:
         self.console = console
         self.bar = None
         self.task = None
-        self.label = ""
-        self.t0 = 0.0
 
     def start(self, label: str, total: int | None, done: int) -> None:
         from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
                                    TransferSpeedColumn)
 
-        self.label, self.t0 = label, time.perf_counter()
         size = f"{total / 1e6:.2f} MB" if total is not None else "size unknown"
         resumed = f", resuming at {done / 1e6:.2f} MB" if done else ""
         self.console.print(f"downloading {escape(label)} ({size}{resumed})", highlight=False, soft_wrap=True)
@@ -147,13 +138,11 @@ class RunData:
 def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optional[Path], *, offline: bool,
                 mirror: Optional[str], console: Console, allow_modified: bool = False, quick: bool = False,
                 plan: bool = False) -> RunData:
-    """The tasks of a run with their data on disk: named ones (their data failures reported back) or the
-    default ones (those that cannot get their data skipped, one line per reason); ``quick``: the quick
-    mode's tasks (``tasks.registry.quick_tasks``), skipped like default ones. ``allow_modified`` is the
-    run's ``--allow-modified-data``: local files that differ from their pin count as there (recorded).
-    ``plan``: ``--plan``, which writes nothing, so downloads nothing: it counts the data on disk."""
+    """The tasks of a run with their data on disk: named ones (data failures reported back), else the
+    default or ``quick`` ones (those without data skipped, one line per reason). ``plan`` writes nothing, so it
+    downloads nothing and counts the data on disk."""
     from ..models.registry import resolve_model
-    from ..tasks.registry import get_tasks, quick_tasks
+    from ..tasks.registry import get_tasks, quick_note, quick_tasks
 
     set_mirror(mirror)
     # Resolved once for the run: a typo in any option (a bare ORG/NAME's too) is reported before any download
@@ -163,11 +152,7 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
         raise CompevalError("--quick picks one task per suite itself; give --quick or --task, not both")
     specs = quick_tasks() if quick else list(named) if named else default_tasks(console, not_run)
     if quick:
-        from ..tasks.registry import quick_note
-
         console.print(escape(quick_note(specs)), highlight=False, soft_wrap=True)
-    from ..tasks.registry import get_tasks
-
     expanded = {spec: get_tasks(spec) for spec in specs}
     names = list(dict.fromkeys(s for tasks in expanded.values() for t in tasks for s in t.metadata.data_sources))
     why = "--offline" if offline or not plan else PLAN_OFFLINE
@@ -248,6 +233,7 @@ def download(
 ):
     """Fetch everything a run of these tasks and models needs (data sets, model weights), so that the same
     `compeval run` can then go offline (HF_HUB_OFFLINE=1, --offline)."""
+    from ..tasks.registry import get_tasks
     from . import DEFAULT_MODELS, console, out
 
     set_mirror(data_mirror)
@@ -285,8 +271,6 @@ def download(
         model_bytes += size
         out.print(f"model {escape(m)}: {size / 1e6:.2f} MB at {escape(str(where))}", highlight=False, soft_wrap=True)
     for t in specs:
-        from ..tasks.registry import get_tasks
-
         for tk in get_tasks(t):
             if (need := tk.missing_requirements()):
                 problems.append(f"{tk.slug}: {need}")

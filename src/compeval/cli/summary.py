@@ -1,7 +1,5 @@
-"""What ``compeval run`` prints at the end: one summary line, the ranking (per model the headline of each
-suite with its 95% interval, the best marked), the failed jobs, then where the results and the report are.
-
-``--verbose`` adds every score of every subset (the table ``compeval results DIR`` prints)."""
+"""What ``compeval run`` prints at the end: a summary line, the ranking (each suite's headline with its 95%
+interval, the best marked), the failed jobs, and where the results and report are."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -62,12 +60,8 @@ def ranking_notes(rows) -> list[str]:
 
 def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: Console, verbose: bool = False,
                report: bool = True, not_run: list[NotRun] = (), wide: bool = False) -> int:
-    """Print the end of a run; return the exit status (1 when a job failed).
-
-    ``not_run``: the tasks the run left out (no data offline, not in the default run…), counted by reason
-    in the summary and listed under the ranking. A failed job's line is printed here only (the CLI's
-    progress reporter leaves it to the end). ``wide``: the ranking one line per row (else it fits ``out``'s
-    width, 80 columns in a pipe)."""
+    """Print the end of a run; return the exit status (1 when a job failed). ``not_run``: the tasks left
+    out, counted by reason and listed under the ranking; failed jobs' lines are printed here only."""
     done = [o for o in summary.outcomes if o.status == "done"]
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
     left_out = summary_line(not_run)

@@ -1,5 +1,4 @@
-"""The CLI's sweep parts: model lists (``--models``, ``--models-file``, ``compeval models --from``) and
-the cost plan (``compeval run … --plan``). Registered by a few lines in ``cli/__init__.py``."""
+"""The CLI's model lists (``--models``, ``--models-file``, ``compeval models --from``) and ``--plan``."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,9 +40,8 @@ def list_from(query: str, out: Console) -> None:
 
 def print_plan(models: Sequence[str], tasks: Sequence[str], data_dir: Optional[Path], device: Optional[str],
                run_device: str = "auto", out: Console | None = None, wide: bool = False) -> None:
-    """``--plan``: the cost table on stdout (no weights load, nothing runs), fitted to the terminal (80
-    columns in a pipe; ``wide``: one line per model); ``device`` None: the kind of the device the run would
-    use (``run_device``, the run's ``--device``)."""
+    """``--plan``: the cost table on stdout, nothing loaded or run; ``device`` None: the kind of device the
+    run would use (``run_device``)."""
     import textwrap
 
     from ..runner.cost import PLAN_COLUMNS, default_plan_device, plan_cells, plan_costs, plan_footer, plan_head

@@ -1,15 +1,6 @@
-"""Tables that fit the terminal (80 columns in a pipe or a log) without cutting a token in two.
-
-Rich folds a cell that is narrower than its longest word mid-word (``all-Mi│niLM-L│6-v2``). Here every
-column is at least as wide as its longest token (text between break opportunities: spaces, and after
-``,`` ``;`` ``|`` ``>`` ``/``), so a cell wraps only between tokens. Optional columns are shown only when the whole
-table fits unwrapped (``--wide`` shows them); when the columns do not fit even at their narrowest, the other columns are split over several tables,
-each repeating the key columns (a table of models across becomes one table per group of models).
-``wide=True`` prints every column at its natural width, one line per row.
-
-Hand-written rather than a library's: rich's own column fitting shrinks columns below their longest word,
-and textwrap breaks at spaces and hyphens only.
-"""
+"""Tables that fit the terminal (80 columns in a pipe) without cutting a token in two, as rich does
+(``all-Mi│niLM-L│6-v2``): each column is at least as wide as its longest token, optional columns show only
+when the table fits, and columns that still do not fit are split over tables that repeat the key columns."""
 from __future__ import annotations
 
 import re

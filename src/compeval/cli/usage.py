@@ -1,9 +1,5 @@
 """Usage errors in at most three lines: the message, the usage line, a hint ("did you mean --model?").
-
-typer vendors its own copy of click, so a usage error may be an instance of typer's classes or (from a
-plugin built on click) of click's; both are recognised by duck typing (``exit_code``, ``ctx``,
-``format_message``) rather than by class.
-"""
+typer vendors its own click, so errors are recognised by duck typing (``format_message``), not by class."""
 from __future__ import annotations
 
 import difflib

@@ -1,20 +1,10 @@
-"""``compeval verify DIR``: check every result of a folder against what produced it, and recompute every
-score that can be recomputed from its predictions, without running a model.
-
-For each ``<model>/<task>.json``: its checksum and schema (a result without a checksum, or whose predictions
-file has no recorded SHA-256, is *unverified*), that it sits in its model's folder and its task's file,
-that its predictions file has the recorded SHA-256, that every data file it read (registry files under the
-data folder, a file named by a task option) still has the recorded hash, that the packages which change
-numbers have the recorded versions, that the model's files still have the content it was identified by (a
-local folder's digest, a weights file's SHA-256: ``model_changes``), and that the model's embedding cache
-file (when there is one) belongs to that model and holds only rows whose checksum holds. Then, for a task
-that declares how (``Task.score_predictions``), and for every task on a user's data (rebuilt from its
-recorded kind, options and data: ``user_task``), its scores are recomputed from the predictions and the data and compared with
-the stored ones within ``results.compare.FLOAT_TOLERANCE``: a checksum and a hash can be rewritten after an
-edit, the predictions and the data cannot lie about a recomputed score. The output says which results were
-recomputed and which were only checked, and why. Nothing is written. Exit 0 when everything holds, 1 when
-something does not (each listed), 2 when the folder holds no result at all.
-"""
+"""``compeval verify DIR``: check every result against what produced it, without running a model: checksum
+and schema, its folder and file name, predictions SHA-256, the data files' hashes, the versions of packages
+that change numbers, the model's files (``model_changes``) and its embedding cache. Then recompute the scores
+of tasks that declare how (``Task.score_predictions``) and of user tasks (``user_task``) from predictions and
+data, within ``results.compare.FLOAT_TOLERANCE``: a checksum can be rewritten after an edit, a recomputed
+score cannot lie. Nothing is written. Exit 0 when everything holds, 1 when something does not, 2 when the
+folder holds no result."""
 from __future__ import annotations
 
 import os
@@ -102,11 +92,8 @@ def recompute(result, path: Path, data) -> Recomputed:
 
 
 def user_task(result):
-    """The user task ``result`` was computed by, rebuilt from its recorded kind, options and data (the file
-    at its recorded path, which ``runner.reuse.data_changes`` has already hashed; the dataset folder or Hub
-    dataset, read again here), or what ``recompute`` reports instead: a data file that is gone or changed
-    (already one line of its own), data that cannot be read, or data whose content is no longer the one the
-    result was computed from."""
+    """The user task ``result`` was computed by, rebuilt from its recorded kind, options and data, or
+    the reason ``recompute`` reports instead (data gone, changed or unreadable)."""
     from ..data.registry import sha256_file
     from ..tasks.user.declare import from_result
 
@@ -147,9 +134,8 @@ STALE = "a re-run computes a new result beside it under a new id; this one stays
 
 
 def model_changes(model: dict, digests: dict[Path, str] | None = None) -> list[str]:
-    """Whether the files a result's model was identified by still have the recorded content: a local model
-    folder named by its content digest (``models.hub.content_digest``: name ``…@<8 hex digits>``), a weights
-    file's or a precomputed file's SHA-256; the model's parts too. ``digests`` memoises folders and files."""
+    """Whether the files a result's model was identified by (a folder's content digest, a weights or
+    precomputed file's SHA-256, its parts') still hold that content; ``digests`` memoises."""
     import re
 
     from ..data.registry import sha256_file
@@ -233,10 +219,8 @@ VERIFY_OFFLINE = "verify downloads nothing: pass --data-dir with the folder the 
 
 
 def recorded_data(result, default):
-    """The data folder the run read (``DataProvenance.location`` less the data set's own folder), so that
-    ``verify`` without ``--data-dir`` reads the data the way the run did; ``default`` (the cache) when the run
-    read the cache or recorded no location. When the recorded folder is gone, the cache is read with a reason
-    that names that folder, so the missing-data line points at what to restore rather than at the cache."""
+    """The data folder the run read (``DataProvenance.location`` less the data set's folder), else
+    ``default`` (the cache); a recorded folder that is gone is named in the reason, to say what to restore."""
     from ..data.registry import DataContext, get_source
 
     gone = None

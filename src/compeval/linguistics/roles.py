@@ -1,11 +1,6 @@
 """Where role parses come from: released files (hand-corrected VerbNet, GPT-4), a user's file, or a labeler.
-
-A role parse is a dict over the eight roles with ``None`` for an empty role. Released files are keyed by
-pair id, not text, so each is joined with the sentence file of its data set (row ``k-1`` is pair ``k``)
-and then looked up by sentence text, which lets the parses serve any task that holds those sentences.
-A pair lookup comes first (a hand corrector sometimes parsed the same sentence differently in two
-pairs, and the paper used the per-pair parse); the sentence lookup is the fallback.
-"""
+Released files are keyed by pair id (row ``k-1`` of the sentence file is pair ``k``), looked up by pair
+first (the paper used per-pair parses of a sentence parsed twice), then by sentence text."""
 from __future__ import annotations
 
 import csv
@@ -32,11 +27,7 @@ def normalize_text(text: str) -> str:
 
 
 def clean_parse(raw: Mapping[str, object] | None) -> RoleParse:
-    """Keep the eight roles; ``"NONE"`` (VerbNet files) and ``"NA"`` (GPT-4 file) become ``None``.
-
-    Other keys (Purpose, Recipient, Attribute, …) are dropped, as in the authors' code, which only
-    weighs the eight roles.
-    """
+    """Keep the eight roles (the authors' code weighs only these); ``"NONE"`` and ``"NA"`` become ``None``."""
     raw = raw or {}
     out: RoleParse = {}
     for role in ROLES:
@@ -208,10 +199,8 @@ GPT4_LOCAL = "sts3k/parses/verbnet/STS3k_all_parse-GPT4_extracted.json"
 
 def load_hand_parses(ctx: DataContext | None = None, files: Iterable[tuple[str, tuple[str, str]]] = HAND_FILES
                      ) -> ParseTable:
-    """The hand-corrected VerbNet parses the paper used (STS3k, pilot, GS2011, STSb captions).
-
-    KS2013 and STSS-131 have only uncorrected parser output upstream, so they are not part of it.
-    """
+    """The hand-corrected VerbNet parses the paper used (STS3k, pilot, GS2011, STSb captions;
+    KS2013 and STSS-131 have only uncorrected parses upstream)."""
     ctx = ctx or parse_context()
     table = ParseTable()
     for parse_rel, (src, sent_rel) in files:

@@ -34,10 +34,7 @@ def bootstrap_ci(
     level: float = 0.95,
     indices: np.ndarray | None = None,
 ) -> tuple[float, float, np.ndarray]:
-    """Percentile interval of ``statistic(*resampled, axis=-1)`` over paired resamples of ``arrays``.
-
-    ``statistic`` must accept 2-D arrays and reduce the last axis. Returns (low, high, distribution).
-    """
+    """Percentile interval of ``statistic`` (2-D in, last axis reduced) over paired resamples of ``arrays``."""
     arrays = tuple(np.asarray(a) for a in arrays)
     n = len(arrays[0])
     if n < 2 or n_resamples <= 0:

@@ -1,13 +1,6 @@
-"""Correlations that work on 1-D arrays and, row-wise, on 2-D bootstrap matrices.
-
-Pearson follows ``scipy.stats.pearsonr``: deviations from the mean are scaled by their largest magnitude
-before they are squared or multiplied, so scores near 1e160 (whose squares overflow) or near 1e-165 (whose
-squares underflow) give scipy's value, not 0 or NaN; each row is first divided by a power of two near its
-largest value (exact: only the exponent moves), so even the mean of values near the largest float is finite.
-A correlation of NaN values, or a Pearson correlation of infinite ones, is refused (a ``DataError``): no value
-would be right. Spearman ranks scores at the rank precision of ``ties`` (values equal up to it are ties, average ranks), then correlates
-the ranks as Pearson does.
-"""
+"""Correlations on 1-D arrays and, row-wise, on 2-D bootstrap matrices. Pearson follows
+``scipy.stats.pearsonr``, rows scaled by a power of two first so values near 1e160 or 1e-165 neither overflow
+nor underflow; NaN input (or infinite, for Pearson) is a ``DataError``. Spearman ranks at ``ties``' precision."""
 from __future__ import annotations
 
 import numpy as np
@@ -82,11 +75,8 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _resampled_ranks(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Average ranks of each row of ``x[idx]`` by counting, O(B·n) instead of sorting every row.
-
-    A resample only holds values of ``x``, so each row is ranked on the dense code grid of ``x`` (at the rank
-    precision): rank = (values below) + (ties + 1) / 2, exactly ``scipy.stats.rankdata(method="average")``.
-    """
+    """Average ranks of each row of ``x[idx]`` by counting on the dense code grid of ``x`` (a resample
+    holds only its values): O(B·n) instead of sorting every row, exactly ``rankdata(method="average")``."""
     _, codes1d = np.unique(at_rank_precision(_finite("spearman", np.asarray(x, dtype=np.float64), "NaN")),
                            return_inverse=True)
     k = int(codes1d.max()) + 1

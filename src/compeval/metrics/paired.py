@@ -1,31 +1,12 @@
-"""Paired comparison of two models scored on the same items: is the difference in a main score real?
+"""Paired comparison of two models scored on the same items (docs/report.md): their errors correlate, so
+separate intervals overlap even when one is consistently better. The interval of ``score(a) - score(b)``
+comes from a paired bootstrap (one index matrix drives both), the p-value from a paired permutation test
+(swapping per-item values; exact, and enumerated when the units are few). Kinds:
 
-Two models scored on the same items make correlated errors, so their separate 95% intervals overlap
-even when one is consistently better. Pairing fixes that:
-
-- the **interval** of the difference ``score(a) - score(b)`` comes from a paired bootstrap: one
-  index matrix (resamples × items) drives both models, so each resample keeps the pairing;
-- the **p-value** comes from a paired permutation test: under the null that the two models are
-  exchangeable on every item, swapping their per-item values at random gives the null distribution
-  of the difference. It is exact (and so calibrated) whatever the metric; with few units (≤ 2^k
-  resamples needed) every sign pattern is enumerated. Identical models give a difference of 0 and p = 1.
-
-Three metric kinds cover the suites' main scores; the caller (a report section) says which per-item
-columns feed them:
-
-- ``spearman``: per-item model scores against per-item reference (human) scores; Spearman ρ.
-  Permutation swaps *within-model ranks*, since ρ depends only on them and raw similarity scales differ
-  between models (a cosine from one model and one from another are not comparable values).
-- ``mean``: per-item values whose mean is the metric (0/1 correctness → accuracy; normalised ranks).
-  With ``clusters`` (units sampled together: minimal pairs, nouns) the resampling and the swaps act on
-  whole clusters; ``weighting="macro"`` averages per-cluster means (the authors' per-noun averages),
-  ``"micro"`` pools items.
-- ``auc``: per-item model scores with binary labels; ROC AUC (Mann-Whitney, ties ½). With ``clusters``
-  the metric is the mean of per-cluster AUCs (one per entity pair, as in ``invariance-relation``).
-
-Everything is vectorised numpy over (resamples × items) matrices, processed in chunks to bound memory,
-and seeded.
-"""
+- ``spearman``: against reference scores; swaps *within-model ranks* (raw scales differ between models).
+- ``mean``: per-item values whose mean is the metric; with ``clusters`` the unit is a cluster,
+  ``weighting="macro"`` averages per-cluster means (the authors' per-noun averages).
+- ``auc``: ROC AUC against binary labels; with ``clusters``, the mean of per-cluster AUCs."""
 from __future__ import annotations
 
 import itertools
@@ -87,12 +68,9 @@ def paired_test(
     seed: int = 0,
 ) -> PairedComparison:
     """Compare models ``a`` and ``b`` on the same items (row ``i`` of every array is item ``i``).
-
-    ``reference`` (human scores) is required for ``spearman``, ``labels`` (bool) for ``auc``;
-    ``clusters`` (any hashable per item) makes clusters the resampling and swapping unit.
-    ``p_method="bootstrap"`` reports the percentile-inversion bootstrap p-value instead
-    (``2·min(P*(Δ ≤ 0), P*(Δ ≥ 0))``), which needs no exchangeability but is only approximate.
-    """
+    ``reference`` is required for ``spearman``, ``labels`` (bool) for ``auc``; ``clusters`` makes clusters the
+    unit. ``p_method="bootstrap"``: the percentile-inversion p-value ``2·min(P*(Δ ≤ 0), P*(Δ ≥ 0))``, which
+    needs no exchangeability but is only approximate."""
     if kind not in KINDS:
         raise ValueError(f"kind={kind!r}; choose one of {', '.join(KINDS)}")
     if weighting not in WEIGHTINGS:
@@ -171,11 +149,8 @@ def _chunks(total: int, n: int):
 
 
 def _permutation_p(observed: float, null: np.ndarray, exact: bool) -> float:
-    """Two-sided: the share of swaps at least as extreme as the observed difference.
-
-    Random swaps use the add-one estimator ``(1 + hits) / (1 + draws)`` (never 0, valid at any
-    number of draws); an enumeration already contains the identity, so it counts hits / patterns.
-    """
+    """Two-sided share of swaps at least as extreme as observed: ``(1 + hits) / (1 + draws)`` for
+    random swaps (never 0), hits / patterns for an enumeration (it holds the identity)."""
     null = null[np.isfinite(null)]
     if not np.isfinite(observed) or null.size == 0:
         return float("nan")

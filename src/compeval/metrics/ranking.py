@@ -1,15 +1,6 @@
-"""Threshold-free separation metrics for pair scores (Cheung & Penn 2012, ``inference.md``).
-
-- ROC AUC of "should be similar" scores against "should not" scores: the probability that a random
-  positive scores above a random negative, ties counting one half. Computed from average ranks
-  (the Mann-Whitney U statistic), which ``scipy.stats.rankdata`` vectorises along the last axis, so
-  one call also scores a whole (resamples × n) bootstrap matrix.
-- Normalised rank of one answer among a document's candidates, ties at the median of the tied block.
-
-Missing scores (NaN: e.g. the cosine of a zero vector) carry no information: both metrics place them
-below every real score and tied with each other, so a model with no opinion scores chance (0.5). Scores
-equal at the rank precision (``ties.RANK_BITS``) are ties.
-"""
+"""Threshold-free separation metrics for pair scores (Cheung & Penn 2012): ROC AUC (Mann-Whitney, ties ½,
+vectorised over bootstrap rows) and an answer's normalised rank among candidates (ties at the block's median).
+Missing scores (NaN) rank below every real score and tie with each other, so no opinion scores chance (0.5)."""
 from __future__ import annotations
 
 import numpy as np
@@ -47,11 +38,8 @@ def roc_auc(positive: np.ndarray, negative: np.ndarray) -> float:
 
 def roc_auc_ci(positive: np.ndarray, negative: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES,
                seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval by a stratified bootstrap: positives and negatives resampled separately.
-
-    Pairs built from the same sentences are not independent, so this interval is narrower than one
-    over sentences would be; averages over entity pairs use a bootstrap over the groups instead.
-    """
+    """Percentile interval by a stratified bootstrap (positives and negatives resampled separately);
+    pairs sharing sentences are not independent, so it is narrower than one over sentences."""
     pos = np.asarray(positive, dtype=np.float64)
     neg = np.asarray(negative, dtype=np.float64)
     if len(pos) < 2 or len(neg) < 2 or n_resamples <= 0:
@@ -65,13 +53,8 @@ def roc_auc_ci(positive: np.ndarray, negative: np.ndarray, n_resamples: int = DE
 
 
 def normalised_ranks(scores: np.ndarray, groups: np.ndarray, is_answer: np.ndarray) -> np.ndarray:
-    """Per group (one question's document): ``1 − rank / (len − 1)`` of its single answer.
-
-    ``rank`` counts candidates scoring strictly higher plus half of those tied with the answer
-    (the median position of the tied block), so 1 = ranked alone at the top, 0 = alone at the bottom.
-    ``groups`` are integer codes 0..G−1; every group needs exactly one answer and at least two
-    candidates. Returns one value per group.
-    """
+    """Per group (``groups``: codes 0..G−1, each with one answer and ≥ 2 candidates):
+    ``1 − rank / (len − 1)`` of its answer, where ``rank`` counts candidates scoring higher plus half the ties."""
     scores = _missing_at_bottom(scores)
     groups = np.asarray(groups, dtype=np.int64)
     is_answer = np.asarray(is_answer, dtype=bool)

@@ -1,16 +1,6 @@
-"""The one tie rule of every rank statistic (Spearman, AUC, normalised ranks, orderings, triplet accuracy).
-
-Scores that are equal in exact arithmetic often differ in their last bits: a bag-of-words or averaging model
-gives a sentence and its word-order swap the same vector, yet the cosine of the two comes out as
-0.999999999999993 rather than 1.0, and that float noise would be ranked as if it were signal. Every rank
-statistic therefore compares scores at ``RANK_BITS`` significant bits: each value is rounded to the nearest
-float with a ``RANK_BITS``-bit significand (``at_rank_precision``), and values that round to the same float
-are ties. That is a function of each value alone, so the rule is well defined and transitive (ties are the
-classes of equal rounded values, whatever else is in the array), it is the same for any scale (a relative
-precision: 1e-300 and 1e+300 keep their digits), and it is exact (``frexp``/``ldexp`` move only the
-exponent). Two scores closer than the precision can still fall on either side of a rounding boundary: the
-rule ties what float noise makes of one value, not every pair of close values.
-"""
+"""The tie rule of every rank statistic: scores are compared at ``RANK_BITS`` significant bits, so float noise
+(a cosine of 0.999999999999993 for two identical vectors) is a tie, not signal (docs/reproduction.md).
+Rounding each value alone keeps ties transitive and scale-free, and ``frexp``/``ldexp`` keep it exact."""
 from __future__ import annotations
 
 import numpy as np

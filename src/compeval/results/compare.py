@@ -1,14 +1,7 @@
-"""Are two results folders the same run? Used to check that executors, machines or re-runs reproduce.
-
-What "the same result" means (``docs/architecture.md``, "Reproducibility"): every result file and every
-predictions row is present in both folders, everything that is not a floating-point number is equal, and
-every floating-point number agrees within ``FLOAT_TOLERANCE``. Exact equality of floats is not the rule
-because the number of threads an encoder computes with changes the order of its float32 reductions: the
-local executor, a 1-CPU Ray job and an isolated worker give the same model's vectors 1e-8 apart, and so do
-two processors. That count is recorded with each result (``environment["torch_threads"]``) as a run
-setting, never part of an id. Timings, dates, cache counters, the package environment and the hashes that
-cover them (the result's checksum and its predictions file's SHA-256) are not compared.
-"""
+"""Are two results folders the same run (docs/architecture.md, "Reproducibility")? Every file and predictions
+row present in both, non-floats equal, floats within ``FLOAT_TOLERANCE``: the encoder's thread count changes
+float32 reduction order (executors and processors agree only to 1e-8). Timings, dates, cache counters, the
+package environment and the hashes that cover them are not compared."""
 from __future__ import annotations
 
 import json

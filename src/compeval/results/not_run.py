@@ -1,11 +1,5 @@
-"""What a run left out and why: ``OUTPUT/not-run.json``, written by ``compeval run`` next to the results.
-
-A default run skips tasks whose data is not on the machine (offline), whose requirements are not installed,
-and tasks that are not in the default run at all (they train many models). The end-of-run summary counts
-them; the ranking and the report list them, read from this file, so that a reader of either sees what
-is missing without the run's scrolled-away first lines. A task that has a result in the folder is not
-listed (a later run computed it); a run that left nothing out removes the file.
-"""
+"""What a run left out and why (``OUTPUT/not-run.json``), so that the ranking and the report list it without
+the run's scrolled-away lines. A task with a result in the folder is not listed; an empty list removes the file."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,5 @@
-"""The versioned results schema: one ``TaskResult`` per model × task, written as JSON.
-
-Bump ``SCHEMA_VERSION`` on any incompatible change; readers refuse versions they do not know.
-"""
+"""The versioned results schema: one ``TaskResult`` per model × task, as JSON. Bump ``SCHEMA_VERSION`` on any
+incompatible change; readers refuse versions they do not know."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -56,12 +54,8 @@ class PublishedScore(BaseModel):
 
 
 class TaskInfo(BaseModel):
-    """The task as its result records it: identity, options, and the facts a reader needs to show the
-    scores (which way is better, whether to rank, data pins, published figures).
-
-    The facts after ``main_subset`` were added without a schema bump (new optional fields): ``None`` means a
-    result written before they were recorded, whose reader takes them from the registered task.
-    """
+    """The task as its result records it: identity, options, and what a reader needs to show the scores.
+    The optional fields after ``main_subset`` may be None in older results: readers take them from the task."""
 
     name: str
     version: str

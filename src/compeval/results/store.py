@@ -1,11 +1,7 @@
-"""Results on disk: ``OUTPUT/<model id>/<task slug>.json`` plus ``….predictions.jsonl`` beside it.
-
-A folder is named by the model's configuration id (``ModelConfig.id``), never its display name alone, so two
-configurations of one name get two folders; every user-given path component goes through ``safe_component``
-and links are never followed, so nothing is written outside the results folder. Writes are atomic. A result
-counts as present only when it is complete and intact (``problem``: nothing absent is taken on trust).
-Folders written before 2.0 (``OUTPUT/<model slug>/…``) are still read.
-"""
+"""Results on disk: ``OUTPUT/<model id>/<task slug>.json`` plus ``….predictions.jsonl`` beside it. Folders are
+named by configuration id (two configurations of one name get two), every component goes through
+``safe_component`` and links are never followed; writes are atomic, and a result counts as present only
+when complete and intact (``problem``). Folders of compeval < 2.0 (``OUTPUT/<model slug>/…``) are still read."""
 from __future__ import annotations
 
 import hashlib
@@ -65,10 +61,8 @@ def current_umask() -> int:
 
 
 def atomic_write_bytes(path: Path, payload: bytes) -> None:
-    """Write ``payload`` to ``path`` atomically with the permissions a plain ``open`` would give.
-
-    Whatever fails (disk full, read-only folder, interrupt), no temporary file is left behind; ``OSError``
-    becomes a one-line ``ResultWriteError``."""
+    """Write ``payload`` atomically, with a plain ``open``'s permissions and no temporary file left
+    behind on any failure; ``OSError`` becomes a one-line ``ResultWriteError``."""
     path = Path(path)
     tmp = None
     try:
@@ -120,9 +114,8 @@ def as_written(values: Any) -> np.ndarray:
 
 class ResultStore:
     def __init__(self, root: Path | str, task_slug: Callable[[TaskResult], str | None] | None = None):
-        """``task_slug``: the file name (without ``.json``) a stored result's task and options would be
-        written under, None when it cannot tell (``compeval.tasks.registry.result_slug``: this layer does not
-        know the tasks); without one only the task name is checked against the file name."""
+        """``task_slug``: the file name a result's task and options would be written under, or None
+        (``tasks.registry.result_slug``: this layer does not know tasks); without it only the task name is checked."""
         self.root = Path(root)
         self.task_slug = task_slug
         self.unreadable: list[tuple[Path, str]] = []  # filled by iter_results: files skipped, and why
@@ -268,10 +261,8 @@ UNVERIFIED = "unverified"
 
 
 def trust_problem(path: Path, result: TaskResult, *, predictions: bool = True) -> str | None:
-    """Why a readable result cannot be trusted, or None. Without a checksum, or with a predictions file but no
-    recorded SHA-256, it is *unverified* (an edit could not be told): left out everywhere, recomputed by a run.
-    ``predictions``: a missing or changed predictions file is a problem too (reuse, verify); else only the
-    predictions are refused where read (``report.loading.Entry.predictions``)."""
+    """Why a readable result cannot be trusted, or None: without a checksum or a recorded predictions
+    SHA-256 it is *unverified* (left out, recomputed by a run). ``predictions``: check the predictions file too."""
     if result.checksum is None:
         return f"{UNVERIFIED}: it records no checksum, so an edit to it cannot be detected"
     pred = path.with_name(result.predictions_file or f"{path.stem}.predictions.jsonl")

@@ -288,14 +288,11 @@ def _design(prob: LogRegProblem, Cs: np.ndarray, start: int, dev: torch.device, 
 
 def _into_span(designs: list[_Design], u: torch.Tensor) -> None:
     """Move each model's weights (rows of ``u``, in place) to where its minimum lies, keeping its training
-    scores. Along a direction none of its training rows vary in, the scores change by a constant (the
-    intercept takes it over) and only the penalty acts, so the minimum has no component there. The
-    preconditioner mixes such directions in, and at large C their penalty (λ = 1 / (C · n)) is too weak
-    to remove them before the gradient is small; yet they move held-out scores. They exist only for
-    folds with fewer rows than features, and for directions no training row has. Measured on ten random
-    60 × 150 problems: components up to 0.8 at the end of a phase; at tol 1e-6 removing them changed one
-    problem's results, at 1e-8 none (the Hessian-fitted phases remove them too). Kept: it costs one small
-    SVD per such fold, and a model that converges in the first phase keeps none."""
+    scores: along a direction none of its training rows vary in, only the penalty acts, so the minimum has no
+    component there. The preconditioner mixes such directions in (only for folds with fewer rows than features,
+    and directions no row has), and at large C their penalty is too weak to remove them, yet they move held-out
+    scores. Measured on ten random 60 × 150 problems: components up to 0.8 after a phase; removing them changed
+    one problem's results at tol 1e-6, none at 1e-8. Kept: one small SVD per such fold."""
     for d in designs:
         block = u[d.start:d.stop]
         if d.empty is not None:

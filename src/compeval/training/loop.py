@@ -26,8 +26,8 @@ class TrainResult:
 
 
 def length_batches(lengths: torch.Tensor, batch_size: int, gen: torch.Generator) -> list[torch.Tensor]:
-    """Mini-batches of similar length (bucketing): items sorted by length with random tie-breaks, cut
-    into batches, batch order shuffled. With per-batch trimming this saves most of the padded work."""
+    """Mini-batches of similar length (sorted with random tie-breaks, batch order shuffled), so
+    per-batch trimming saves most of the padded work."""
     noise = torch.rand(len(lengths), generator=gen)
     order = torch.argsort(lengths.double() + noise.double())
     batches = list(order.split(batch_size))
@@ -36,16 +36,10 @@ def length_batches(lengths: torch.Tensor, batch_size: int, gen: torch.Generator)
 
 def train(model: nn.Module, train_inputs: tuple, y: torch.Tensor, loss_fn, val_score, cfg: EarlyStopping,
           seed: int, lengths: torch.Tensor | None = None, device: str = "cpu", name: str = "head") -> TrainResult:
-    """Adam on shuffled mini-batches; after each epoch ``val_score(model)``: a number or a tuple
-    compared in order, e.g. (accuracy, -validation loss), so that on a plateau of the metric (all
-    majority class in the first epochs) a falling loss still counts as gain instead of stopping
-    training at epoch 1 + patience. Stop after ``patience`` epochs without gain; keep the best
-    epoch's weights. ``best_val`` is the first element. With ``lengths`` (words per item), batches
-    group items of similar length; without, they are drawn uniformly. The model and each batch move to ``device`` (inputs may stay
-    on the CPU, e.g. float16, and are cast by the model); ``val_score`` sees the model on that device.
-    A NaN or infinite training loss raises ``TrainingError`` naming ``name`` and the seed.
-    Trains on one CPU thread when its steps are small (``threads_for``: forward and backward ≈ 6 ×
-    parameters × tokens of a batch)."""
+    """Adam on shuffled mini-batches, keeping the best epoch's weights. ``val_score(model)`` may be a tuple
+    compared in order, e.g. (accuracy, -validation loss), so that on a plateau of the metric a falling loss still
+    counts as gain; ``best_val`` is its first element. Inputs may stay on the CPU (float16); the model and each
+    batch move to ``device``. A NaN or infinite loss raises ``TrainingError`` naming ``name`` and the seed."""
     dev = torch_device(device)
     model.to(dev)
     tokens = cfg.batch_size * (float(lengths.double().mean()) if lengths is not None and len(lengths) else 1.0)

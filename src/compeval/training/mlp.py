@@ -82,15 +82,9 @@ def _point_loss(out: torch.Tensor, y: torch.Tensor, classify: bool) -> torch.Ten
 
 def _loss_and_grads(params: list[torch.Tensor], xb: torch.Tensor, yb: torch.Tensor, classify: bool,
                     alpha: float, size: int, grads: list[torch.Tensor]) -> torch.Tensor:
-    """Per-head loss (mean point loss + ``alpha / 2 · ‖W‖² / size``) and its gradients, by hand.
-
-    Written out rather than left to autograd: a step of these small heads is a few matrix products,
-    and autograd's bookkeeping, with its fresh tensors, cost about a fifth of it. The backward pass is
-    scikit-learn's ``_backprop``: output deltas ``(p − y) / size`` (log loss on a logistic output, or
-    squared error), ``∂W = aᵀ·δ + alpha · W / size``, ``∂b = Σ δ``, ReLU masks on the way down; the
-    input layer's deltas are not computed. The gradients are written into ``grads`` (buffers shaped like ``params``,
-    reused every step: an elementwise operation into a fresh weight-sized tensor took 3–6× as long as
-    into a reused one)."""
+    """Per-head loss (mean point loss + ``alpha / 2 · ‖W‖² / size``) and its gradients, as
+    scikit-learn's ``_backprop``, written into ``grads`` (reused buffers: a fresh weight-sized tensor took 3–6×
+    as long)."""
     n_layers = len(params) // 2
     acts = [xb]
     h = xb
@@ -131,10 +125,8 @@ def _score(out: torch.Tensor, y: torch.Tensor, classify: bool) -> torch.Tensor:
 
 def fit_mlps(jobs: list[MLPJob], *, hidden: tuple[int, ...] | None = None, classify: bool = True,
              settings: AdamSettings = AdamSettings(), device: str = "cpu") -> list[MLPFit]:
-    """Train every job (grouped by shape into batched models); predictions in job order.
-
-    ``hidden=None`` is the 2018 probe: one hidden layer as wide as the input. A head whose loss
-    becomes NaN or infinite raises ``TrainingError`` naming it and its seed."""
+    """Train every job (grouped by shape into batched models); ``hidden=None`` is the 2018 probe (one hidden
+    layer as wide as the input). A NaN or infinite loss raises ``TrainingError`` naming the head and its seed."""
     dev = torch_device(device)
     groups: dict[tuple, list[int]] = {}
     for k, job in enumerate(jobs):

@@ -250,6 +250,9 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
     if isinstance(ctx, RunContext):
         if settings:
             raise CompevalError(f"run settings given twice: a RunContext and {', '.join(settings)}=…; give one")
+        ctx = ctx.checked()
+    elif ctx is not None and "output_dir" in settings:
+        raise CompevalError(f"results folder given twice: {ctx} and output_dir={settings['output_dir']}; give one")
     else:
         ctx = RunContext.for_run(settings.pop("output_dir", "results") if ctx is None else ctx, **settings)
     started = time.perf_counter()

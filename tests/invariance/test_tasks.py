@@ -195,3 +195,20 @@ def test_qa_reranks_its_candidate_scores(context):
     assert again[("all", "normalised_rank")] == pytest.approx(np.nanmean(ranks))
     with pytest.raises(DataError, match="candidate_scores"):
         task.score_predictions(preds.drop(columns="candidate_scores"), seed=2)
+
+
+def test_qa_resolves_its_subset_model_once_in_a_run(tmp_path, monkeypatch):
+    """Built (and checked) once: the task keeps the resolved baseline, and its load builds from it."""
+    import compeval.models.registry as registry
+    from compeval.runner import run
+
+    resolved = []
+    real = registry.resolve_model
+    monkeypatch.setattr(registry, "resolve_model", lambda text, *a, **k: (resolved.append(str(text)),
+                                                                           real(text, *a, **k))[1])
+    summary = run(["random,dim=8"], ["invariance-qa,pairs_per_relation=1,subset_model=hashbag,bootstrap=40"],
+                  tmp_path / "out", cache_dir=None, report=False)
+    assert [o.status for o in summary.outcomes] == ["done"]
+    assert resolved.count("hashbag") == 1
+    (written,) = (tmp_path / "out").glob("*/invariance-qa*.json")
+    assert json.loads(written.read_text())["counts"]["subset_questions"] is not None  # the baseline was used

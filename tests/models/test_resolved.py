@@ -327,17 +327,17 @@ def test_plan_and_isolation_agree_with_the_build_on_family_and_device(replicas, 
               "sentence-transformers/LaBSE,device=cpu"]
     the_plan = plan(models, ["sts3k-pilot"], ctx)
     try:
-        by_spec = {str(j.model_spec): j for j in the_plan.jobs}
+        by_spec = {str(j.resolved): j for j in the_plan.jobs}
         for spec, job in by_spec.items():
             built = the_plan.models[job.model_id]
-            assert job.model_spec.family == built.config.family
-            if job.model_spec.torch:
-                assert job.model_spec.device == built.device
-        assert by_spec["hf:all-MiniLM-L6-v2"].model_spec.device == "cuda"
-        assert by_spec["sbert:all-MiniLM-L6-v2,device=cpu"].model_spec.device == "cpu"
+            assert job.resolved.family == built.config.family
+            if job.resolved.torch:
+                assert job.resolved.device == built.device
+        assert by_spec["hf:all-MiniLM-L6-v2"].resolved.device == "cuda"
+        assert by_spec["sbert:all-MiniLM-L6-v2,device=cpu"].resolved.device == "cpu"
         assert uses_gpu_torch_models(the_plan, ctx) == 2  # hf:… and gpt2, not the two on device=cpu
         for spec, job in by_spec.items():
-            row = model_cost(job.model_spec, ["a text"])
+            row = model_cost(job.resolved, ["a text"])
             assert row.family == the_plan.models[job.model_id].config.family
     finally:
         the_plan.cache.close()

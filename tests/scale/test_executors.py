@@ -25,7 +25,7 @@ def test_plan_lists_only_missing_jobs_once(data_dir, tmp_path):
     p = plan(["hashbag", "random,dim=8", "hashbag"], ["ks2013,bootstrap=50", "gs2011,bootstrap=50",
                                                      "ks2013,bootstrap=50"], ctx)
     assert [(o.model, o.task, o.status) for o in p.skipped] == [("hashbag", "ks2013__bootstrap-50", "skipped")]
-    assert [(str(j.model_spec), j.task_spec) for j in p.jobs] == [
+    assert [(str(j.resolved), j.task_spec) for j in p.jobs] == [
         ("hashbag", "gs2011,bootstrap=50"), ("random,dim=8", "ks2013,bootstrap=50"),
         ("random,dim=8", "gs2011,bootstrap=50")]
     assert [len(g) for g in p.by_model()] == [1, 2]
@@ -34,7 +34,7 @@ def test_plan_lists_only_missing_jobs_once(data_dir, tmp_path):
     assert len(overwrite.jobs) == 1 and not overwrite.skipped
 
 
-def test_every_task_travels_as_a_spec_string():
+def test_every_task_has_a_spec_that_rebuilds_it():
     discover()
     for name, cls in TASKS.items():
         assert task_spec(cls()) == name

@@ -10,7 +10,7 @@ from compeval.results.compare import differences
 from compeval.results.store import ResultStore
 from compeval.runner import LocalExecutor, plan
 from compeval.runner.jobs import ExecutionReport, Reporter, text_digest
-from compeval.runner.loop import TaskLoader, encode_model_texts, rebuild_model, rebuild_task, run_model_jobs
+from compeval.runner.loop import TaskLoader, encode_model_texts, rebuild_model, run_model_jobs
 from compeval.context import RunContext
 from compeval.models.registry import ResolvedModel
 
@@ -65,21 +65,20 @@ def test_encode_in_one_process_then_evaluate_in_others_is_the_local_loop(data_di
     ctx = RunContext.for_run(tmp_path / "split", data_dir=data_dir, cache_dir=None)
     p = plan(["hashbag"], TASKS, ctx)
     (jobs,) = p.by_model()
-    assert isinstance(jobs[0].model_spec, ResolvedModel) and jobs[0].model is p.models[jobs[0].model_id].config
+    assert isinstance(jobs[0].resolved, ResolvedModel) and jobs[0].model is p.models[jobs[0].model_id].config
     p.cache.close()
-    specs = [j.task_spec for j in jobs]
-    cache, model, builder = rebuild_model(ctx, jobs[0].model_spec, jobs[0].model)
+    sent = lambda: pickle.loads(pickle.dumps([j.task for j in jobs]))  # noqa: E731 - as a worker receives them
+    cache, model, builder = rebuild_model(ctx, jobs[0].resolved, jobs[0].model)
     try:
-        encoded, declared, payload = encode_model_texts(model, [rebuild_task(s) for s in specs],
-                                                        ctx.with_builder(builder))
+        encoded, declared, payload = encode_model_texts(model, sent(), ctx.with_builder(builder))
     finally:
         cache.close()
     assert sorted(declared) == sorted(j.task_slug for j in jobs) and payload is not None
     split = pickle.loads(pickle.dumps(encoded))
-    for spec in specs:  # one worker per job, the vectors in hand
-        cache, model, builder = rebuild_model(ctx, jobs[0].model_spec, jobs[0].model)
+    for task in sent():  # one worker per job, the vectors in hand
+        cache, model, builder = rebuild_model(ctx, jobs[0].resolved, jobs[0].model)
         try:
-            split.merge(run_model_jobs(model, [rebuild_task(spec)], ctx.with_builder(builder),
+            split.merge(run_model_jobs(model, [task], ctx.with_builder(builder),
                                        ResultStore(ctx.output_dir), Reporter(), shared=payload, encode_one=False))
         finally:
             cache.close()
@@ -99,7 +98,7 @@ def test_the_plan_parses_each_model_spec_once(data_dir, tmp_path, monkeypatch):
     p = plan(MODELS + ["glove-6b-50d"], TASKS, RunContext.for_run(tmp_path / "out", data_dir=data_dir, cache_dir=None))
     p.cache.close()
     assert sorted(t for t in parsed if t in MODELS + ["glove-6b-50d"]) == sorted(MODELS + ["glove-6b-50d"])
-    assert [str(j.model_spec) for j in p.jobs] == [m for m in MODELS + ["glove-6b-50d"] for _ in TASKS]
+    assert [str(j.resolved) for j in p.jobs] == [m for m in MODELS + ["glove-6b-50d"] for _ in TASKS]
 
 
 def test_a_ray_job_stage_recomputes_a_stale_result_and_skips_what_its_first_attempt_wrote(data_dir, tmp_path):
@@ -115,16 +114,16 @@ def test_a_ray_job_stage_recomputes_a_stale_result_and_skips_what_its_first_atte
     p = plan(["hashbag"], TASKS[:1], ctx)
     p.cache.close()
     (job,) = p.jobs  # planned again: the stored result has seed 0
-    report = jobs_stage(job.model_spec, job.model, [job.task_spec], ctx, None)
+    report = jobs_stage(job.resolved, job.model, [job.task], ctx, None)
     assert [o.status for o in report.outcomes] == ["done"]
     assert ResultStore(tmp_path).load(report.outcomes[0].path).seed == 1
-    again = jobs_stage(job.model_spec, job.model, [job.task_spec], ctx, None)
+    again = jobs_stage(job.resolved, job.model, [job.task], ctx, None)
     assert [o.status for o in again.outcomes] == ["skipped"]
 
 
 def test_the_command_line_parses_each_model_spec_once_and_builds_each_task_once(data_dir, tmp_path, monkeypatch):
     """``compeval run``: the data step parses and checks the model specs and builds the tasks; the runner
-    takes them as they are (the task's spec string is rebuilt once more, to check what workers receive)."""
+    takes them as they are."""
     import sys as _sys
 
     from typer.testing import CliRunner
@@ -155,4 +154,4 @@ def test_the_command_line_parses_each_model_spec_once_and_builds_each_task_once(
     assert r.exit_code == 0, r.output
     models = [c for c in calls if c in ("model:hashbag", "model:random,dim=8")]  # parse_spec reads tasks too
     assert sorted(models) == ["model:hashbag", "model:random,dim=8"]
-    assert [c for c in calls if c.startswith("task:")] == ["task:ks2013,bootstrap=50"] * 2
+    assert [c for c in calls if c.startswith("task:")] == ["task:ks2013,bootstrap=50"]

@@ -157,7 +157,7 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
 
     set_mirror(mirror)
     # Resolved once for the run: a typo in any option (a bare ORG/NAME's too) is reported before any download
-    parsed = [resolve_model(m) for m in models]
+    resolved = [resolve_model(m) for m in models]
     not_run: list[NotRun] = []
     if quick and named:
         raise CompevalError("--quick picks one task per suite itself; give --quick or --task, not both")
@@ -194,7 +194,7 @@ def prepare_run(models: list[str], named: Optional[List[str]], data_dir: Optiona
     for reason, tasks in skipped.items():
         console.print(f"[yellow]skipped[/] {len(tasks)} task(s) ({escape(', '.join(tasks))}): {escape(reason)}",
                       soft_wrap=True, highlight=False)
-    return RunData(parsed, keep, failed, not_run)
+    return RunData(resolved, keep, failed, not_run)
 
 
 def _short_reason(exc: CompevalError, offline: bool, why: str = "--offline") -> str:

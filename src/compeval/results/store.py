@@ -235,14 +235,14 @@ class ResultStore:
             return pd.DataFrame()
         return pd.read_json(Path(path).with_name(result.predictions_file), lines=True)
 
-    def iter_results(self) -> Iterator[tuple[Path, TaskResult]]:
+    def iter_results(self, digests: dict[Path, str] | None = None) -> Iterator[tuple[Path, TaskResult]]:
         """Every readable, trusted, current result; the others go to ``unreadable`` with why (``result_problem``,
-        ``stale_problem``)."""
+        ``stale_problem``). ``digests``: input files' SHA-256 the caller has just read (not hashed again)."""
         if not self.root.is_dir():
             raise CompevalError(f"results folder {self.root} does not exist" if not self.root.exists() else
                                 f"{self.root} is a file; give the results folder written by `compeval run`")
         self.unreadable = []
-        digests: dict[Path, str] = {}
+        digests = dict(digests or {})
         for path in sorted(self.root.glob("*/*.json")):
             if path.parent.is_symlink() or path.is_symlink():
                 self.unreadable.append((path, "behind a symbolic link, which compeval does not follow"))

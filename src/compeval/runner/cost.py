@@ -218,12 +218,6 @@ def safetensors_counts(directory: Path) -> tuple[int, int] | None:
     return total, tables
 
 
-def config_params(directory: Path) -> int | None:
-    """Parameters of the model its ``config.json`` describes (``config_counts``)."""
-    counts = config_counts(directory)
-    return None if counts is None else counts[0]
-
-
 def config_counts(directory: Path) -> tuple[int, int] | None:
     """(parameters, of them in lookup tables) of the model its ``config.json`` describes, built on torch's
     meta device (no memory, no weights; transformers' own classes, so the count is the loaded model's); None
@@ -252,13 +246,6 @@ def _max_length(directory: Path, family: str) -> int:
         if value:
             return int(value)
     return DEFAULT_MAX_LENGTH
-
-
-def count_tokens(tokenizer: Any, texts: Sequence[str], max_length: int) -> int:
-    """Tokens the encoder sees for ``texts`` (special tokens in, truncated at ``max_length``)."""
-    from ..models.batching import token_lengths
-
-    return int(sum(token_lengths(tokenizer, list(texts), max_length)))
 
 
 def count_batches(lengths: Sequence[int], budget: int, max_texts: int | None) -> int:
@@ -354,7 +341,7 @@ def spec_width(parsed) -> int | None:
     return None
 
 
-def model_cost(spec: Any, texts: Sequence[str]) -> CostRow:
+def model_cost(model: Any, texts: Sequence[str]) -> CostRow:
     """One model's row from its resolved model (``models.registry.ResolvedModel``; a spec string is resolved
     here): the family the build would use, where its files are (never loading weights), tokens and
     parameters, and its vectors' width. A bare Hub id whose family its files decide, not cached, is counted
@@ -363,7 +350,7 @@ def model_cost(spec: Any, texts: Sequence[str]) -> CostRow:
     from ..models.model_lists import model_metadata
     from ..models.registry import resolve_model
 
-    resolved = resolve_model(spec)
+    resolved = resolve_model(model)
     row = CostRow(str(resolved), texts=len(texts), family=resolved.family or "")
     family_name = resolved.name or "hf"
     if family_name not in TRANSFORMER_FAMILIES:
@@ -464,8 +451,8 @@ def plan_costs(models: Sequence[str], tasks: Sequence[str], *, data_dir: Path | 
     if device != EVAL_MEASURED_ON:
         notes.append(f"evaluation not estimated on {device}: the tasks' costs are measured on {EVAL_MEASURED_ON}")
     out = CostPlan(device=device, tasks=used, notes=notes)
-    for spec in models:
-        row = model_cost(spec, texts)
+    for model in models:
+        row = model_cost(model, texts)
         if row.width is None:
             row.note = ", ".join(x for x in (row.note, f"width unknown: evaluation counted at {ASSUMED_WIDTH}") if x)
         if device == EVAL_MEASURED_ON:

@@ -1,9 +1,6 @@
 """Executors run a plan's jobs: ``LocalExecutor`` in this process, one model at a time (the default), and
-``RayExecutor`` (``compeval.runner.ray_executor``) as Ray tasks on a local or remote cluster.
-
-Both keep the runner's guarantees: a model's texts are encoded once across all its tasks, each result is
-written atomically by whoever computed it (its presence means the job is complete), and summary counts
-(requested / unique / encoded texts) cover the whole run.
+``RayExecutor`` (``runner.ray_executor``) on a Ray cluster. Each encodes a model's texts once across its
+tasks, and each result is written atomically by whoever computed it.
 """
 from __future__ import annotations
 
@@ -18,9 +15,8 @@ __all__ = ["EXECUTORS", "ExecutionReport", "Executor", "LocalExecutor", "make_ex
 
 
 class LocalExecutor:
-    """In process and sequential: ``run_model_jobs`` for each model in turn (load its pending tasks, encode
-    the union of their texts once — weights load only if something is not in the cache — then evaluate
-    each task and write its result). Each task is loaded once, for every model."""
+    """In process and sequential: ``run_model_jobs`` for each model in turn; each task is loaded once, for
+    every model."""
 
     name = "local"
 

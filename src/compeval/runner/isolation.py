@@ -1,18 +1,13 @@
 """One worker process per model (``--isolate``): a crash in a model's code (a segfault, ``os._exit``), an
 out-of-memory kill or a hang past ``--model-timeout`` fails that model's jobs alone, with the reason and
-the worker's log, and the next model starts in a fresh process, so the GPU memory of one model is
-returned before the next loads.
+the worker's log, and each model's GPU memory is returned before the next loads.
 
-The worker (forked from a ``forkserver`` that preloaded torch and transformers but never touched a GPU or
-opened a cache, else ``spawn``ed: no CUDA state or open SQLite handles are inherited) re-plans its one
-model from the spec the driver parsed and the task spec strings, and runs the in-process loop
-(``LocalExecutor``, i.e. ``runner.loop.run_model_jobs``: load, encode the union once, evaluate, write each
-result atomically), sending each outcome back as it finishes and its ``ExecutionReport`` at the end. Results, the
-embedding cache (SQLite, safe for several processes) and resuming are therefore exactly as without
-isolation: a result file present means its job is complete, whoever wrote it.
-
-Under ``--executor ray`` the same worker function runs as one Ray task per model holding the model's
-declared resources (one GPU for a ``cuda`` device), ``--model-timeout`` cancelling it by force.
+The worker (forked from a ``forkserver`` that preloaded torch but never touched a GPU or opened a cache,
+else ``spawn``ed: no CUDA state or SQLite handles are inherited) re-plans its one model from the driver's
+resolved model and pickled tasks and runs the local loop, sending each outcome back as it finishes and its
+``ExecutionReport`` at the end. Results, cache and resuming are as without isolation: a result file
+present means its job is complete, whoever wrote it. Under ``--executor ray`` the same worker function
+runs as one Ray task per model (``ray_executor.execute_on_ray``).
 """
 from __future__ import annotations
 
@@ -29,7 +24,7 @@ from ..errors import CompevalError
 from ..redact import redact
 from ..results.store import ResultStore
 from ..paths import safe_component
-from .jobs import ExecutionReport, JobOutcome, Plan, Reporter, RunContext
+from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext
 from .session import LOG_FOLDER
 
 #: Seconds a worker may take to exit after it said it is done (it flushes and closes its cache).
@@ -56,19 +51,13 @@ def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
     ``--isolate``: isolate when this is more than one), by each job's resolved model: its family and the
     device it runs on (a model's own ``device=cpu`` is no GPU model under ``--device cuda``, and a model's
     own ``device=cuda`` is one under ``--device cpu``)."""
-    n = 0
-    for jobs in plan.by_model():
-        resolved = jobs[0].model_spec
-        if resolved is None:
-            continue
-        device = resolved.device or ""
-        n += bool(resolved.torch and device.startswith("cuda"))
-    return n
+    return sum(bool(r is not None and r.torch and (r.device or "").startswith("cuda"))
+               for r in (jobs[0].resolved for jobs in plan.by_model()))
 
 
-class _QueueReporter:
-    """The worker's reporter: every callback becomes a message to the driver (none without a queue: a
-    Ray worker returns its report at the end)."""
+class _QueueReporter(Reporter):
+    """The worker's reporter: each callback is a message to the driver, which relays it to its own reporter
+    (none without a queue: a Ray worker returns its report at the end). The driver announced the model."""
 
     def __init__(self, q: Any):
         self.q = q
@@ -76,9 +65,6 @@ class _QueueReporter:
     def _put(self, *message: Any) -> None:
         if self.q is not None:
             self.q.put(message)
-
-    def model_start(self, name: str, n_jobs: int) -> None:
-        pass  # the driver announced the model when it started the worker
 
     def loading(self, name: str) -> None:
         self._put("loading", name)
@@ -90,7 +76,7 @@ class _QueueReporter:
         self._put("working_on", name, list(tasks), stage)
 
     def job_done(self, outcome: JobOutcome) -> None:
-        self._put("job", outcome)
+        self._put("job_done", outcome)
 
     def warning(self, message: str) -> None:
         self._put("warning", message)
@@ -124,9 +110,8 @@ TIMEOUT_EXIT = 124  # a worker's exit status when its own watchdog stopped it (a
 
 
 def _watchdog(seconds: float) -> None:
-    """Stop this process after ``seconds``, saying so in its log (Ray workers: the driver cannot see
-    when a queued task starts, so the worker times itself). A thread runs while the main thread sleeps
-    or waits in torch; C code that never releases the GIL is stopped by the driver's own timer instead."""
+    """Stop this process after ``seconds``, saying so in its log (a Ray driver cannot see when a queued task
+    starts, so the worker times itself; C code that holds the GIL is stopped by the driver's timer)."""
     import threading
 
     def stop() -> None:
@@ -138,12 +123,11 @@ def _watchdog(seconds: float) -> None:
     timer.start()
 
 
-def model_worker(run_here: Any, model_spec: Any, task_specs: list[str], ctx: RunContext, log_path: str | None,
+def model_worker(run_here: Any, resolved: Any, tasks: list[Any], ctx: RunContext, log_path: str | None,
                  q: Any = None, timeout: float | None = None, environ: dict[str, str] | None = None) -> ExecutionReport:
     """Run one model's pending jobs in this process; outcomes go to ``q`` as they finish (local), the
-    report (outcomes, counters, seconds) is returned at the end (Ray) and sent to ``q`` without its
-    outcomes. ``run_here`` is the runner's ``run_model_here`` (plan this model's jobs, run them in
-    process), passed in and pickled by name, so this module does not import the runner."""
+    report is returned at the end (Ray) and sent to ``q`` without its outcomes. ``run_here`` is the
+    runner's ``run_model_here``, pickled by name, so this module does not import the runner."""
     if environ is not None:  # the driver's environment now, not the fork server's when it started
         os.environ.clear()
         os.environ.update(environ)
@@ -157,10 +141,10 @@ def model_worker(run_here: Any, model_spec: Any, task_specs: list[str], ctx: Run
     import faulthandler
 
     faulthandler.enable()  # a segfault leaves its Python stack in the log
-    print(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} worker pid {os.getpid()}: {redact(str(model_spec))}",
+    print(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} worker pid {os.getpid()}: {redact(str(resolved))}",
           flush=True)
 
-    report = run_here(model_spec, task_specs, ctx, _QueueReporter(q))
+    report = run_here(resolved, tasks, ctx, _QueueReporter(q))
     if q is not None:
         q.put(("end", replace(report, outcomes=[])))  # its outcomes went one by one
     print(f"--- worker done: {len(report.outcomes)} job(s)", flush=True)
@@ -191,6 +175,27 @@ def _log_tail(path: Path, n: int = 1) -> str:
     return " | ".join(lines[-n:])
 
 
+def worker_log(ctx: RunContext, jobs: list[Job]) -> Path:
+    return Path(ctx.output_dir) / LOG_FOLDER / (safe_component(jobs[0].model_slug) + "__worker.log")
+
+
+def unfinished(jobs: Any, why: str, log: Path, store: ResultStore, report: ExecutionReport,
+               reporter: Reporter) -> None:
+    """The outcomes of the jobs a dead worker did not report: done when it wrote an intact result first,
+    else failed with ``why``, the log and its last line."""
+    jobs = list(jobs)
+    tail = _log_tail(log) if jobs else ""
+    for job in jobs:
+        path = store.path(job.model_slug, job.task_slug)
+        if store.problem(path, model_id=job.model_id, task=job.task) is None:
+            outcome = JobOutcome(job.model_display, job.task_slug, "done", path)
+        else:
+            outcome = JobOutcome(job.model_display, job.task_slug, "failed",
+                                 error=f"{why}; log: {log}" + (f" (last line: {tail})" if tail else ""))
+        report.outcomes.append(outcome)
+        reporter.job_done(outcome)
+
+
 class IsolatedExecutor:
     """Each model's jobs in a fresh process, one model at a time (see the module docstring).
 
@@ -206,11 +211,12 @@ class IsolatedExecutor:
         self.run_here = run_here  # the runner's run_model_here, called in each worker
 
     def check(self, plan: Plan) -> None:
-        objects = sorted({j.model_display for j in plan.jobs if j.model_spec is None})
+        objects = sorted({j.model_display for j in plan.jobs if j.resolved is None})
         tasks = sorted({j.task_slug for j in plan.jobs if j.task_spec is None})
         if objects or tasks:
             raise CompevalError(
-                f"--isolate rebuilds each model and task from its spec string in a worker process; "
+                f"--isolate rebuilds each model from its spec string in a worker process and sends it only "
+                f"registered tasks; "
                 f"{', '.join(objects + tasks)} were given as Python objects (run them without --isolate)")
 
     def execute(self, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
@@ -220,14 +226,14 @@ class IsolatedExecutor:
         for jobs in plan.by_model():
             display = jobs[0].model_display
             reporter.model_start(display, len(jobs))
-            log = Path(ctx.output_dir) / LOG_FOLDER / (safe_component(jobs[0].model_slug) + "__worker.log")
+            log = worker_log(ctx, jobs)
             q = mp.Queue()
             proc = mp.Process(target=model_worker, name=f"compeval {display}", daemon=True,
-                              args=(self.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), q,
+                              args=(self.run_here, jobs[0].resolved, [j.task for j in jobs], ctx, str(log), q,
                                     None, dict(os.environ)))
             proc.start()
             try:
-                self._follow(proc, q, jobs, display, log, store, report, reporter)
+                self._follow(proc, q, jobs, log, store, report, reporter)
             finally:
                 if proc.is_alive():  # the driver is interrupted: its worker goes with it
                     proc.kill()
@@ -235,7 +241,7 @@ class IsolatedExecutor:
                 q.close()
         return report
 
-    def _follow(self, proc, q, jobs, display, log, store, report, reporter) -> None:
+    def _follow(self, proc, q, jobs, log, store, report, reporter) -> None:
         """Relay the worker's messages until it ends, times out or dies; fail what it did not finish."""
         started = time.monotonic()
         pending = {j.task_slug: j for j in jobs}
@@ -252,39 +258,20 @@ class IsolatedExecutor:
                 if not proc.is_alive():
                     break
                 continue
-            kind = msg[0]
-            if kind == "job":
-                outcome = msg[1]
-                pending.pop(outcome.task, None)
-                report.outcomes.append(outcome)
-                reporter.job_done(outcome)
-            elif kind == "loading":
-                reporter.loading(msg[1])
-            elif kind == "encoding":
-                reporter.encoding(*msg[1:])
-            elif kind == "working_on" and callable(getattr(reporter, "working_on", None)):
-                reporter.working_on(*msg[1:])
-            elif kind == "warning":
-                warn = getattr(reporter, "warning", None)
-                if callable(warn):
-                    warn(msg[1])
-            elif kind == "end":
-                report.merge(msg[1])
+            kind, *args = msg
+            if kind == "end":
+                report.merge(args[0])
                 ended = True
+                continue
+            if kind == "job_done":
+                pending.pop(args[0].task, None)
+                report.outcomes.append(args[0])
+            relay = getattr(reporter, kind, None)  # a reporter written before working_on / warning lacks them
+            if callable(relay):
+                relay(*args)
         proc.join(EXIT_GRACE if ended else 5.0)
         if proc.is_alive():
             proc.kill()
             proc.join()
-        if pending:
-            reason = reason or describe_exit(proc.exitcode)
-            tail = _log_tail(log)
-            for slug, job in pending.items():
-                path = store.path(job.model_slug, slug)
-                if store.problem(path, model_id=job.model_id, task=job.task) is None:
-                    outcome = JobOutcome(display, slug, "done", path)  # written before the worker died
-                else:
-                    outcome = JobOutcome(display, slug, "failed",
-                                         error=f"{reason}; log: {log}" + (f" (last line: {tail})" if tail else ""))
-                report.outcomes.append(outcome)
-                reporter.job_done(outcome)
+        unfinished(pending.values(), reason or describe_exit(proc.exitcode), log, store, report, reporter)
 

@@ -1,6 +1,5 @@
-"""What the runner plans and executors run: jobs (a model configuration × a task), the run's settings
-(``RunContext``, defined in ``compeval.context`` so that tasks and model factories can read it), outcomes,
-and what an executor reports. The loop that runs one model's jobs is ``runner/loop.py``.
+"""What the runner plans and executors run: jobs (a model configuration × a task), their outcomes, and what
+an executor reports. ``RunContext`` lives in ``compeval.context``, where tasks and model factories read it.
 """
 from __future__ import annotations
 
@@ -75,12 +74,9 @@ class Reporter:
 
 @dataclass
 class ExecutionReport:
-    """What one model's jobs (``runner.loop.run_model_jobs``) or a whole executor did: one outcome per job,
-    the cache counters, and the seconds spent loading weights and tasks.
-
-    Plain values, so a worker process or a Ray task returns it as it is; ``merge`` adds another report in.
-    Counters are kept per model configuration id and summed, except distinct texts: those are digests
-    (``text_digest``) united per configuration, so a text that two workers both saw counts once."""
+    """What one model's jobs or a whole executor did: outcomes, cache counters, seconds loading weights and
+    tasks. Plain values, so workers return it as it is. Counters are summed per configuration id, except
+    distinct texts: their digests (``text_digest``) are united, so a text two workers saw counts once."""
 
     outcomes: list[JobOutcome] = field(default_factory=list)
     load_seconds: float = 0.0  # model weights
@@ -128,43 +124,30 @@ class Executor(Protocol):
 
 @dataclass(frozen=True, eq=False)  # one job is one object: its model configuration and task are not hashable
 class Job:
-    """One model × task job: the model's configuration and the resolved model it was built from
-    (``models.registry.ResolvedModel``, resolved once by the plan; workers receive it pickled and build
-    from it), and the task with the spec string a worker rebuilds it from. ``model_spec`` / ``task_spec``
-    are None for objects given through the Python API (an arbitrary encoder, an unregistered task): those
-    run only on the local executor."""
+    """One model × task job. Workers build the model from ``resolved`` (resolved once by the plan) and
+    receive the task pickled, never rebuilt. ``resolved`` / ``task_spec`` are None for objects given
+    through the Python API (an arbitrary encoder, an unregistered task): those run on the local executor only."""
 
     model: ModelConfig
-    task: Task  # the driver's task object (the local executor loads and evaluates it)
-    model_spec: ResolvedModel | None
+    task: Task
+    resolved: ResolvedModel | None
     task_spec: str | None
 
-    @property
-    def model_id(self) -> str:
-        return self.model.id
-
-    @property
-    def model_display(self) -> str:
-        return self.model.display
+    model_id = property(lambda self: self.model.id)
+    model_display = property(lambda self: self.model.display)
+    task_slug = property(lambda self: self.task.slug)
 
     @cached_property
     def model_slug(self) -> str:
         """The model's results folder (``model_folder``: from its configuration id)."""
         return model_folder(self.model)
 
-    @property
-    def task_slug(self) -> str:
-        return self.task.slug
-
 
 @dataclass
 class Plan:
-    """The jobs still to do, in model order, plus what planning found already done.
-
-    ``models`` (configuration id -> built model), ``tasks``, ``cache`` and ``builder`` are the driver's
-    objects (the local executor runs them in process); remote executors send each job's configuration and
-    spec strings.
-    """
+    """The jobs still to do, in model order, plus what planning found already done. ``models``
+    (configuration id -> built model), ``tasks``, ``cache`` and ``builder`` are the driver's objects; remote
+    executors send each job's configuration, resolved model and pickled task."""
 
     jobs: list[Job]
     skipped: list[JobOutcome]
@@ -201,22 +184,13 @@ def model_record(config: ModelConfig) -> dict[str, Any]:
 
 
 def task_spec(task: Any) -> str | None:
-    """The spec string ``get_tasks`` rebuilds this exact task from (same class, params and slug), or None."""
-    from ..tasks.registry import TASKS, get_tasks
+    """The spec the task was built from (``get_tasks`` keeps it), else its registered name and options; None
+    for a task of an unregistered class. The round trip is checked by ``tasks.conformance``, not per run."""
+    from ..tasks.registry import TASKS
 
-    cls, name = type(task), task.metadata.name
-    # a task built from a user's data keeps the spec (or the task file) it was declared by
-    spec = name + task.options.spec_suffix() if TASKS.get(name) is cls else getattr(task, "spec_string", None)
-    if spec is None:
-        return None
-    try:
-        rebuilt = get_tasks(spec)
-    except Exception:  # options that do not survive the spec grammar: the task stays local-only
-        return None
-    if len(rebuilt) != 1 or type(rebuilt[0]) is not cls or rebuilt[0].params != task.params \
-            or rebuilt[0].slug != task.slug:
-        return None
-    return spec
+    if task.spec is None and TASKS.get(task.metadata.name) is type(task):
+        return task.metadata.name + task.options.spec_suffix()
+    return task.spec
 
 
 def text_digest(text: str) -> bytes:

@@ -1,12 +1,8 @@
-"""The one loop over a model's jobs, run by every executor: ``run_model_jobs`` loads the model's tasks (each
-once per process, shared by every model that runs it), encodes the union of their texts once, evaluates
-each task, writes its result and returns an ``ExecutionReport`` (outcomes, cache counters, seconds).
-
-``LocalExecutor`` calls it once per model, in process; an ``--isolate`` worker runs the local executor for
-its one model; the Ray executor's workers call it for a model's jobs, after ``encode_model_texts`` (the
-same loading and union, without evaluating) has encoded the union once in another worker and shared the
-vectors. Workers rebuild the model from the spec the plan parsed (``rebuild_model``) and the tasks from
-their spec strings (``rebuild_task``).
+"""The loop over a model's jobs that every executor runs: ``run_model_jobs`` loads the model's tasks (each
+once per process), encodes the union of their texts once, evaluates each task, writes its result and
+returns an ``ExecutionReport``. The Ray executor splits it: ``encode_model_texts`` encodes the union in one
+worker, others evaluate from the shared vectors. Workers build the model from the plan's resolved model
+(``rebuild_model``) and receive the tasks pickled.
 """
 from __future__ import annotations
 
@@ -18,17 +14,16 @@ from ..context import RunContext
 from ..data.registry import DataContext
 from ..errors import CompevalError
 from ..models.protocol import ModelConfig
-from ..models.registry import ModelBuilder
+from ..models.registry import ModelBuilder, ResolvedModel
 from ..results.store import ResultStore
-from ..specs import Spec
 from ..tasks.base import Task
 from .jobs import ExecutionReport, JobOutcome, Reporter, text_digest
 from .session import ModelSession, Reraise, load_task
 
 
 class TaskLoader:
-    """Loads each task once in this process, whatever number of models run it; remembers which data files
-    it read (its result lists only those) or why it failed to load (that task's jobs fail, no others)."""
+    """Loads each task once in this process, for every model; remembers the data files it read (its result
+    lists only those) or why it failed to load (that task's jobs fail, no others)."""
 
     def __init__(self, context: RunContext, reraise: Reraise = ()):
         self.context = context  # with the process's model builder attached (tasks' baseline models)
@@ -99,14 +94,10 @@ def _done(report: ExecutionReport, reporter: Reporter, outcome: JobOutcome) -> N
 def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store: ResultStore, reporter: Reporter,
                    *, loader: TaskLoader | None = None, shared: dict[str, Any] | None = None,
                    encode_one: bool = True, reraise: Reraise = ()) -> ExecutionReport:
-    """Run ``model`` on each of ``tasks`` in this process and write each result.
-
-    Load the tasks (through ``loader``, which the local executor shares between models; a fresh one
-    otherwise), take the union of the texts they declare, hold the vectors another process encoded
-    (``shared``), pull the rest from the disk cache, load the weights only if something is missing, encode
-    the union once, evaluate each task and write its result atomically. ``encode_one=False`` leaves a
-    single ready task to encode its own texts (a Ray job whose texts are in ``shared``).
-    ``context`` carries the process's model builder (``RunContext.with_builder``)."""
+    """Run ``model`` on each of ``tasks`` in this process and write each result: load the tasks (``loader``
+    is shared between models by the local executor), encode the union of their texts once (holding the
+    vectors another process encoded, ``shared``), evaluate each. ``encode_one=False`` leaves a single ready
+    task to encode its own texts. ``context`` carries the process's model builder."""
     report = ExecutionReport()
     counts = _CacheCounts(model, context)
     display = model.config.display
@@ -147,29 +138,22 @@ def encode_model_texts(model: Any, tasks: Sequence[Task], context: RunContext, *
     return report, slugs, payload
 
 
-def rebuild_model(context: RunContext, spec: Spec, config: ModelConfig) -> tuple[EmbeddingCache, Any, ModelBuilder]:
-    """In a worker: the model the plan built, from the spec it parsed, behind this process's own cache
+def rebuild_model(context: RunContext, resolved: ResolvedModel, config: ModelConfig
+                  ) -> tuple[EmbeddingCache, Any, ModelBuilder]:
+    """In a worker: the model the plan built, from its resolved model, behind this process's own cache
     (the caller closes it); an error when this worker's build has another configuration id."""
     cache = EmbeddingCache(context.cache_dir)
     builder = ModelBuilder.for_context(context, cache)
     try:
-        model = builder(spec)
+        model = builder(resolved)
     except BaseException:
         cache.close()
         raise
     if model.config.id != config.id:
         cache.close()
-        raise CompevalError(f"model {spec} is {model.config.id} on this worker but {config.id} on the "
+        raise CompevalError(f"model {resolved} is {model.config.id} on this worker but {config.id} on the "
                             "driver (different weights or package versions?); its results would be mislabelled")
     return cache, model, builder
 
 
-def rebuild_task(spec: str) -> Task:
-    """In a worker: the one task a job's task spec names (``jobs.task_spec`` made sure it round-trips)."""
-    from ..tasks.registry import get_tasks
-
-    (task,) = get_tasks(spec)
-    return task
-
-
-__all__ = ["TaskLoader", "encode_model_texts", "rebuild_model", "rebuild_task", "run_model_jobs"]
+__all__ = ["TaskLoader", "encode_model_texts", "rebuild_model", "run_model_jobs"]

@@ -1,26 +1,16 @@
-"""Run a plan's jobs as Ray tasks (``compeval run --executor ray [--ray-address ADDR]``).
+"""Run a plan's jobs as Ray tasks (``compeval run --executor ray [--ray-address ADDR]``), in two stages per
+model, so each text is encoded once per model however many workers evaluate it:
 
-Two stages per model, so each text is encoded once per model however many workers evaluate it:
+1. one **encode** task per model encodes the union of its pending tasks' texts (``encode_model_texts``)
+   and returns the vectors through Ray's object store;
+2. one **job** task per model × task evaluates from them and writes its result itself, so a driver that
+   dies loses nothing that finished. Tasks that declare no texts, and every job of a model whose vectors
+   cannot be shared (a pair scorer), run one after another in one worker, sharing its in-memory cache.
 
-1. one **encode** task per model loads the model's pending tasks, takes the union of the texts they
-   declare, encodes what the disk cache lacks (weights load only then) and returns the vectors through
-   Ray's object store (they also land in the shared SQLite cache, when there is one):
-   ``runner.loop.encode_model_texts``;
-2. one **job** task per model × task rebuilds the model from its spec (lazily: no weights when every
-   text it needs is in hand), evaluates, and writes its result atomically itself — so a driver that dies
-   loses nothing that finished, and a re-run skips it. Tasks that declare no texts are evaluated in one
-   worker, one after another, so they share its in-memory cache; so are all the jobs of a model whose
-   vectors cannot be shared (a batch-dependent model, a pair scorer), without an encode task.
-   Each runs ``runner.loop.run_model_jobs``, the local executor's loop, and returns its ``ExecutionReport``;
-   the driver merges them.
-
-Jobs travel as the model's configuration, the spec the plan parsed and task spec strings, never as
-objects: a model or task given as a Python object runs on the local executor only. Resources: every Ray task reserves ``cpus_per_job``;
-the encode task (and jobs run one after another, which may encode) also reserve what the model family
-declares (``DeclaresResources``: a GPU for a ``cuda`` device, the API family's ``{"api": 1}`` so a cluster can
-cap concurrent API calls); jobs evaluating from vectors in hand need CPUs only. Worker crashes
-and transient errors (connection, timeout, a locked SQLite file) are retried. Ray is imported only here,
-when the executor runs.
+Jobs travel as the model's resolved model and the pickled tasks (Python objects run locally only). Every
+Ray task reserves ``cpus_per_job``; those that may encode also what the model declares
+(``DeclaresResources``: a GPU for ``cuda``, the API family's ``{"api": 1}``). Worker crashes and
+transient errors are retried. Ray is imported only here, when the executor runs.
 """
 from __future__ import annotations
 
@@ -34,9 +24,10 @@ from typing import Any
 
 from ..errors import CompevalError
 from ..models.protocol import ModelConfig, declared_resources, shares_vectors
-from ..specs import Spec
+from ..models.registry import ResolvedModel
+from ..tasks.base import Task
 from .jobs import ExecutionReport, Job, JobOutcome, Plan, Reporter, RunContext
-from .loop import encode_model_texts, rebuild_model, rebuild_task, run_model_jobs
+from .loop import encode_model_texts, rebuild_model, run_model_jobs
 
 RAY_EXTRA = "ray"
 #: Exceptions Ray retries a task for (besides worker crashes): the next attempt may well succeed.
@@ -81,9 +72,8 @@ THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def _with_threads(res: dict[str, Any]) -> dict[str, Any]:
-    """Ray options plus a thread count equal to the job's CPUs. Workers inherit the driver's environment,
-    so with OMP_NUM_THREADS=2 there, two 1-CPU jobs on a 2-core node ran 4 BLAS / torch threads and took
-    1.8x the local executor's time (the 2018 probing MLPs). Task env_vars merge with the job's own."""
+    """Ray options plus a thread count equal to the job's CPUs (workers inherit the driver's thread
+    variables, which oversubscribe a node's cores); task env_vars merge with the job's own."""
     n = str(max(1, math.ceil(res["num_cpus"])))
     return {**res, "runtime_env": {"env_vars": {v: n for v in THREAD_VARS}}}
 
@@ -92,17 +82,19 @@ def _with_threads(res: dict[str, Any]) -> dict[str, Any]:
 # Worker side (plain functions: the executor wraps them with ray.remote)
 
 
-def encode_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], ctx: RunContext):
-    """Stage 1 (models behind the cache that encode): encode the union of the texts the model's pending
-    tasks declare, loading weights only if the disk cache lacks some. Returns ((report, slugs of the tasks
-    whose texts are in the payload), payload): ``encode_model_texts``."""
+def _worker_context(ctx: RunContext) -> RunContext:
     ctx.apply_env()
-    ctx = ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
+    return ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
+
+
+def encode_stage(resolved: ResolvedModel, config: ModelConfig, tasks: list[Task], ctx: RunContext):
+    """Stage 1: ((report, slugs of the tasks whose texts are in the payload), payload), by
+    ``encode_model_texts`` (weights load only if the disk cache lacks some text)."""
+    ctx = _worker_context(ctx)
     t0 = time.perf_counter()
-    cache, model, builder = rebuild_model(ctx, model_spec, config)
+    cache, model, builder = rebuild_model(ctx, resolved, config)
     build_seconds = time.perf_counter() - t0
     try:
-        tasks = [rebuild_task(spec) for spec in task_specs]
         report, declared, payload = encode_model_texts(model, tasks, ctx.with_builder(builder), reraise=TRANSIENT)
         report.load_seconds += build_seconds
         return (report, declared), payload
@@ -110,30 +102,24 @@ def encode_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], c
         cache.close()
 
 
-def jobs_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], ctx: RunContext,
+def jobs_stage(resolved: ResolvedModel, config: ModelConfig, tasks: list[Task], ctx: RunContext,
                shared: dict[str, Any] | None) -> ExecutionReport:
-    """Stage 2: ``run_model_jobs`` for one model's jobs in this worker, each result written here.
-
-    One job when its texts are in ``shared`` (the encode stage's vectors); several, one after another in
-    one process (so they share the in-memory cache, as on the local executor), for tasks that declare no
-    texts or models whose vectors cannot be shared (composites, pair scorers)."""
+    """Stage 2: ``run_model_jobs`` for one model's jobs in this worker, each result written here: one job
+    whose texts are in ``shared``, or several in turn (no texts declared, or vectors that cannot be shared)."""
     from ..data.registry import DataContext
     from ..results.store import ResultStore, model_folder
     from .reuse import stored_result
 
-    ctx.apply_env()
-    ctx = ctx.resolve()  # a remote cluster's context arrives unresolved: this worker's own devices, once
+    ctx = _worker_context(ctx)
     store = ResultStore(ctx.output_dir)
     folder = model_folder(config)
     data = DataContext(ctx.data_dir, download=False, allow_modified=ctx.allow_modified_data)
     strict = replace(ctx, reuse_stale=False)  # the plan kept what --reuse-stale keeps; these are to compute
     report = ExecutionReport()
     todo = []
-    for spec in task_specs:
-        task = rebuild_task(spec)
-        # A result that stands by the planner's own rule was written by an earlier attempt of this Ray task
-        # (retried after its worker died) or by another run meanwhile; a stale one (the reason it was
-        # planned) is computed again, never kept.
+    for task in tasks:
+        # A result that stands by the planner's rule is an earlier attempt's (a retry) or another run's; a
+        # stale one (why it was planned) is computed again, never kept.
         found = None if ctx.overwrite else stored_result(store, folder, config, task, [], ctx=strict, data=data)
         if found is not None:
             report.outcomes.append(JobOutcome(config.display, task.slug, "skipped", found))
@@ -142,7 +128,7 @@ def jobs_stage(model_spec: Spec, config: ModelConfig, task_specs: list[str], ctx
     if not todo:
         return report
     t0 = time.perf_counter()
-    cache, model, builder = rebuild_model(ctx, model_spec, config)
+    cache, model, builder = rebuild_model(ctx, resolved, config)
     report.load_seconds += time.perf_counter() - t0
     try:
         # The union once, in batches, as the local executor does, when several tasks share this worker.
@@ -189,7 +175,7 @@ class RayExecutor:
         self.init_options = dict(init_options or {})
 
     def check(self, plan: Plan) -> None:
-        objects = sorted({j.model_display for j in plan.jobs if j.model_spec is None})
+        objects = sorted({j.model_display for j in plan.jobs if j.resolved is None})
         if objects:
             raise CompevalError(
                 f"model(s) {', '.join(objects)} were given as Python objects; Ray workers rebuild models from "
@@ -197,8 +183,8 @@ class RayExecutor:
         tasks = sorted({j.task_slug for j in plan.jobs if j.task_spec is None})
         if tasks:
             raise CompevalError(
-                f"task(s) {', '.join(tasks)} cannot be sent to Ray workers as spec strings (an unregistered "
-                "Task class, or options that do not survive NAME,key=value); run them with the local executor")
+                f"task(s) {', '.join(tasks)} are of an unregistered Task class, which Ray workers may not have "
+                "(only tasks built from spec strings are sent); run them with the local executor")
 
     def _connect(self, ray) -> bool:
         """Connect (or start a local cluster); True when this call started it and must shut it down."""
@@ -278,7 +264,7 @@ class RayExecutor:
         def submit(jobs: list[Job], shared: Any, res: dict[str, Any]) -> None:
             name = f"{jobs[0].model_display} × {jobs[0].task_slug if len(jobs) == 1 else f'{len(jobs)} tasks'}"
             ref = jobs_fn.options(name=name, **_with_threads(res), **retry).remote(
-                jobs[0].model_spec, jobs[0].model, [j.task_spec for j in jobs], ctx, shared)
+                jobs[0].resolved, jobs[0].model, [j.task for j in jobs], ctx, shared)
             pending[ref] = ("jobs", jobs)
 
         for jobs in groups:
@@ -290,7 +276,7 @@ class RayExecutor:
                 continue
             info_ref, payload_ref = encode_fn.options(
                 num_returns=2, name=f"encode {jobs[0].model_display}", **_with_threads(resources[m]), **retry
-            ).remote(jobs[0].model_spec, jobs[0].model, [j.task_spec for j in jobs], ctx)
+            ).remote(jobs[0].resolved, jobs[0].model, [j.task for j in jobs], ctx)
             payloads[m] = payload_ref
             pending[info_ref] = ("encode", jobs)
 
@@ -330,45 +316,31 @@ def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporte
     (``max_calls=1``: the process exits after it, returning its GPU memory; no retries: a model that
     crashed would crash again), holding the model's declared resources (a GPU for ``cuda``). A worker
     that dies or times itself out (``--model-timeout``) fails that model's jobs alone."""
-    from pathlib import Path
-
     from ..results.store import ResultStore
-    from ..paths import safe_component
-    from .isolation import _log_tail, model_worker
-    from .session import LOG_FOLDER
+    from .isolation import _log_tail, model_worker, unfinished, worker_log
 
     report = ExecutionReport()
     store = ResultStore(ctx.output_dir)
     remote = ray.remote(max_calls=1, max_retries=0)(model_worker)
-    refs: dict[Any, tuple[list[Job], Path]] = {}
+    refs: dict[Any, list[Job]] = {}
     for jobs in plan.by_model():
         res = _with_threads(model_resources(plan.models[jobs[0].model_id], executor.cpus_per_job))
-        log = Path(ctx.output_dir) / LOG_FOLDER / (safe_component(jobs[0].model_slug) + "__worker.log")
         ref = remote.options(name=f"model {jobs[0].model_display}", **res).remote(
-            executor.run_here, jobs[0].model_spec, [j.task_spec for j in jobs], ctx, str(log), None, executor.model_timeout)
-        refs[ref] = (jobs, log)
+            executor.run_here, jobs[0].resolved, [j.task for j in jobs], ctx, str(worker_log(ctx, jobs)), None,
+            executor.model_timeout)
+        refs[ref] = jobs
         reporter.model_start(jobs[0].model_display, len(jobs))
     waiting = list(refs)
     while waiting:
         ready, waiting = ray.wait(waiting, num_returns=1)
-        jobs, log = refs[ready[0]]
-        display = jobs[0].model_display
-        pending = {j.task_slug: j for j in jobs}
+        jobs = refs[ready[0]]
         try:
             done = ray.get(ready[0])
         except Exception as exc:  # the worker died (crash, OOM kill, its own timeout): this model only
-            tail = _log_tail(log)
-            why = "timed out (--model-timeout)" if "timed out" in tail else f"the model's Ray worker died " \
-                f"({type(exc).__name__})"
-            for slug, job in pending.items():
-                path = store.path(job.model_slug, slug)
-                if store.problem(path, model_id=job.model_id, task=job.task) is None:
-                    outcome = JobOutcome(display, slug, "done", path)
-                else:
-                    outcome = JobOutcome(display, slug, "failed",
-                                         error=f"{why}; log: {log}" + (f" (last line: {tail})" if tail else ""))
-                report.outcomes.append(outcome)
-                reporter.job_done(outcome)
+            log = worker_log(ctx, jobs)
+            why = "timed out (--model-timeout)" if "timed out" in _log_tail(log) else \
+                f"the model's Ray worker died ({type(exc).__name__})"
+            unfinished(jobs, why, log, store, report, reporter)
             continue
         for outcome in done.outcomes:
             reporter.job_done(outcome)

@@ -1,11 +1,7 @@
-"""Whether a stored result still stands for what a run would compute now.
-
-A result is reused only when everything that produced it is unchanged: the model id and the task (name,
-options, version) — checked by ``ResultStore.problem`` — plus what this module checks against the current
-machine: the seed and the seed rule it was derived by (``compeval.seeds.SEED_RULE``), every data file the task read (registry files under the run's data folder, and a file
-named by a task option, recorded as ``counts.data_file`` / ``counts.data_sha256``), and the versions of
-the packages that change numbers (``NUMERIC_PACKAGES``). ``compeval verify`` runs the same checks on a
-whole folder without a run.
+"""Whether a stored result still stands for what a run would compute now: the model id and task (checked by
+``ResultStore.problem``), and here the seed and seed rule, every data file the task read (registry files,
+and a user's file recorded as ``counts.data_file`` / ``data_sha256``) and the versions of the packages
+that change numbers (``NUMERIC_PACKAGES``). ``compeval verify`` runs the same checks on a folder.
 """
 from __future__ import annotations
 
@@ -24,8 +20,9 @@ from .environment import NUMERIC_PACKAGES, environment
 STALE_LOG = "stale-reuse.jsonl"
 
 
-def data_changes(result: TaskResult, data: DataContext | None) -> list[str]:
-    """What no longer holds of the data a result was computed from (empty: nothing changed)."""
+def data_changes(result: TaskResult, data: DataContext | None, read: dict[str, Any] | None = None) -> list[str]:
+    """What no longer holds of the data a result was computed from (empty: nothing changed). ``read``: the
+    ``data_file`` / ``data_sha256`` a task of this run read when it was built (not hashed again)."""
     changes: list[str] = []
     for prov in result.data:
         for rel, digest in sorted(prov.files.items()):
@@ -44,10 +41,11 @@ def data_changes(result: TaskResult, data: DataContext | None) -> list[str]:
     user_file, user_digest = result.counts.get("data_file"), result.counts.get("data_sha256")
     if isinstance(user_file, str) and isinstance(user_digest, str):
         path = Path(user_file)
-        if not path.is_file():
+        known = read.get("data_sha256") if read and read.get("data_file") == user_file else None
+        if known is None and not path.is_file():
             changes.append(f"input file {path} no longer exists")
         else:
-            now = sha256_file(path)
+            now = known or sha256_file(path)
             if now != user_digest:
                 changes.append(f"input file {path} has SHA-256 {now[:12]}…, the result was computed from "
                                f"{user_digest[:12]}…")
@@ -77,11 +75,12 @@ def seed_rule_changes(result: TaskResult) -> list[str]:
     return [f"seed rule {result.seed_rule or 0} → {SEED_RULE} (random streams derived differently)"]
 
 
-def what_changed(result: TaskResult, *, seed: int | None, data: DataContext | None) -> list[str]:
+def what_changed(result: TaskResult, *, seed: int | None, data: DataContext | None,
+                 read: dict[str, Any] | None = None) -> list[str]:
     """Everything that differs between how ``result`` was computed and how this run would compute it."""
     changes = [] if seed is None or result.seed == seed else [f"seed {result.seed} → {seed}"]
     changes += seed_rule_changes(result)
-    changes += data_changes(result, data)
+    changes += data_changes(result, data, read)
     changes += environment_changes(result)
     return changes
 
@@ -97,15 +96,10 @@ def record_stale_reuse(output_dir: Path, path: Path, changes: list[str]) -> None
 
 def stored_result(store: Any, folder: str, config: Any, task: Any, warnings: list[str], *,
                   ctx: Any = None, data: DataContext | None = None) -> Path | None:
-    """The path of an intact result of exactly this model configuration and task, else None.
-
-    A result stands only if it parses, holds the planned model id and task options, its predictions file
-    has the recorded hash, and (``what_changed``) it was computed with this run's seed, from data files
-    that still have the recorded hashes, under the same versions of the packages that change numbers.
-    Anything else is recomputed, with one warning saying what changed; ``ctx.reuse_stale`` keeps a stale
-    result instead, with a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results written by
-    compeval < 2.0 (folder named by the model's slug) count when they hold the same model id. The planner
-    and a Ray job stage (a retried stage finds what its first attempt wrote) decide by this one rule."""
+    """The path of an intact result of exactly this model configuration and task whose inputs are unchanged
+    (``what_changed``), else None and one warning saying why; ``ctx.reuse_stale`` keeps a stale result, with
+    a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results of compeval < 2.0 (folder named by the
+    model's slug) count when they hold the same model id. The planner and Ray's job stage decide by it."""
     path = store.path(folder, task.slug)
     problem = store.problem(path, model_id=config.id, task=task)
     if problem == "missing":
@@ -118,7 +112,7 @@ def stored_result(store: Any, folder: str, config: Any, task: Any, warnings: lis
         return None
     if ctx is None:
         return path
-    changes = what_changed(store.load(path), seed=ctx.seed, data=data)
+    changes = what_changed(store.load(path), seed=ctx.seed, data=data, read=getattr(task, "source_record", None))
     if not changes:
         return path
     if ctx.reuse_stale:

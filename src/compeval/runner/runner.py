@@ -1,9 +1,5 @@
-"""The one runner: plans the model × task grid (jobs minus those whose result file exists), then hands the
-jobs to an executor — in process by default, or Ray — which encodes each model's texts once across all its
-tasks, evaluates, and writes typed results atomically.
-
-Everything here is usable from Python without the CLI: ``run(["glove-6b-50d"], ["sts3k"], "results")``;
-``run(..., executor="ray")`` runs the same jobs as Ray tasks.
+"""Plans the model × task grid (the jobs whose result is not stored yet) and hands the jobs to an executor
+(in process by default, or Ray). From Python: ``run(["glove-6b-50d"], ["sts3k"], "results")``.
 """
 from __future__ import annotations
 
@@ -50,10 +46,8 @@ def check_writable(output_dir: Path) -> None:
 
 
 def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
-    """A sample of the texts the run's tasks declare (``fingerprint.sample_texts``), for the identity of
-    Python objects. Read from copies of the tasks, so the jobs load them as always (a run with Python
-    objects loads each task twice: the price of an identity that sees the run's own texts); a task that
-    cannot be loaded here adds nothing (its jobs fail with their own error)."""
+    """A sample of the run's texts (``fingerprint.sample_texts``) for the identity of Python objects, read
+    from loaded copies of the tasks (the jobs load their own); a task that fails to load adds nothing."""
     import copy
 
     from ..models.fingerprint import sample_texts
@@ -75,16 +69,13 @@ def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
 
 
 def refuse_shared_user_names(tasks: Sequence[Task]) -> None:
-    """Two user tasks of one run under one name whose data differ (two data files given the same ``name=``)
-    are refused: the ranking keeps one result per model and task name, so the other number would be left out
-    with no word. One file under other options is one task's variants, as a built-in task's are."""
+    """Two data sets of one run under one task name are refused: the ranking keeps one result per model and
+    task name. One file under other options is one task's variants, as a built-in task's are."""
     from ..errors import SpecError
     from ..tasks.user.base import SUITE as USER_SUITE
 
     first: dict[str, Task] = {}
-    for task in tasks:
-        if task.metadata.suite != USER_SUITE:
-            continue
+    for task in (t for t in tasks if t.metadata.suite == USER_SUITE):
         other = first.setdefault(task.metadata.name, task)
         if other.source_record.get("source") != task.source_record.get("source"):
             raise SpecError(f"task name {task.metadata.name!r} is given to two data sets of this run "
@@ -93,46 +84,39 @@ def refuse_shared_user_names(tasks: Sequence[Task]) -> None:
 
 
 def refuse_names_held_in_folder(tasks: Sequence[Task], store: ResultStore) -> None:
-    """A user task whose name the results folder already gives to another data set is refused: the folder
-    would show two numbers under one task name, which ``results`` cannot tell apart. A result of the same
-    file under other content is not in the way: the store leaves a stale result out."""
+    """A user task whose name the results folder gives to another data set is refused (two numbers under one
+    name); a stale result of the same file is not in the way (the store leaves it out)."""
     from ..errors import SpecError
     from ..tasks.user.base import SUITE as USER_SUITE
 
     def where(record: dict) -> object:  # a file by its resolved path (a relative name is the same file)
         return record.get("data_file") or record.get("source")
 
-    mine = {t.metadata.name: where(t.source_record) for t in tasks if t.metadata.suite == USER_SUITE}
+    mine = {t.metadata.name: t.source_record for t in tasks if t.metadata.suite == USER_SUITE}
     if not mine or not store.root.is_dir():
         return
-    for path, result in store.iter_results():
-        source = where(result.counts)
-        name = result.task.name
-        if result.task.suite == USER_SUITE and name in mine and isinstance(source, str) and source != mine[name]:
+    read = {Path(r["data_file"]): r["data_sha256"] for r in mine.values() if "data_file" in r}  # not hashed again
+    for path, result in store.iter_results(read):
+        source, name = where(result.counts), result.task.name
+        if result.task.suite == USER_SUITE and name in mine and isinstance(source, str) \
+                and source != where(mine[name]):
             raise SpecError(f"task name {name!r} already names another data set in {store.root} ({source}, in "
-                            f"{path}); give this one ({mine[name]}) another name=…, or another --output-dir")
+                            f"{path}); give this one ({where(mine[name])}) another name=…, or another --output-dir")
 
 
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
-    """Models × tasks → the jobs whose result file does not exist yet (all of them with ``overwrite``).
-
-    Every model spec is resolved once (``models.registry.resolve_model``: parsed and checked, all before any
-    is built; a ``ResolvedModel`` given, as ``compeval run`` resolves them before fetching data, is taken as
-    it is, under this run's device); the model is built from it (cheap: weights load only when something
-    must be encoded) because its configuration names its results folder, and the jobs carry it to workers,
-    which build from it without resolving again. Repeated tasks or models are planned once.
-    """
-    task_list: list[Task] = []
-    seen_tasks: set[str] = set()
+    """Models × tasks → the jobs whose result is not stored yet (all of them with ``overwrite``). Every model
+    is resolved before any is built, and built (weights load lazily) for its configuration, which names its
+    results folder; task specs are built here, once. Repeated tasks or models are planned once."""
+    by_slug: dict[str, Task] = {}
     for t in tasks:
         for task in (get_tasks(t) if isinstance(t, str) else [t]):
-            if task.slug not in seen_tasks:
-                seen_tasks.add(task.slug)
-                task_list.append(task)
+            by_slug.setdefault(task.slug, task)
+    task_list = list(by_slug.values())
     refuse_shared_user_names(task_list)
     builder = ModelBuilder.for_context(ctx)
     # Resolved once, all before any is built: a bad spec fails the run before any work.
-    parsed = [builder.resolve(m) if isinstance(m, (str, Spec, ResolvedModel)) else None for m in models]
+    resolved = [builder.resolve(m) if isinstance(m, (str, Spec, ResolvedModel)) else None for m in models]
     specs = [task_spec(t) for t in task_list]
     cache = builder.cache = EmbeddingCache(ctx.cache_dir)
     store = ResultStore(ctx.output_dir, result_slug)
@@ -144,11 +128,11 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     out = Plan(jobs=[], skipped=[], models={}, tasks=task_list, cache=cache, builder=builder)
     sample: list[str] | None = None  # the run's own texts, for Python objects' identity
     stored: dict | None = None  # the ids the results folder holds, per model (read when first needed)
-    for m, spec in zip(models, parsed):
+    for m, r in zip(models, resolved):
         t0 = time.perf_counter()
         try:
-            if spec is not None:
-                model = builder(spec)
+            if r is not None:
+                model = builder(r)
             else:
                 if sample is None:
                     sample = run_texts_sample(task_list, ctx)
@@ -161,7 +145,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
         except CompevalError as exc:
             # A bad spec (unknown repo, dtype…) or a Python object that cannot be identified (its encode
             # fails on the probe texts) fails its own jobs; the other models run.
-            label = str(m) if spec is not None else type(m).__name__
+            label = str(m) if r is not None else type(m).__name__
             record_failure(ctx, exc, "model", label, stage="building the model")
             out.failed += [JobOutcome(label, task.slug, "failed",
                                       error=str(exc) if label in str(exc) else f"{label}: {exc}")
@@ -173,7 +157,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             continue
         out.models[config.id] = model
         folder = model_folder(config)
-        # A Python object identified by its output only: its stored results are from another run (issue 39)
+        # A Python object identified by its output only: its stored results are from another run
         reusable = getattr(getattr(model, "inner", model), "cross_run_reuse", True)
         for task, tspec in zip(task_list, specs):
             found = None if ctx.overwrite else stored_result(store, folder, config, task, out.warnings, ctx=ctx, data=data)
@@ -185,7 +169,7 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
             if found is not None:
                 out.skipped.append(JobOutcome(config.display, task.slug, "skipped", found))
             else:
-                out.jobs.append(Job(model=config, task=task, model_spec=spec, task_spec=tspec))
+                out.jobs.append(Job(model=config, task=task, resolved=r, task_spec=tspec))
         if out.jobs and out.jobs[-1].model is config:  # something to compute: say if an old identity is left
             stored = stored if stored is not None else stored_identities(ctx.output_dir)
             line = superseded(config, stored)
@@ -194,11 +178,10 @@ def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: R
     return out
 
 
-def run_model_here(model_spec: ResolvedModel, task_specs: list[str], ctx: RunContext, reporter: Reporter) -> ExecutionReport:
-    """One model's pending jobs planned and run in this process (an isolated worker's body): the
-    execution report, its load seconds including building the model. Results another process wrote
-    meanwhile are skipped, as on a re-run; a model the worker cannot build fails its jobs."""
-    the_plan = plan([model_spec], task_specs, ctx)
+def run_model_here(resolved: ResolvedModel, tasks: list[Task], ctx: RunContext, reporter: Reporter) -> ExecutionReport:
+    """One model's pending jobs planned and run in this process (an isolated worker's body), on the tasks
+    the driver built. Results another process wrote meanwhile are skipped, as on a re-run."""
+    the_plan = plan([resolved], tasks, ctx)
     report = ExecutionReport(outcomes=the_plan.skipped + the_plan.failed, load_seconds=the_plan.load_seconds)
     try:
         for outcome in report.outcomes:
@@ -228,7 +211,7 @@ def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bo
             raise CompevalError(f"--isolate applies to the local and Ray executors, not {executor.name!r}")
         return executor
     if isolate is None:
-        specs_only = all(j.model_spec is not None and j.task_spec is not None for j in the_plan.jobs)
+        specs_only = all(j.resolved is not None and j.task_spec is not None for j in the_plan.jobs)
         isolate = model_timeout is not None or (specs_only and uses_gpu_torch_models(the_plan, ctx) > 1)
     return IsolatedExecutor(model_timeout, run_here=run_model_here) if isolate else executor
 

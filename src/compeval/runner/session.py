@@ -1,13 +1,10 @@
-"""One model's lifecycle in one process (``ModelSession``), which ``runner/loop.py``'s ``run_model_jobs``
-drives on every executor: take the union of the texts the loaded tasks declare, pull what the disk cache
-holds, load weights only if something is missing, encode the union once, evaluate each job, write its
-result, and release the model.
+"""One model's lifecycle in one process (``ModelSession``, driven by ``loop.run_model_jobs``): encode the
+union of the loaded tasks' texts once (weights load only if the cache lacks some), evaluate each job, write
+its result, release the model.
 
-This module is also the one place where a job's exceptions are caught (``load_task``, ``evaluate_job``):
-any exception from one model × task job — reading the task's data, evaluating, writing the result — fails
-that job only, with its traceback in ``OUTPUT/logs/`` and one line for the screen, and the grid goes on.
-Exceptions of the ``reraise`` types propagate (the Ray executor retries those: connection errors,
-timeouts, a locked SQLite file).
+A job's exceptions are caught here (``load_task``, ``evaluate_job``): they fail that job only, with the
+traceback in ``OUTPUT/logs/`` and one line for the screen. The ``reraise`` types propagate (the Ray
+executor retries them).
 """
 from __future__ import annotations
 
@@ -58,11 +55,8 @@ def write_log(output_dir: Path | str | None, text: str, task_slug: str, model_sl
 
 def record_failure(ctx: RunContext, exc: BaseException, task_slug: str, model_slug: str | None = None,
                    stage: str = "evaluate") -> str:
-    """The one line a failed job shows; the traceback goes to ``OUTPUT/logs/[MODEL__]TASK.log``.
-
-    Every failure is logged. compeval's own errors are self-explanatory: their message is the line (the
-    log keeps it with its traceback). Never raises: a log that cannot be written (read-only output) is said
-    so in the line."""
+    """The one line a failed job shows (compeval's own errors: their message); the traceback goes to
+    ``OUTPUT/logs/[MODEL__]TASK.log``. Never raises: a log that cannot be written is said so in the line."""
     trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     where = write_log(ctx.output_dir, trace, task_slug, model_slug, stage)
     if isinstance(exc, CompevalError):
@@ -164,10 +158,8 @@ class ModelSession:
                 load_without_texts: bool = True) -> tuple[list[str], np.ndarray | None, str | None]:
         """Hold vectors another process encoded (``shared``), pull the rest from disk, load the weights if
         something is missing (or, with ``load_without_texts``, if the tasks declared nothing), and encode
-        the union once (``encode``). Returns (union, its vectors or None, why encoding the union failed).
-
-        A union that fails (an empty text one task gives, a model error) is not fatal: each task then
-        encodes its own texts and only the culprit fails."""
+        the union once (``encode``). Returns (union, its vectors or None, why encoding the union failed):
+        a failed union is not fatal, each task then encodes its own texts and only the culprit fails."""
         union = self.union(tasks)
         cached = self.model if isinstance(self.model, CachedEncoder) else None
         if union and shared is not None and cached is not None:

@@ -140,6 +140,8 @@ class Task(ABC):
     #: for heads a task trains, ``context.cache_dir``, ``context.model_builder`` for baseline models,
     #: ``context.bnc_dir``. Never part of the task's slug or params.
     context: RunContext = DEFAULT_CONTEXT
+    #: The spec string ``get_tasks`` built this task from (workers receive the task itself, never rebuilt).
+    spec: str | None = None
 
     def __init__(self, **options: Any):
         self.options = self.Options.build(self.metadata.name, options)

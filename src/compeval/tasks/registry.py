@@ -1,8 +1,5 @@
-"""Task registry: name → Task class; suites group tasks so ``--task sts`` runs them all.
-
-``TASKS`` is a ``compeval.registry.Registry``: it discovers the suite folders of ``compeval.tasks`` and the
-``compeval.tasks`` entry points (a separately installed suite) when first read, and refuses a second task
-of one name with both classes named.
+"""Task registry: name → Task class (``TASKS`` discovers the suite folders and ``compeval.tasks`` entry
+points when first read); suites group tasks so ``--task sts`` runs them all.
 """
 from __future__ import annotations
 
@@ -49,7 +46,7 @@ def suites() -> dict[str, list[str]]:
 
 
 def get_tasks(spec: str) -> list[Any]:
-    """A task spec ``NAME[,KEY=VALUE…]`` or a suite name → Task instances."""
+    """A task spec ``NAME[,KEY=VALUE…]`` or a suite name → Task instances, each keeping its own spec."""
     discover()
     parsed = parse_spec(spec)
     if parsed.arg is not None and parsed.name in SPEC_KINDS:  # a user's data: KIND:SOURCE,…
@@ -74,7 +71,10 @@ def get_tasks(spec: str) -> list[Any]:
                         f"({', '.join(sorted(suites()))}); task kinds on your own data: "
                         f"{', '.join(sorted(SPEC_KINDS))}")
     # Each task's Options converts and checks the CLI's strings (one-line SpecError naming the option).
-    return [TASKS[n](**parsed.options) for n in names]
+    tasks = [TASKS[n](**parsed.options) for n in names]
+    for task in tasks:
+        task.spec = task.name + task.options.spec_suffix()
+    return tasks
 
 
 def list_tasks() -> list[dict[str, str]]:
@@ -87,9 +87,8 @@ def list_tasks() -> list[dict[str, str]]:
 
 
 def quick_tasks() -> list[str]:
-    """``compeval run --quick``: per suite of the default run, the task that declares ``quick`` (its
-    ``Task.quick`` options: reduced sizes), as task specs in suite order. The options become part of each
-    result's name, so quick results never stand in for full ones."""
+    """``compeval run --quick``: per suite of the default run, the task that declares ``Task.quick`` (reduced
+    sizes) as a task spec, in suite order; the options are in each result's name."""
     discover()
     chosen = sorted((cls.metadata.suite, name, cls.quick) for name, cls in TASKS.items()
                     if cls.default_run and cls.quick is not None)
@@ -97,8 +96,7 @@ def quick_tasks() -> list[str]:
 
 
 def quick_note(specs: list[str]) -> str:
-    """The line ``compeval run --quick`` prints: which of its tasks run at reduced settings, and which ones, so
-    that no one reads a quick result as the paper's protocol."""
+    """The line ``compeval run --quick`` prints: which tasks run at reduced settings (not the papers')."""
     reduced = [f"{name} {options}" for name, _, options in (s.partition(",") for s in specs) if options]
     if not reduced:
         return "quick mode: every task at its defaults"

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from ...data.registry import DataContext, sha256_file
 from ...errors import CompevalError, DataError, SpecError
 from ...metrics.bootstrap import mean_ci
 from ...metrics.ranking import normalised_ranks, roc_auc, roc_auc_ci
-from ...models.registry import ModelBuilder, check_spec
+from ...models.registry import ModelBuilder, ResolvedModel, check_spec
 from ...results.schema import Score
 from ...results.store import as_written
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
@@ -199,6 +199,7 @@ class InvarianceQA(Task):
         distractors_per_type: int = Field(2, ge=1)
         generator_seed: int = Field(0, ge=0)
         subset_model: str = "overlap"  # model spec of the baseline that defines the paper's "Subset"; "" for none
+        _subset: ResolvedModel | None = PrivateAttr(None)
         # resamples behind each 95% bootstrap interval
         bootstrap: int = resamples()
 
@@ -208,22 +209,22 @@ class InvarianceQA(Task):
             return path_text(value)
 
         @model_validator(mode="after")
+        def known_model(self):
+            """A given subset_model is resolved once, when the task is built (planning); the task keeps it."""
+            if "subset_model" in self.model_fields_set and self.subset_model:
+                try:
+                    self._subset = check_spec(self.subset_model)
+                except SpecError as exc:
+                    raise ValueError(f"option subset_model={self.subset_model!r}: {exc}") from None
+            return self
+
+        @model_validator(mode="after")
         def usp_needs_texts(self):
             if self.format == "usp" and not (self.path and self.texts):
                 raise ValueError("format=usp needs path= (USP's answer file) and texts= (the GENIA abstracts folder)")
             if self.texts and self.format != "usp":
                 raise ValueError("texts= is read only with format=usp")
             return self
-
-        @field_validator("subset_model")
-        @classmethod
-        def known_model(cls, value: str) -> str:
-            if value:  # checked when the task is built (planning), not when its job runs
-                try:
-                    check_spec(value)
-                except SpecError as exc:
-                    raise ValueError(str(exc)) from None
-            return value
 
     def __init__(self, **options: Any):
         super().__init__(**options)
@@ -261,7 +262,7 @@ class InvarianceQA(Task):
         # from a builder with this task's settings.
         build = self.context.model_builder or ModelBuilder.for_context(self.context)
         try:
-            baseline = build(spec)
+            baseline = build(self.options._subset or spec)
         except CompevalError as exc:  # never a silently missing subset score
             raise CompevalError(f"subset_model={spec}: {exc}") from None
         return self._ranks(pair_similarity(baseline, self.rows["question"].tolist(),

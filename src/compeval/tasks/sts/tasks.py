@@ -211,7 +211,7 @@ class SICK(STSTask):
 
 def _simple(name: str, source: str, file: str, description: str, reference: str, eval_cost: EvalCost) -> type:
     cls = type(
-        name.upper(), (STSTask,),
+        name.upper().replace("-", "_"), (STSTask,),  # its name in this module: workers unpickle it by it
         {"metadata": TaskMetadata(name=name, suite="sts", data_sources=(source,), main_metric="spearman",
                                   description=description, reference=reference, published=published(name)),
          "read": lambda self, data: (loaders.read_semicolon(data.path(source, file)), {}), "eval_cost": eval_cost,

@@ -1,13 +1,10 @@
-"""What every task built from a user's data shares: reading and checking the table when the task is made,
-its identity, its metadata, and the spec string that rebuilds it.
+"""What every task built from a user's data shares: its table, read and checked once when the task is made
+(before any job runs, so a bad file stops the run with one line naming file, line and column), its
+identity and its metadata.
 
-The table is read and checked when the task is made (``get_tasks``, before any job runs), so a bad file
-stops ``compeval run`` with one line naming the file, the line and the column (exit 2), and the task's id
-can hold the content digest: ``NAME__<12 hex digits>`` where the digits hash the kind, its version, every
-option (columns and method options, as ``params`` records them) and the data's content digest (a file's
-SHA-256, a dataset's rows as canonical JSON). The path of the file is not part of the id (the same file
-named from another folder is the same task), nor are the description and citation (they describe; they
-compute nothing). Nothing is written next to the data.
+The id is ``NAME__<12 hex digits>``, hashing the kind, its version, every option and the data's content
+digest (a file's SHA-256, a dataset's rows as canonical JSON); not the file's path (the same file named from
+another folder is the same task), nor the description and citation, which compute nothing.
 """
 from __future__ import annotations
 
@@ -29,9 +26,8 @@ DESCRIBING = ("name", "description", "citation")
 
 
 class UserTask(Task):
-    """Base of the kinds (``pairs``, ``triplets``, ``probe``, ``modifiers``). A kind declares ``kind``, its
-    ``Options`` (columns first, then the method's options), ``prepare(table)`` (read and check the rows)
-    and ``main`` (main metric and subset); its method is the built-in one of its module."""
+    """Base of the kinds (``pairs``, ``triplets``, ``probe``, ``modifiers``): each declares ``kind``, its
+    ``Options`` (columns, then the method's options), ``prepare(table)`` and its main metric and subset."""
 
     kind: ClassVar[str]
     main_metric: ClassVar[str]
@@ -63,7 +59,7 @@ class UserTask(Task):
             main_subset=self.main_subset, subsets=tuple(dict.fromkeys(("all", *self.subset_names()))),
             description=description or f"{self.kind} from {table.where} ({len(table.rows)} rows)",
             reference=citation, directions=dict(self.directions))
-        self.spec_string = spec_string
+        self.spec = spec_string
         self.source_record.update(declaration_sha256=self.digest, description=self.metadata.description,
                                   citation=citation)
 
@@ -142,11 +138,9 @@ LABEL_KINDS = {str: "text", bool: "a boolean", int: "a number", float: "a number
 
 
 def label_cell(table: Table, i: int, column: str, value: Any) -> str:
-    """A category or label as text, by one rule: text is stripped; a JSON number is the shortest text of its
-    value, an integral one without a fraction (``1`` and ``1.0`` are one label, ``1``; ``2.50`` is ``2.5``);
-    a JSON boolean is ``true`` / ``false``. ``label_column`` keeps a column to one of these kinds, so no
-    label of one kind can be taken for a label of another (a boolean ``true`` for the text "true"). A label
-    is shown in every view as a subset's name, so it follows the rule of names (``names.text_problem``)."""
+    """A category or label as text: text stripped; a number as the shortest text of its value (``1`` and
+    ``1.0`` are ``1``, ``2.50`` is ``2.5``); a boolean as ``true`` / ``false``. A label names a subset in
+    every view, so it follows the rule of names (``names.text_problem``)."""
     if value is None:
         raise table.bad(i, column, "missing (every row needs it)")
     if isinstance(value, bool):
@@ -196,9 +190,8 @@ def check_duplicates(table: Table, keys: list[Any], what: str) -> None:
 
 
 def subset_values(table: Table, column: str, role: str, own: tuple[str, ...] = ("all",)) -> list[str]:
-    """A grouping column's values, each a subset's name: ``own`` (the names the method gives its own scores,
-    ``UserTask.own_subsets``) are taken, and so is ``/``, which joins the parts of a probe's subsets
-    (``logreg/label=V``) and which the report's figure leaves out."""
+    """A grouping column's values, each a subset's name; ``own`` (``UserTask.own_subsets``) are taken, and so
+    is ``/``, which joins the parts of a probe's subsets (``logreg/label=V``)."""
     values = label_column(table, column, role)
     for i, v in enumerate(values):
         if v in own or "/" in v:

@@ -1,13 +1,10 @@
-"""A Hugging Face dataset as a user's table, through the ``datasets`` library (extra ``compeval[datasets]``).
+"""A Hugging Face dataset as a user's table, through ``datasets`` (extra ``compeval[datasets]``).
 
-``hf-dataset:ORG/NAME@REVISION`` with ``split=``: ``datasets.load_dataset(NAME, revision=REVISION,
-split=SPLIT)``, which downloads once into the Hugging Face cache (``HF_DATASETS_CACHE``) and reads it from
-there with ``HF_DATASETS_OFFLINE=1``. The revision is required (a branch name moves; a commit does not), and
-recorded with the split. ``hf-dataset:FOLDER`` reads a dataset saved with ``Dataset.save_to_disk`` (or a
-``DatasetDict``: give ``split=``) by ``datasets.load_from_disk``, and any other folder as a dataset repository
-on disk (data files such as ``train.csv`` / ``test.jsonl``) by ``datasets.load_dataset(FOLDER, split=…)``, the
-Hub's own loader without the network. Either way the rows' content digest (canonical
-JSON, ``tables.canonical_digest``) enters the task's id; a row's "line" in errors is its number from 1.
+``hf-dataset:ORG/NAME@REVISION`` with ``split=``: ``load_dataset`` at a required revision (a branch moves; a
+commit does not), cached by the Hugging Face cache (then ``HF_DATASETS_OFFLINE=1`` works).
+``hf-dataset:FOLDER``: a dataset saved with ``save_to_disk`` (``load_from_disk``), or any other folder as
+a dataset repository on disk (``load_dataset(FOLDER, split=…)``). The rows' canonical-JSON digest enters
+the task's id; a row's "line" in errors is its number from 1.
 """
 from __future__ import annotations
 

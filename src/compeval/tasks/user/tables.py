@@ -1,10 +1,6 @@
-"""Reading a user's table: CSV, TSV, JSON Lines, or a Hugging Face dataset, into rows with line numbers.
-
-Every reader returns a ``Table``: the column names, the rows as dicts of strings (or JSON values), the line
-each row came from (for one-line errors: ``file:line: column 'x': …``), and a digest of the content, which
-enters the task's identity. Files are decoded through ``compeval.textfile`` (UTF-8, byte-order mark
-stripped, ``.gz`` read compressed) and parsed by the standard library's ``csv`` and ``json``; a Hugging Face
-dataset through ``datasets`` (``hub.py``). Nothing is ever written next to the user's data.
+"""A user's table (CSV, TSV, JSON Lines; a Hugging Face dataset in ``hub.py``) as a ``Table``: columns, rows,
+the line of each row (for one-line errors) and the content digest the task's id holds. Files are decoded
+by ``compeval.textfile``; nothing is ever written next to the user's data.
 """
 from __future__ import annotations
 

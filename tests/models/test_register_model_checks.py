@@ -30,3 +30,27 @@ def test_an_unrecorded_name_that_is_no_option_of_the_family_is_refused():
     with pytest.raises(RegistryError, match=r"^register_model\('typo\.v1'\): Typo\.unrecorded names scal, not an "
                                             r"identity option of the family$"):
         register_model("typo", 1, "misspelt unrecorded", ("typo",), options=Typo)
+
+
+def test_an_object_adapter_that_raises_fails_that_model_with_one_line_naming_it():
+    import numpy as np
+
+    from compeval.errors import CompevalError
+    from compeval.models.protocol import OBJECT_ADAPTERS, as_model, register_object_adapter
+
+    class Mine:
+        def encode(self, texts):
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    OBJECT_ADAPTERS.load()
+    state = OBJECT_ADAPTERS.snapshot()
+    try:
+        @register_object_adapter("fragile")
+        def _fragile(obj):
+            return obj.not_there  # an adapter that takes every object for its own library's
+
+        with pytest.raises(CompevalError, match=r"^model object adapter 'fragile' \(.*_fragile\) failed on a Mine: "
+                                                r"AttributeError: 'Mine' object has no attribute 'not_there'$"):
+            as_model(Mine())
+    finally:
+        OBJECT_ADAPTERS.restore(state)

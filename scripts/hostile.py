@@ -1826,6 +1826,7 @@ def round5_h49() -> list[Scenario]:
         ctx("output inside the data folder", "output_dir=Path(fx['data']) / 'gs2011' / 'out', data_dir=fx['data']"),
         ctx("cache inside the data folder", "output_dir=here / 'o', cache_dir=fx['data'], data_dir=fx['data']"),
         ctx("output_dir ''", "output_dir='', data_dir=fx['data']"),
+        ctx("output_dir .", "output_dir='.', data_dir=fx['data']"),
         Step("API RunContext(seed=numpy int) given whole", py=api + (
             "import numpy as np\n"
             f"a = run(['hashbag'], [{T_GS!r}], RunContext(output_dir=here / 'n', data_dir=fx['data'], seed=np.int64(2)))\n"

@@ -99,6 +99,12 @@ def _folder(value: Any, flag: str) -> Path | None:
     return Path(value).expanduser().absolute()  # workers may start elsewhere
 
 
+def _results(value: Any, flag: str) -> Path | None:
+    if value is not None and str(value).strip() == ".":  # "" is refused by _folder
+        check_output(value, flag)  # its one line: model folders would mix with the current folder's files
+    return _folder(value, flag)
+
+
 def _named(setting: Any) -> str:
     """A setting's name in its errors: its CLI flag, or its keyword where the flag says otherwise (--offline)."""
     meta = setting.metadata
@@ -121,7 +127,7 @@ class RunContext:
     is the order of ``compeval run``'s options."""
 
     output_dir: Path | None = run_setting(None, "--output-dir", "results folder (default: results, with --quick "
-                                          "results-quick)", short="-o", check=_folder)
+                                          "results-quick)", short="-o", check=_results)
     data_dir: Path | None = run_setting(None, "--data-dir", "local data folder (else $COMPEVAL_DATA_DIR); data sets "
                                         "it lacks come from the cache or are downloaded", check=_folder)
     download: bool = run_setting(True, "--offline", "never download data: use --data-dir and the cache only",

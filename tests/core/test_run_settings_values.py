@@ -36,6 +36,8 @@ ROOT = Path(__file__).resolve().parents[2]
     ("model_timeout", "10", "--model-timeout '10': must be a positive number of seconds"),
     ("seed", "1", "--seed '1': must be an integer from 0 to 4294967295"),
     ("output_dir", 3, "--output-dir 3: give a folder name"),
+    ("output_dir", ".", "--output-dir '.': give a folder or file name; writing into the current folder without a "
+                        "name is refused"),
 ])
 def test_a_value_of_the_wrong_type_or_range_is_one_line_on_both_routes(tmp_path, name, value, line):
     with pytest.raises(CompevalError, match=rf"^{re.escape(line)}$"):

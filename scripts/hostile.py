@@ -1773,8 +1773,8 @@ def round5_h49() -> list[Scenario]:
             f"run(['hashbag'], [{T_GS!r}], here / 'a', data_dir=fx['data'], cache_dir=None, {setting})\nrc = 0\n"))
 
     def ctx(label: str, args: str) -> Step:
-        return Step(f"API RunContext({label}) given whole", expect="fail", py=api + (
-            f"run(['hashbag'], [{T_GS!r}], RunContext({args}))\nrc = 0\n"))
+        return Step(f"API RunContext({label}) given whole", expect="fail", cwd="{here}", py=api + (
+            f"run(['hashbag'], [{T_GS!r}], RunContext({args}))\nrc = 0\n"))  # cwd: '' and '.' write nowhere else
 
     old_factory = ("from compeval.models.registry import register_model\n"
                    "@register_model('oldshape', 1, 'old', ('oldshape',))\n"

@@ -1782,7 +1782,8 @@ def round5_h49() -> list[Scenario]:
     typo = ("from compeval.models.options import ModelOptions\nfrom compeval.models.registry import register_model\n"
             "class TypoOptions(ModelOptions):\n    scale: float = 1.0\n    unrecorded = ('scal',)\n"
             "register_model('typo', 1, 'typo', ('typo',), options=TypoOptions)\nrc = 0\n")
-    adapter = api + ("import numpy as np\nfrom compeval.models.protocol import OBJECT_ADAPTERS, register_object_adapter\n"
+    adapter = api + ("import numpy as np\n"
+                     "from compeval.models.protocol import OBJECT_ADAPTERS, register_object_adapter\n"
                      "OBJECT_ADAPTERS.load()\nstate = OBJECT_ADAPTERS.snapshot()\n"
                      "register_object_adapter('fragile')(lambda obj: obj.not_there)\n"
                      "class Mine:\n    def encode(self, texts):\n"
@@ -1829,7 +1830,8 @@ def round5_h49() -> list[Scenario]:
         ctx("output_dir .", "output_dir='.', data_dir=fx['data']"),
         Step("API RunContext(seed=numpy int) given whole", py=api + (
             "import numpy as np\n"
-            f"a = run(['hashbag'], [{T_GS!r}], RunContext(output_dir=here / 'n', data_dir=fx['data'], seed=np.int64(2)))\n"
+            f"a = run(['hashbag'], [{T_GS!r}], RunContext(output_dir=here / 'n', data_dir=fx['data'],\n"
+            "                                               seed=np.int64(2)))\n"
             f"b = run(['hashbag'], [{T_GS!r}], here / 'm', data_dir=fx['data'], cache_dir=None, seed=2)\n"
             "rc = 0 if a.outcomes[0].main_score == b.outcomes[0].main_score is not None else 3\n")),
     ]), Scenario("round5-h49-plugins", [

@@ -1756,11 +1756,98 @@ def round4_settings() -> list[Scenario]:
     ])]
 
 
+def round5_h49() -> list[Scenario]:
+    """Issue 49's new surfaces, attacked: run settings of the wrong type or range on both routes, a RunContext
+    built directly with folders compeval must not write to, plug-in factories of the old shape, a misspelt
+    ``unrecorded``, an object adapter that raises, a result copied under another file name read through
+    ``results_frame``, and a user task's file edited after the task was built."""
+    api = "from compeval.context import RunContext\nfrom compeval.runner import run\n"
+    base = ["-m", "hashbag", "-t", T_GS, "--no-cache"]
+
+    def a_file(here: Path) -> None:
+        here.mkdir(parents=True, exist_ok=True)
+        (here / "afile").write_text("")
+
+    def kw(setting: str) -> Step:
+        return Step(f"API run() {setting}", expect="fail", py=api + (
+            f"run(['hashbag'], [{T_GS!r}], here / 'a', data_dir=fx['data'], cache_dir=None, {setting})\nrc = 0\n"))
+
+    def ctx(label: str, args: str) -> Step:
+        return Step(f"API RunContext({label}) given whole", expect="fail", cwd="{here}", py=api + (
+            f"run(['hashbag'], [{T_GS!r}], RunContext({args}))\nrc = 0\n"))  # cwd: '' and '.' write nowhere else
+
+    old_factory = ("from compeval.models.registry import register_model\n"
+                   "@register_model('oldshape', 1, 'old', ('oldshape',))\n"
+                   "def _old(spec, builder, opts):\n    return None\nrc = 0\n")
+    typo = ("from compeval.models.options import ModelOptions\nfrom compeval.models.registry import register_model\n"
+            "class TypoOptions(ModelOptions):\n    scale: float = 1.0\n    unrecorded = ('scal',)\n"
+            "register_model('typo', 1, 'typo', ('typo',), options=TypoOptions)\nrc = 0\n")
+    adapter = api + ("import numpy as np\n"
+                     "from compeval.models.protocol import OBJECT_ADAPTERS, register_object_adapter\n"
+                     "OBJECT_ADAPTERS.load()\nstate = OBJECT_ADAPTERS.snapshot()\n"
+                     "register_object_adapter('fragile')(lambda obj: obj.not_there)\n"
+                     "class Mine:\n    def encode(self, texts):\n"
+                     "        return np.ones((len(texts), 2), dtype=np.float32)\n"
+                     f"try:\n    s = run([Mine()], [{T_GS!r}], here / 'o', data_dir=fx['data'], cache_dir=None)\n"
+                     "finally:\n    OBJECT_ADAPTERS.restore(state)\n"
+                     "print(s.outcomes[0].error)\nrc = 0 if s.outcomes[0].status == 'failed' else 3\n")
+    copied = api + (
+        "import shutil\nfrom compeval.results import results_frame\n"
+        f"s = run(['hashbag'], [{T_GS!r}], here / 'o', data_dir=fx['data'], cache_dir=None)\n"
+        "clean = results_frame(here / 'o')\np = s.outcomes[0].path\n"
+        "shutil.copy(p, p.with_name('gs2011.json'))\n"
+        "shutil.copy(p.with_suffix('.predictions.jsonl'), p.with_name('gs2011.predictions.jsonl'))\n"
+        "shown = results_frame(here / 'o')\nprint(len(clean), len(shown))\nrc = 0 if shown.equals(clean) else 3\n")
+    edited = api + (
+        "from compeval.tasks.registry import get_tasks\n"
+        "rows = ['a,b,score'] + [f'w{i} x{i % 3},w{i % 5} y,{i % 7}' for i in range(30)]\n"
+        "(here / 'p.csv').write_text('\\n'.join(rows) + '\\n')\n"
+        "[task] = get_tasks(f'pairs:{here}/p.csv')\n"
+        "(here / 'p.csv').write_text('\\n'.join(rows[:1] + [r.rsplit(',', 1)[0] + ',1' for r in rows[1:]]) + '\\n')\n"
+        "a = run(['hashbag'], [task], here / 'o1', cache_dir=None, report=False)\n"
+        "(here / 'p.csv').write_text('\\n'.join(rows) + '\\n')\n"
+        "b = run(['hashbag'], [f'pairs:{here}/p.csv'], here / 'o2', cache_dir=None, report=False)\n"
+        "print(a.outcomes[0].main_score, b.outcomes[0].main_score)\n"
+        "rc = 0 if a.outcomes[0].main_score == b.outcomes[0].main_score is not None else 3\n")
+    return [Scenario("round5-h49-settings", [
+        Step("--model-timeout nan", expect="fail", cli=RUN + base + ["-o", "{here}/a", "--model-timeout", "nan"]),
+        Step("--model-timeout inf", expect="fail", cli=RUN + base + ["-o", "{here}/a", "--model-timeout", "inf"]),
+        Step("--model-timeout 0", expect="fail", cli=RUN + base + ["-o", "{here}/a", "--model-timeout", "0"]),
+        Step("--isolate --no-isolate --model-timeout 5", expect="fail",
+             cli=RUN + base + ["-o", "{here}/a", "--isolate", "--no-isolate", "--model-timeout", "5"]),
+        Step("--no-offline", expect="fail", cli=RUN + base + ["-o", "{here}/a", "--no-offline"]),
+        Step("--batch-size 1.5", expect="fail", cli=RUN + base + ["-o", "{here}/a", "--batch-size", "1.5"]),
+        Step("$COMPEVAL_BNC_DIR a file", expect="fail", prepare=a_file, env={"COMPEVAL_BNC_DIR": "{here}/afile"},
+             cli=RUN + base + ["-o", "{here}/a"]),
+        Step("$COMPEVAL_CACHE_DIR a file", expect="fail", prepare=a_file, env={"COMPEVAL_CACHE_DIR": "{here}/afile"},
+             cli=RUN + ["-m", "hashbag", "-t", T_GS, "-o", "{here}/a"]),
+        kw("overwrite='false'"), kw("download='no'"), kw("isolate='no'"), kw("batch_size='8'"), kw("batch_size=2.5"),
+        kw("model_timeout=0"), kw("model_timeout=float('nan')"), kw("seed='1'"), kw("output_dir=here / 'b'"),
+        ctx("no output_dir", "data_dir=fx['data']"),
+        ctx("output inside the data folder", "output_dir=Path(fx['data']) / 'gs2011' / 'out', data_dir=fx['data']"),
+        ctx("cache inside the data folder", "output_dir=here / 'o', cache_dir=fx['data'], data_dir=fx['data']"),
+        ctx("output_dir ''", "output_dir='', data_dir=fx['data']"),
+        ctx("output_dir .", "output_dir='.', data_dir=fx['data']"),
+        Step("API RunContext(seed=numpy int) given whole", py=api + (
+            "import numpy as np\n"
+            f"a = run(['hashbag'], [{T_GS!r}], RunContext(output_dir=here / 'n', data_dir=fx['data'],\n"
+            "                                               seed=np.int64(2)))\n"
+            f"b = run(['hashbag'], [{T_GS!r}], here / 'm', data_dir=fx['data'], cache_dir=None, seed=2)\n"
+            "rc = 0 if a.outcomes[0].main_score == b.outcomes[0].main_score is not None else 3\n")),
+    ]), Scenario("round5-h49-plugins", [
+        Step("register_model: a factory (spec, builder, opts)", expect="fail", py=old_factory),
+        Step("register_model: unrecorded names no option", expect="fail", py=typo),
+        Step("an object adapter that raises fails its model alone", py=adapter),
+        Step("results_frame: a result copied under the default options' name", py=copied),
+        Step("a user task's file edited after the task was built", py=edited),
+    ])]
+
+
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
             + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
             + round4_numerics() + round4_verify() + round4_names() + round4_hostile_pass() + round4_first_hour()
-            + round4_settings())
+            + round4_settings() + round5_h49())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ Tasks read it as ``self.context`` (``DEFAULT_CONTEXT`` when no runner set one).
 """
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import re
@@ -66,24 +67,56 @@ def resolve_device(device: str = "auto") -> str:
 
 def _seed(value: Any, flag: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_SEED:
-        raise CompevalError(f"{flag} {value}: must be an integer from 0 to {MAX_SEED}")
+        raise CompevalError(f"{flag} {value!r}: must be an integer from 0 to {MAX_SEED}")
+    return int(value)  # a numpy integer would not serialise into a result
+
+
+def _positive(value: Any, flag: str) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1):
+        raise CompevalError(f"{flag} {value!r}: must be a positive integer")
+    return None if value is None else int(value)
+
+
+def _seconds(value: Any, flag: str) -> float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                              or not 0 < value < math.inf):  # nan fails too
+        raise CompevalError(f"{flag} {value!r}: must be a positive number of seconds")
+    return None if value is None else float(value)
+
+
+def _yes_no(value: Any, flag: str) -> bool | None:
+    """A switch is True or False (None: decided per run): ``overwrite="false"`` would be true."""
+    if value is not None and not isinstance(value, bool):
+        raise CompevalError(f"{flag} {value!r}: must be True or False")
     return value
 
 
-def _positive(value: int | None, flag: str) -> int | None:
-    if value is not None and value < 1:
-        raise CompevalError(f"{flag} {value}: must be a positive integer")
-    return value
+def _folder(value: Any, flag: str) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
+        raise CompevalError(f"{flag} {value!r}: give a folder name")
+    return Path(value).expanduser().absolute()  # workers may start elsewhere
 
 
-def _folder(value: Path | str | None, flag: str) -> Path | None:
-    return Path(value).expanduser().absolute() if value is not None else None  # workers may start elsewhere
+def _results(value: Any, flag: str) -> Path | None:
+    if value is not None and str(value).strip() == ".":  # "" is refused by _folder
+        check_output(value, flag)  # its one line: model folders would mix with the current folder's files
+    return _folder(value, flag)
+
+
+def _named(setting: Any) -> str:
+    """A setting's name in its errors: its CLI flag, or its keyword where the flag says otherwise (--offline)."""
+    meta = setting.metadata
+    return setting.name if meta["negate"] or not meta["flag"] else meta["flag"].split("/")[0]
 
 
 def run_setting(default: Any, flag: str | None, help: str, *, short: str | None = None, negate: bool = False,
                 check: Callable[[Any, str], Any] | None = None) -> Any:
     """A run setting's declaration: ``flag`` is its ``compeval run`` option (None: Python API only), ``negate``
-    a flag that sets it to False (``--offline``), ``check(value, flag)`` returns the value or raises one line."""
+    a flag that sets it to False (``--offline``), ``check(value, flag)`` returns the value or raises one line
+    (a switch's: True, False or None)."""
+    check = check or (_yes_no if default is None or isinstance(default, bool) else None)
     return field(default=default, metadata={"flag": flag, "short": short, "help": help, "negate": negate,
                                             "check": check})
 
@@ -94,7 +127,7 @@ class RunContext:
     is the order of ``compeval run``'s options."""
 
     output_dir: Path | None = run_setting(None, "--output-dir", "results folder (default: results, with --quick "
-                                          "results-quick)", short="-o", check=_folder)
+                                          "results-quick)", short="-o", check=_results)
     data_dir: Path | None = run_setting(None, "--data-dir", "local data folder (else $COMPEVAL_DATA_DIR); data sets "
                                         "it lacks come from the cache or are downloaded", check=_folder)
     download: bool = run_setting(True, "--offline", "never download data: use --data-dir and the cache only",
@@ -118,7 +151,7 @@ class RunContext:
     isolate: bool | None = run_setting(None, "--isolate/--no-isolate", "each model in its own worker process "
                                        "(default: when more than one torch model runs on a GPU)")
     model_timeout: float | None = run_setting(None, "--model-timeout", "seconds a model's worker may run before "
-                                              "it is stopped and its jobs fail (implies --isolate)")
+                                              "it is stopped and its jobs fail (implies --isolate)", check=_seconds)
     max_batch_tokens: int | None = run_setting(None, "--max-batch-tokens", "padded tokens per forward pass of "
                                                "torch models (else each family's default); halves on CUDA "
                                                "out-of-memory; not part of any id", check=_positive)
@@ -136,7 +169,7 @@ class RunContext:
     def __post_init__(self):
         for f in fields(self):
             if f.metadata.get("check") is not None:
-                object.__setattr__(self, f.name, f.metadata["check"](getattr(self, f.name), f.metadata["flag"]))
+                object.__setattr__(self, f.name, f.metadata["check"](getattr(self, f.name), _named(f)))
 
     @classmethod
     def settings(cls) -> dict[str, Any]:
@@ -154,16 +187,29 @@ class RunContext:
         if unknown:
             raise CompevalError(f"unknown run setting {unknown[0]!r}; settings: {', '.join(declared)}")
         name = (lambda n: declared[n].metadata["flag"]) if flags else (lambda n: n)
-        data_dir = settings.get("data_dir")
-        check_output(output_dir, name("output_dir"), data_dir=data_dir)
-        cache = default_cache_dir() if cache_dir == "default" else cache_dir
-        check_cache(cache, data_dir=data_dir,
-                    what="$COMPEVAL_CACHE_DIR or the default" if cache_dir == "default" else name("cache_dir"))
-        for key, folder in (("data_dir", data_dir), ("cache_dir", cache_dir), ("bnc_dir", settings.get("bnc_dir"))):
-            if folder not in (None, "default") and Path(folder).exists() and not Path(folder).is_dir():
-                raise CompevalError(f"{name(key)} {folder} is a file; give a folder")
+        if output_dir is None or not str(output_dir).strip() or str(output_dir).strip() == ".":
+            check_output(output_dir or "", name("output_dir"))  # its one line for "", "." and None
+        from_env = not settings.get("bnc_dir") and bool(os.environ.get("COMPEVAL_BNC_DIR"))
         settings["bnc_dir"] = settings.get("bnc_dir") or os.environ.get("COMPEVAL_BNC_DIR") or None
-        return cls(output_dir=output_dir, cache_dir=cache, env=forwarded_env(), **settings)
+        ctx = cls(output_dir=output_dir, cache_dir=default_cache_dir() if cache_dir == "default" else cache_dir,
+                  env=forwarded_env(), **settings)
+        return ctx.checked({**{n: name(n) for n in ("output_dir", "data_dir", "cache_dir", "bnc_dir")},
+                            **({"cache_dir": "$COMPEVAL_CACHE_DIR or the default"} if cache_dir == "default" else {}),
+                            **({"bnc_dir": "$COMPEVAL_BNC_DIR"} if from_env else {})})
+
+    def checked(self, names: dict[str, str] | None = None) -> "RunContext":
+        """This context, refused where compeval must not write (``outputs``) or where a folder is a file: every
+        route into ``runner.run`` passes here, a RunContext built directly too. ``names``: how errors name them."""
+        name = (names or {}).get
+        if self.output_dir is None:
+            raise CompevalError("RunContext.output_dir is None: give the results folder")
+        check_output(self.output_dir, name("output_dir", "output_dir"), data_dir=self.data_dir)
+        check_cache(self.cache_dir, data_dir=self.data_dir, what=name("cache_dir", "cache_dir"))
+        for key in ("data_dir", "cache_dir", "bnc_dir"):
+            folder = getattr(self, key)
+            if folder is not None and folder.exists() and not folder.is_dir():
+                raise CompevalError(f"{name(key, key)} {folder} is a file; give a folder")
+        return self
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "model_builder": None}  # a builder holds open caches: each process attaches its own

@@ -68,8 +68,9 @@ class ModelOptions(OptionsBase):
         params = self.params()
         return {param: params[key] for key, param, _ in self._identity_fields()}
 
-    def _identity_fields(self) -> list[tuple[str, str, Any]]:
-        return [(key, str(_extra(f).get("param", key)), f) for key, f in type(self).model_fields.items()
+    @classmethod
+    def _identity_fields(cls) -> list[tuple[str, str, Any]]:
+        return [(key, str(_extra(f).get("param", key)), f) for key, f in cls.model_fields.items()
                 if key != "name" and not is_run_setting(f)]
 
     def to_model_config(self, name: str, *, family: str | None = None, resolved: Mapping[str, Any] | None = None,

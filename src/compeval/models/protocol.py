@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from .. import plugins
-from ..errors import SpecError
+from ..errors import CompevalError, SpecError
 from ..names import text_problem
 from ..registry import Registry
 from ..vectors import cosine_rows
@@ -486,8 +486,12 @@ def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | 
         if _built_by_compeval(obj):
             return obj
         return (IdentifiedTokenModel if _has_tokens(obj) else IdentifiedModel)(obj, sample)
-    for adapt in OBJECT_ADAPTERS.values():
-        adapted = adapt(obj)
+    for key, adapt in OBJECT_ADAPTERS.items():
+        try:
+            adapted = adapt(obj)
+        except Exception as exc:  # noqa: BLE001 - a plug-in's bug fails this model alone, named
+            raise CompevalError(f"model object adapter {key!r} ({OBJECT_ADAPTERS.origin(key)}) failed on a "
+                                f"{type(obj).__name__}: {type(exc).__name__}: {exc}") from exc
         if adapted is not None:
             return (IdentifiedTokenModel if _has_tokens(adapted) else IdentifiedModel)(adapted, sample)
     return (ForeignTokenEncoder if _has_tokens(obj) else ForeignEncoder)(obj, name=name, params=params, sample=sample)

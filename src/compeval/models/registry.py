@@ -8,6 +8,7 @@ and the ``compeval.models`` entry points.
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 from .. import plugins
 from ..context import resolve_device
-from ..errors import CompevalError, SpecError
+from ..errors import CompevalError, RegistryError, SpecError
 from ..registry import Registry, origin_of
 from ..specs import Spec, parse_spec, quote_value
 from .normalize import refuse_model_norm
@@ -89,7 +90,17 @@ def register_model(name: str, version: int, description: str, spec_forms: tuple[
         raise TypeError(f"register_model({versioned!r}): {options.__name__} is the options of {owner}; give each "
                         "family (and version) its own ModelOptions subclass")
 
+    stray = sorted(set(options.unrecorded) - {param for _, param, _ in options._identity_fields()})
+    if stray:  # a misspelt name would leave the option it meant in the id
+        raise RegistryError(f"register_model({versioned!r}): {options.__name__}.unrecorded names {', '.join(stray)}, "
+                            "not an identity option of the family")
+
     def deco(factory: Factory) -> Factory:
+        try:
+            inspect.signature(factory).bind(None, None)
+        except (TypeError, ValueError):
+            raise RegistryError(f"register_model({versioned!r}): the factory {origin_of(factory)} must take "
+                                "(resolved, builder); resolved.options holds the options") from None
         if options not in (ModelOptions, TorchOptions):
             options.family = versioned
         old = (FAMILIES.peek(name) or {}).get(version)

@@ -391,7 +391,14 @@ def results_frame(root: Path | str, unreadable: list[tuple[Path, str]] | None = 
     """Every score in a results folder as one tidy DataFrame (``compeval results``); files left out go to
     ``unreadable`` with why. ``task_slug``: see ``ResultStore`` (``compeval.tasks.registry.result_slug``)."""
     store = ResultStore(root, task_slug)
-    results = [r for _, r in store.iter_results()]
+    first: dict[tuple[str, str, str], Path] = {}  # without task_slug a copied result is read as well: shown once
+    results = []
+    for path, r in store.iter_results():
+        shown = first.setdefault((str(r.model.get("id")), r.task.name, json.dumps(_json_params(r.task.params))), path)
+        if shown == path:
+            results.append(r)
+        else:
+            store.unreadable.append((path, f"it holds the model, task and options of {shown.name}, which is shown"))
     labels = model_labels(results)
     rows = [row for r in results for row in result_rows(r, labels[str(r.model.get("id"))])]
     if unreadable is not None:

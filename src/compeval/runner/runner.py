@@ -222,7 +222,8 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
     """Run every model on every task; return what was done, skipped or failed.
 
     ``ctx`` is a ``RunContext``, or the results folder (default ``results``) with the other run settings as
-    keywords (``RunContext``'s fields, checked by ``RunContext.for_run``; README: Run settings).
+    keywords (``RunContext``'s fields, checked by ``RunContext.for_run``; README: Run settings); a
+    context given whole passes the same folder checks (``RunContext.checked``).
     ``executor`` is ``"local"`` (in process), ``"ray"`` (a fresh local Ray cluster unless ``ray.init`` was
     called), or an executor object such as ``RayExecutor(address="auto")``; Python objects run locally only.
     ``reporter`` replaces the progress bars with your own callbacks. A job that raises fails alone (its
@@ -233,6 +234,9 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
     if isinstance(ctx, RunContext):
         if settings:
             raise CompevalError(f"run settings given twice: a RunContext and {', '.join(settings)}=…; give one")
+        ctx = ctx.checked()
+    elif ctx is not None and "output_dir" in settings:
+        raise CompevalError(f"results folder given twice: {ctx} and output_dir={settings['output_dir']}; give one")
     else:
         ctx = RunContext.for_run(settings.pop("output_dir", "results") if ctx is None else ctx, **settings)
     started = time.perf_counter()

@@ -89,3 +89,10 @@ def test_a_model_timeout_that_is_not_a_positive_number_stops_compeval_run_before
                        text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert (r.returncode, r.stderr.strip()) == (2, "error: --model-timeout nan: must be a positive number of seconds")
     assert not (tmp_path / "out").exists()
+
+
+def test_one_model_and_one_task_may_be_given_as_plain_strings(tmp_path):
+    """``run("hashbag", "gs2011", …)`` runs that model on that task (a string is not read letter by letter)."""
+    summary = run("hashbag", "gs2011", tmp_path / "out", cache_dir=None, report=False,
+                  data_dir=os.environ.get("COMPEVAL_DATA_DIR"), progress=False)
+    assert [(o.task, o.status) for o in summary.outcomes] == [("gs2011", "done")]

@@ -231,6 +231,8 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
     (``summary.report``; a report that cannot be built is a warning); ``report=False`` leaves it to
     ``compeval.report.build_report``.
     """
+    models = [models] if isinstance(models, str) else models  # run("glove-6b-50d", "sts3k", ...): one each
+    tasks = [tasks] if isinstance(tasks, (str, Task)) else tasks
     if isinstance(ctx, RunContext):
         if settings:
             raise CompevalError(f"run settings given twice: a RunContext and {', '.join(settings)}=…; give one")

@@ -1,10 +1,5 @@
-"""Model registry: spec string → model, with versioned family names (as spaCy's registries).
-
-``NAME:ARG`` uses a family's latest version, ``NAME.vN:ARG`` pins one; aliases name packaged models
-(``glove-6b-50d``). A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``), before any
-download; the factory, ``--plan``, jobs and workers take that object and never parse the string again.
-``FAMILIES`` and ``ALIASES`` are ``compeval.registry.Registry`` instances filled by ``compeval.models.families``
-and the ``compeval.models`` entry points.
+"""Model registry: spec string → model, versioned family names as spaCy's (``NAME.vN:ARG`` pins one).
+A spec is resolved once per run, before any download (``ResolvedModel``); nothing parses it again.
 """
 from __future__ import annotations
 
@@ -74,12 +69,9 @@ BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
                    extra: str | tuple[str, ...] | None = None, options: type[ModelOptions] = ModelOptions):
-    """Decorator for a factory ``(resolved, builder) -> model``: ``resolved`` is the ``ResolvedModel`` (its
-    ``arg``, typed ``options``, ``weights``, ``device``), ``builder`` builds parts of composites and holds the
-    run settings. ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` is the family's own
-    ``ModelOptions`` subclass (``TorchOptions`` adds the torch ones): it learns its family here, so that
-    ``to_model_config`` records it.
-    """
+    """Decorator for a factory ``(resolved, builder) -> model``; ``builder`` builds composites' parts.
+    ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` learns its family here for
+    ``to_model_config``."""
     if not (isinstance(options, type) and issubclass(options, ModelOptions)):
         raise TypeError(f"register_model({name!r}): options must be a ModelOptions subclass, got {options!r}")
 
@@ -170,11 +162,8 @@ def expand_alias(spec: Spec) -> Spec:
 @dataclass(frozen=True)
 class ResolvedModel:
     """A model spec resolved once per run, before any weights are fetched; jobs and workers receive it pickled.
-
-    ``options`` are typed, the recipe's defaults filled in; ``weights`` is ``hub.Weights`` (None: a Hub repo the
-    build still asks for); ``device`` the torch device (its own ``device=``, else the run's). A bare Hub id
-    whose family depends on files not cached yet has ``family`` None until ``decided()``. Equal when they
-    build the same model the same way (``text`` and ``spec`` are kept for messages)."""
+    ``weights`` None: a Hub repo the build still fetches. ``family`` None: a bare Hub id until ``decided()``.
+    Equal when they build the same model the same way (``text`` and ``spec`` are for messages)."""
 
     text: str = field(compare=False)  # the spec as the user wrote it
     spec: Spec = field(compare=False)  # alias expanded, a bare ORG/NAME given its family: what the factory gets

@@ -31,15 +31,6 @@ N_BOOT = 2000
 
 
 @dataclass
-class MtebSts:
-    """A model's MTEB STS mean (English test subsets' main_score, averaged per task, then over tasks)."""
-
-    mean: float
-    tasks: list[str]
-    folder: str
-
-
-@dataclass
 class LeaderboardInfo:
     path: Path
     models: int

@@ -330,8 +330,6 @@ def files_width(directory: Path) -> int | None:
 def spec_width(parsed) -> int | None:
     """A non-transformer model's width where its spec states it: a ``dim=`` option, or a name ending in
     ``-<N>d`` (``glove-6b-50d``)."""
-    import re
-
     if str(parsed.options.get("dim", "")).isdigit():
         return int(parsed.options["dim"])
     for text in (parsed.arg or "", parsed.name):  # an alias expands to FAMILY:NAME

@@ -195,9 +195,8 @@ def run_model_here(resolved: ResolvedModel, tasks: list[Task], ctx: RunContext, 
 
 def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bool | None,
                      model_timeout: float | None) -> Any:
-    """The executor that runs the plan: the local one becomes ``IsolatedExecutor`` when asked, or by
-    default when more than one torch model runs on a CUDA device or a model timeout is given; the Ray
-    executor takes the isolation settings itself."""
+    """The local executor becomes ``IsolatedExecutor`` when asked, or by default for more than one CUDA torch
+    model or a model timeout; the Ray executor takes the isolation settings itself."""
     from .isolation import IsolatedExecutor, uses_gpu_torch_models
 
     if isolate is False and model_timeout is not None:
@@ -221,14 +220,9 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
         **settings: Any) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
-    ``ctx`` is a ``RunContext``, or the results folder (default ``results``) with the other run settings as
-    keywords (``RunContext``'s fields, checked by ``RunContext.for_run``; README: Run settings).
-    ``executor`` is ``"local"`` (in process), ``"ray"`` (a fresh local Ray cluster unless ``ray.init`` was
-    called), or an executor object such as ``RayExecutor(address="auto")``; Python objects run locally only.
-    ``reporter`` replaces the progress bars with your own callbacks. A job that raises fails alone (its
-    traceback in ``OUTPUT/logs/``). ``report`` writes ``OUTPUT/report.html`` when the run leaves any result
-    (``summary.report``; a report that cannot be built is a warning); ``report=False`` leaves it to
-    ``compeval.report.build_report``.
+    ``ctx`` is a ``RunContext``, or the results folder with ``RunContext``'s fields as keywords (README: Run
+    settings). ``executor``: ``"local"``, ``"ray"`` or an executor object; Python objects run locally only.
+    A job that raises fails alone (traceback in ``OUTPUT/logs/``). ``report`` writes ``OUTPUT/report.html``.
     """
     if isinstance(ctx, RunContext):
         if settings:

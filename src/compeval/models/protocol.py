@@ -215,6 +215,18 @@ def can_score_pairs(model: Any) -> bool:
     return callable(getattr(model, "score_pairs", None)) and getattr(model, "scores_pairs", True)
 
 
+class WrapsModel:
+    """A wrapper of ``self.model`` that defines both methods: it says which of them the model really has."""
+
+    @property
+    def encodes(self) -> bool:
+        return can_encode(self.model)
+
+    @property
+    def scores_pairs(self) -> bool:
+        return can_score_pairs(self.model)
+
+
 def capability(model: Any, protocol: type) -> Any | None:
     """``model`` itself if it has the capability, else the model a cache wrapper holds if that has it
     (the cache adds nothing to token or role vectors), else None."""
@@ -367,7 +379,7 @@ class ForeignTokenEncoder(ForeignEncoder):
                 for v in self._obj.encode_tokens(sentences)]
 
 
-class IdentifiedModel:
+class IdentifiedModel(WrapsModel):
     """A user's own protocol object (it declares a ``config``) with its content fingerprint added to that
     config, so two instances declaring the same config but computing different things stay apart."""
 
@@ -409,14 +421,6 @@ class IdentifiedModel:
     @property
     def config(self) -> ModelConfig:
         return self._config
-
-    @property
-    def encodes(self) -> bool:
-        return can_encode(self.model)
-
-    @property
-    def scores_pairs(self) -> bool:
-        return can_score_pairs(self.model)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self.model.encode(texts)

@@ -1,8 +1,5 @@
-"""The leaderboard page of a sweep (``compeval report DIR --leaderboard [--mteb-results MTEB]``): a row per
-model, the suite headlines (``ranking.py``) as columns with 95% intervals, mteb's model metadata, and given
-MTEB's results (``results/<org__name>/<revision>/<Task>.json``) a scatter per headline against MTEB STS with
-Spearman's ρ. One self-contained HTML file with no script: a header link shows a copy of the table sorted by
-that column (CSS ``:target``).
+"""The leaderboard page of a sweep (``compeval report DIR --leaderboard [--mteb-results MTEB]``): suite
+headlines per model, and a scatter per headline against MTEB STS. No script: sorting is CSS ``:target``.
 """
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The end-of-run ranking: per model, the headline of each suite with its 95% interval, the best marked.
-
-A suite names its headline scores when it registers its report section (``headlines``: STS3k's adversarial
-Spearman and the non − adv gap, say); any other ranked task of a suite is summarised by the mean of the
-tasks' main scores that share a metric and direction. Everything is read from the results folder
-(``ResultsIndex``), like the report, so the ranking shows exactly what was written.
+"""The end-of-run ranking: per model, each suite's headlines (declared with its report section) with 95%
+intervals, the best marked; read from the results folder, so it shows exactly what was written.
 """
 from __future__ import annotations
 

@@ -193,8 +193,7 @@ class ResolvedModel:
         return self.options is not None and "device" in self.options.model_fields_set
 
     def on_device(self, run_device: str | None) -> "ResolvedModel":
-        """This model under a run whose (resolved) device is ``run_device``: a torch model without its own
-        ``device=`` runs there; a model with one, or a model without torch, keeps what it has."""
+        """This model under a run on ``run_device``: a torch model without its own ``device=`` runs there."""
         if not self.torch or self.own_device or run_device is None or run_device == self.device:
             return self
         return replace(self, device=run_device)
@@ -231,8 +230,7 @@ class ResolvedModel:
         return resolve(arg or self.arg, getattr(self.options, "revision", None))
 
     def decided(self) -> "ResolvedModel":
-        """An undecided bare Hub id with its family chosen from the repo's files, fetched now (the build's
-        download); a decided model as it is."""
+        """An undecided bare Hub id with its family chosen from the repo's files, fetched here; else as it is."""
         if self.family is not None:
             return self
         from .hub import resolve, resolved_bare
@@ -248,8 +246,7 @@ def _spec_value(v: Any) -> str:
 
 
 def resolve_model(text: "str | Spec | ResolvedModel", device: str | None = None) -> ResolvedModel:
-    """Resolve a model spec once (see ``ResolvedModel``): alias, family, form and every option checked before
-    anything is downloaded. ``device``: the run's resolved device (None: not known yet)."""
+    """Resolve a model spec once, every option checked before any download; ``device``: the run's (None: unknown)."""
     if isinstance(text, ResolvedModel):
         return text.on_device(device)
     spec = parse_spec(text) if isinstance(text, str) else text
@@ -290,8 +287,7 @@ def _resolve_bare(spec: Spec, text: str, device: str | None) -> ResolvedModel:
 
 
 def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> ResolvedModel:
-    """An expanded spec (a family's ``NAME[:ARG]``): family, form and options (the recipe's defaults filled
-    in, in the same one parse), the weights located and the device resolved."""
+    """An expanded ``NAME[:ARG]``: options parsed once with the recipe's defaults, weights located, device resolved."""
     family = resolve_family(spec.name)
     _check_form(spec, family, text)
     values = dict(spec.options)
@@ -321,8 +317,7 @@ def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> Re
 
 
 def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: str | None, text: str) -> dict:
-    """The spec's option values with a recipe's settings under them, where the spec set none (on the raw
-    values, so that the options are parsed once); a recipe of another family is an error."""
+    """The spec's raw option values over a recipe's settings (parsed once); another family's recipe is an error."""
     from .prompts import without_prompt_defaults
     from .recipes import RECIPES, recipe_options
 
@@ -376,8 +371,7 @@ class ModelBuilder:
         return self.device
 
     def resolve(self, text: "str | Spec | ResolvedModel") -> ResolvedModel:
-        """``resolve_model`` under this builder's device, once per spec text (composites and tasks' baseline
-        models ask for the same parts again)."""
+        """``resolve_model`` under this builder's device, once per spec text (composites ask for parts again)."""
         if isinstance(text, ResolvedModel):
             return text.on_device(self._run_device())
         key = str(text)
@@ -396,8 +390,7 @@ class ModelBuilder:
         return self._built[key]
 
     def _build(self, resolved: ResolvedModel) -> Any:
-        """Builds the resolved model (nothing is parsed or checked again; a bare Hub id whose family its
-        files decide is decided now, after its download)."""
+        """Builds the resolved model; nothing is parsed or checked again."""
         resolved = resolved.decided()
         if resolved.torch and resolved.device is None:
             resolved = replace(resolved, device=self.run_device())

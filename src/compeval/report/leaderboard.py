@@ -64,9 +64,8 @@ def _english_main(payload: dict) -> float | None:
 
 
 def read_mteb_sts(root: Path | str, models: dict[str, str | None]) -> tuple[dict[str, dict[str, float]], list[str]]:
-    """{model name: {STS task: score}} for ``models`` ({Hub name: revision or None}) from an MTEB results
-    folder (``root/results/…`` or ``root/…``); the revision folder matching the model's, else the one
-    holding the most STS tasks. Returns the scores and notes on what was not found."""
+    """({model name: {STS task: score}}, notes on what was not found) for ``models`` ({Hub name: revision}) from
+    an MTEB results folder: the model's revision folder, else the one holding the most STS tasks."""
     root = Path(root)
     if not root.is_dir():
         raise CompevalError(f"--mteb-results {root}: no such folder")

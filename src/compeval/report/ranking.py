@@ -167,9 +167,8 @@ def fmt_cell(cell: tuple[float, float | None, float | None] | None, digits: int 
 
 
 def ranking_frame(results_dir, keep: Iterable[str] | None = None):
-    """The ranking as a DataFrame for the Python API: one row per suite headline, ``chance`` (the reference a
-    model must clear: random vectors' score, else the metric's chance level), one column per model
-    (``value [low, high]``), and ``best``, the best model of the row that clears it ("" when none does)."""
+    """The ranking as a DataFrame: a row per headline, ``chance`` (what a model must clear), a column per model
+    (``value [low, high]``) and ``best`` ("" when no model clears it)."""
     import pandas as pd
 
     index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)

@@ -46,8 +46,7 @@ def check_writable(output_dir: Path) -> None:
 
 
 def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
-    """A sample of the run's texts (``fingerprint.sample_texts``) for the identity of Python objects, read
-    from loaded copies of the tasks (the jobs load their own); a task that fails to load adds nothing."""
+    """A sample of the run's texts for the identity of Python objects; a task that fails to load adds nothing."""
     import copy
 
     from ..models.fingerprint import sample_texts
@@ -105,9 +104,8 @@ def refuse_names_held_in_folder(tasks: Sequence[Task], store: ResultStore) -> No
 
 
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
-    """Models × tasks → the jobs whose result is not stored yet (all of them with ``overwrite``). Every model
-    is resolved before any is built, and built (weights load lazily) for its configuration, which names its
-    results folder; task specs are built here, once. Repeated tasks or models are planned once."""
+    """Models × tasks → the jobs whose result is not stored yet (all with ``overwrite``). Every model is resolved
+    before any is built (weights load lazily); tasks are built here, once; repeats are planned once."""
     by_slug: dict[str, Task] = {}
     for t in tasks:
         for task in (get_tasks(t) if isinstance(t, str) else [t]):

@@ -1,11 +1,6 @@
-"""Options declared once, as a pydantic model: task options, model-family options and trainer settings.
-
-A subclass of ``OptionsBase`` gives each option its type, default, range, choices (``Literal``), pattern or
-older names (``AliasChoices``); the CLI parsing, the one-line error, the recorded ``params``, the result-file
-slug, the spec string and the listings all follow from it. A field is identity unless declared with
-``setting(…)``: a run setting (device, batch size), recorded beside a result and never in an id. A field typed
-as a pydantic model is a settings group (a trainer's ``AdamSettings``): its fields are flat options
-``<prefix><field>`` (``mlp_max_iter``), recorded once, nested, in ``params``.
+"""Options declared once, as a pydantic model (tasks, model families, trainers): parsing, one-line errors,
+recorded ``params``, slugs, spec strings and listings all follow from it. ``setting(…)`` fields are run settings,
+never in an id. A field typed as a pydantic model is a settings group: flat options ``<prefix><field>``.
 """
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
-"""``Registry``: the type of every name → thing mapping (tasks, task kinds, model families and aliases, object
-adapters, data sources, report sections), as spaCy's ``catalogue`` and lm-evaluation-harness's task registry.
+"""``Registry``: the type of every name → thing mapping, as spaCy's ``catalogue``. A second registration of a
+name is a ``RegistryError`` naming both origins (the same object again is a no-op); discovery and entry
+points (docs/contributing.md) run at the first read; a plug-in that fails to load goes to ``plugins.BROKEN``.
+``reg[name] = obj`` and ``del reg[name]`` skip the check, for tests (``monkeypatch``).
 
-- A second registration of a name is a ``RegistryError`` naming both origins (``module:qualname`` of a class
-  or function, else ``file:line`` of the call, or the entry point); the same object again is a no-op (a module
-  imported twice). Whichever comes second is refused; one found during discovery goes to ``plugins.BROKEN``.
-- Nothing is imported until the registry is first read; then its built-in discovery (``compeval.plugins``)
-  runs once, then its entry-point group (``compeval.tasks``, ``compeval.models``, ``compeval.data``,
-  ``compeval.report``; docs/contributing.md), so an installed package adds a suite or a family. A plug-in
-  that fails to load is recorded in ``plugins.BROKEN`` and the others still load.
-- ``reg[name] = obj`` and ``del reg[name]`` skip the duplicate check: they are for tests (``monkeypatch``).
-
-Hand-written rather than ``catalogue``: catalogue overwrites a duplicate silently, keeps no origin, wants one
-object per entry point, and keeps its registries in one process-global table that tests cannot restore.
+Not ``catalogue``: it overwrites duplicates silently, keeps no origin, and has one global table tests cannot restore.
 """
 from __future__ import annotations
 

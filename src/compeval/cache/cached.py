@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import InputTextError, ModelOutputError
-from ..models.protocol import Closeable, Loadable, ModelConfig, can_encode, can_score_pairs
+from ..models.protocol import Closeable, Loadable, ModelConfig, WrapsModel, can_encode, can_score_pairs
 from .store import EmbeddingStore, default_cache_dir
 
 
@@ -110,7 +110,7 @@ def _chunks(n: int, first: int, largest: int):
         size = min(size * 2, max(largest, 1))
 
 
-class CachedModel:
+class CachedModel(WrapsModel):
     """A model behind the embedding cache. Follows the same protocol as the model it wraps."""
 
     def __init__(self, model: Any, cache: EmbeddingCache):
@@ -158,14 +158,6 @@ class CachedModel:
         if name in {"encode", "score_pairs"}:
             raise AttributeError(name)
         return getattr(self.model, name)
-
-    @property
-    def encodes(self) -> bool:
-        return can_encode(self.model)
-
-    @property
-    def scores_pairs(self) -> bool:
-        return can_score_pairs(self.model)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not can_encode(self.model):

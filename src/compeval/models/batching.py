@@ -1,8 +1,5 @@
-"""Token-budget batching: texts sorted by length and cut into batches whose padded size (texts × longest)
-stays under a budget; on an accelerator out-of-memory error the budget halves and the batch is retried.
-
-A fixed count of texts wastes padding and runs out of memory on long texts; a budget does neither. Each
-row is pooled from its own masked tokens, so the budget is a run setting (``ModelConfig.settings``).
+"""Token-budget batching: batches whose padded size (texts × longest) stays under a budget, halved on
+out-of-memory. Each row pools its own masked tokens, so the budget is a run setting, not identity.
 """
 from __future__ import annotations
 

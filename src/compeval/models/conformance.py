@@ -1,7 +1,5 @@
-"""``check_model``: the checks every model implementation passes (like scikit-learn's check_estimator).
-
-Run it on your own model before evaluating it: it catches the mistakes that silently corrupt scores
-(rows out of order, batch-dependent outputs, NaNs, unstable configuration ids).
+"""``check_model``: the checks every model passes (like scikit-learn's check_estimator), catching what silently
+corrupts scores (rows out of order, batch-dependent outputs, NaNs, unstable configuration ids).
 """
 from __future__ import annotations
 

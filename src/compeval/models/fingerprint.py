@@ -1,12 +1,6 @@
-"""Content identity for models handed over as Python objects, which have no spec saying what they compute.
-
-The identity is the object's output on a fixed, versioned probe set (``PROBE_VERSION``: words to passages
-over 512 pieces, punctuation, digits, non-ASCII) plus its class (module, name, source hash, package
-version) and any name/params given: outputs that differ in any bit never share cache entries or results
-(another GPU's numerics costs a recomputation, never wrong vectors). Probes cannot see a change confined
-to other words, so the identity also covers a sample of the run's own texts (``sample_texts``), or the
-object declares its own (``compeval_digest``, ``DIGEST_ATTRIBUTE``). Results of an object identified only
-by its output are reused across runs only with ``run(..., reuse_objects=True)`` or a declared digest.
+"""Content identity for Python objects, which have no spec: their output on a versioned probe set and a
+sample of the run's texts, plus their class, so outputs that differ in any bit never share cache entries or
+results. An object may declare its own (``DIGEST_ATTRIBUTE``).
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Where a transformer's weights come from: a packaged model, a local folder, or a Hugging Face Hub repo.
-
-A Hub name resolves through ``huggingface_hub.snapshot_download`` (honouring ``HF_HOME``, ``HF_HUB_OFFLINE``,
-``HF_TOKEN``); its snapshot's commit is the identity, so a moved branch gives a new id. A local folder is
-identified by a digest of its content (every file but README.md and .gitattributes, links followed), never
-its path: a model fine-tuned into the same folder is a new model. The digest is taken once per run, when
-the spec is resolved (``registry.resolve_model``).
+"""Where a transformer's weights come from: a packaged model, a local folder, or a Hub repo (docs/models.md).
+A Hub snapshot's commit is its identity; a folder's is a digest of its content (never its path), taken once
+per run.
 """
 from __future__ import annotations
 

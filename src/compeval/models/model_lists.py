@@ -1,7 +1,5 @@
-"""Lists of model specs for sweeps: a file (one spec per line, ``#`` comments), a query of mteb's offline
-model registry (``mteb:lang=eng,max_params=8e9``) and ``compeval:sweep`` (``models/sweep.txt``, written by
-``scripts/make_sweep_list.py``, each Hub model pinned to mteb's revision); ``model_metadata(name)`` gives
-the leaderboard's facts where mteb knows the model.
+"""Lists of model specs for sweeps: a file, a query of mteb's offline registry (``mteb:lang=eng,max_params=8e9``)
+or ``compeval:sweep`` (``models/sweep.txt``, pinned to mteb's revisions).
 """
 from __future__ import annotations
 

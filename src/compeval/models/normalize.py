@@ -1,7 +1,5 @@
-"""``norm=`` is a task option, never a model option: centring or z-scoring over a set has no per-text
-meaning, so on a model it would give a one-text task raw vectors under an id claiming ``norm=…``, or vectors
-that depend on the other texts encoded. This module refuses it, naming the task spelling
-(``--task sts3k,norm=center``, ``compeval.tasks.scoring``).
+"""``norm=`` is a task option, never a model option: centring or z-scoring over a set has no per-text meaning,
+so a model's vectors would depend on the other texts encoded. Refused here, naming the task spelling.
 """
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ OPTION = "norm"
 
 
 def refuse_model_norm(spec: Spec, text: str) -> None:
-    """A SpecError when a model spec sets ``norm=``: it is a task option now."""
+    """A SpecError when a model spec sets ``norm=``: it is a task option."""
     if OPTION in spec.options:
         value = spec.options[OPTION]
         raise SpecError(f"{text}: norm is a task option now: --task sts3k,norm={value} (give the model as "

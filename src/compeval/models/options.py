@@ -1,7 +1,5 @@
-"""Model spec options: each family declares ``class Options(ModelOptions)`` (``TorchOptions`` where torch
-runs it). Parsing, messages and listings come from ``compeval.options``; ``setting(…)`` fields are run
-settings (``ModelConfig.settings``), the others identity, recorded by ``to_model_config`` as each field
-declares (``identity_field``).
+"""Model spec options: each family declares ``class Options(ModelOptions)``; ``setting(…)`` fields are run
+settings, the others identity, recorded as each field declares (``identity_field``).
 """
 from __future__ import annotations
 
@@ -75,11 +73,8 @@ class ModelOptions(OptionsBase):
 
     def to_model_config(self, name: str, *, family: str | None = None, resolved: Mapping[str, Any] | None = None,
                         facts: Mapping[str, Any] | None = None, **config: Any) -> "ModelConfig":
-        """The model's ``ModelConfig``, its params derived from these options by one rule: each identity option
-        under its param name, with its value or the value it ``resolved`` to for this model (``layer=-1`` → the
-        last layer); left out at its default where declared ``record="changed"``, and when None unless declared
-        ``record="null"``. ``facts`` (weights digest, package versions) are recorded as given; the display
-        name shows options by their ``show``, in ``shown_order``. ``config`` goes to ``ModelConfig``."""
+        """The model's ``ModelConfig``: each identity option under its param name, at the value it ``resolved``
+        to (``layer=-1`` → the last layer), left out as its ``record`` declares; ``facts`` recorded as given."""
         from .protocol import ModelConfig
 
         family = family or type(self).family  # family=: a config that records another name (precomputed-scores)

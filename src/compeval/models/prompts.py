@@ -1,11 +1,5 @@
-"""One prompt vocabulary for the families whose cards define prompts (``hf``, ``sbert``, ``nvembed``; ``api``
-takes ``prompt=`` only, ``mteb`` refuses all three): ``prompt=`` the full text; ``prompt_name=`` a prompt
-the repo names in ``config_sentence_transformers.json`` (read from the resolved local folder); and
-``instruction=`` the task text in the card's template, refused where the card has none.
-
-At most one is given; a recipe's prompt is a default any of them replaces. All come down to one effective
-text (``PromptChoice.text``), prepended and recorded, so two spellings of one prompt are one model; an
-instruction that already has the template's form is used as it is, never wrapped twice.
+"""``prompt=`` / ``prompt_name=`` / ``instruction=`` (docs/models.md) → one effective text
+(``PromptChoice.text``), prepended and recorded, so two spellings of one prompt are one model.
 """
 from __future__ import annotations
 

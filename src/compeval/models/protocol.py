@@ -1,10 +1,5 @@
-"""The model interface every family implements (a structural Protocol, as in mteb v2).
-
-A model is anything with a ``config`` (what exactly produced a score) and at least one of
-``encode(texts) -> (n, d) float array`` or ``score_pairs(texts_a, texts_b) -> (n,) float array``.
-Optional capabilities (lazy weights, token vectors, role similarities, declared resources, …) are
-``runtime_checkable`` protocols below. Tasks know models only through this module; models know nothing
-of tasks.
+"""The model interface (structural Protocols, as in mteb v2): a ``config`` and ``encode(texts) -> (n, d)``
+and/or ``score_pairs(a, b) -> (n,)``. Tasks know models only through this module; models know nothing of tasks.
 """
 from __future__ import annotations
 
@@ -27,12 +22,9 @@ ParamValue = Scalar | dict[str, Scalar]
 
 
 class ModelConfig(BaseModel):
-    """Everything that determines a model's output. Its ``id`` keys the cache and names results.
-
-    ``params`` hold identity (weights hash, operator, layer, pooling, tokenisation, prompt…); ``location``
-    holds where the weights were read from, and ``settings`` how the model was run (device, batch size);
-    neither changes the output, so neither is part of the id.
-    """
+    """Everything that determines a model's output; its ``id`` keys the cache and names results.
+    ``location`` (where weights were read) and ``settings`` (device, batch size) leave the output as it is, so
+    they stay out of the id."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -223,6 +215,18 @@ def can_score_pairs(model: Any) -> bool:
     return callable(getattr(model, "score_pairs", None)) and getattr(model, "scores_pairs", True)
 
 
+class WrapsModel:
+    """A wrapper of ``self.model`` that defines both methods: it says which of them the model really has."""
+
+    @property
+    def encodes(self) -> bool:
+        return can_encode(self.model)
+
+    @property
+    def scores_pairs(self) -> bool:
+        return can_score_pairs(self.model)
+
+
 def capability(model: Any, protocol: type) -> Any | None:
     """``model`` itself if it has the capability, else the model a cache wrapper holds if that has it
     (the cache adds nothing to token or role vectors), else None."""
@@ -319,12 +323,8 @@ class _Tensor(Protocol):
 
 
 class ForeignEncoder:
-    """Adapts any object with ``encode(list[str])`` (e.g. a SentenceTransformer) to the protocol.
-
-    Its identity is what it computes (``fingerprint.py``): its vectors on a fixed probe set, its class
-    (name, source hash, package version) and any ``name``/``params`` given. The short fingerprint is shown
-    in the display name, so two objects of one class get separate cache entries *and* result folders.
-    """
+    """Adapts any object with ``encode(list[str])`` to the protocol. Its identity is what it computes
+    (``fingerprint.py``), shown in the display name so two objects of one class get separate result folders."""
 
     def __init__(self, obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None,
                  sample: Sequence[str] = ()):
@@ -379,7 +379,7 @@ class ForeignTokenEncoder(ForeignEncoder):
                 for v in self._obj.encode_tokens(sentences)]
 
 
-class IdentifiedModel:
+class IdentifiedModel(WrapsModel):
     """A user's own protocol object (it declares a ``config``) with its content fingerprint added to that
     config, so two instances declaring the same config but computing different things stay apart."""
 
@@ -421,14 +421,6 @@ class IdentifiedModel:
     @property
     def config(self) -> ModelConfig:
         return self._config
-
-    @property
-    def encodes(self) -> bool:
-        return can_encode(self.model)
-
-    @property
-    def scores_pairs(self) -> bool:
-        return can_score_pairs(self.model)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         return self.model.encode(texts)
@@ -477,11 +469,8 @@ def register_object_adapter(name: str) -> Callable[[Callable[[Any], Any]], Calla
 
 def as_model(obj: Any, name: str | None = None, params: dict[str, ParamValue] | None = None,
              sample: Sequence[str] = ()) -> Any:
-    """A compeval model as is; a user's protocol object with its fingerprint added to its config; an object
-    a registered adapter knows (an MTEB encoder) through it; any other object with ``encode`` wrapped and
-    identified by its output (``ForeignEncoder``). Each wrapper keeps ``encode_tokens`` where the object has
-    it, so word-level tasks (lexcomp) run on it. ``sample``: texts of the run's own tasks the fingerprint
-    covers besides the probe set (``fingerprint.sample_texts``)."""
+    """A compeval model as is; any other object wrapped and identified by its output (adapters, then
+    ``ForeignEncoder``), ``encode_tokens`` kept. ``sample``: the run's texts the fingerprint also covers."""
     if isinstance(getattr(obj, "config", None), ModelConfig) and (can_encode(obj) or can_score_pairs(obj)):
         if _built_by_compeval(obj):
             return obj

@@ -1,12 +1,6 @@
-"""Published recipes: how a bare ``ORG/NAME`` is run, exactly as its model card says (family, pooling,
-prompt, BOS/EOS, normalisation; the table in docs/models.md).
-
-Most of it is read from the repo's files (``modules.json`` and its modules, ``tokenizer_config.json``,
-``config.json``); ``RECIPES`` corrects what they leave out or get wrong against the card, matched by repo id,
-and mteb's ``ModelMeta`` gives an instruction template the table lacks. A model matched by nothing runs
-with the documented default (``hf``, mean pooling) and records ``recipe=assumed``. The recipe's settings
-are defaults that the spec's options override and are in the params, so ``ORG/NAME`` and the spelled-out
-spec share an id; its name is recorded in ``model.settings.recipe``.
+"""Published recipes: how a bare ``ORG/NAME`` is run, exactly as its model card says (docs/models.md's table).
+Mostly read from the repo's files; ``RECIPES`` corrects them against the card. Recipe settings are option
+defaults in the params, so ``ORG/NAME`` and the spelled-out spec share an id.
 """
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Model registry: spec string → model, with versioned family names (as spaCy's registries).
-
-``NAME:ARG`` uses a family's latest version, ``NAME.vN:ARG`` pins one; aliases name packaged models
-(``glove-6b-50d``). A spec is resolved once per run (``resolve_model`` → ``ResolvedModel``), before any
-download; the factory, ``--plan``, jobs and workers take that object and never parse the string again.
-``FAMILIES`` and ``ALIASES`` are ``compeval.registry.Registry`` instances filled by ``compeval.models.families``
-and the ``compeval.models`` entry points.
+"""Model registry: spec string → model, versioned family names as spaCy's (``NAME.vN:ARG`` pins one).
+A spec is resolved once per run, before any download (``ResolvedModel``); nothing parses it again.
 """
 from __future__ import annotations
 
@@ -75,12 +70,9 @@ BROKEN = plugins.BROKEN  # module -> import error, shown by the CLI and checked 
 
 def register_model(name: str, version: int, description: str, spec_forms: tuple[str, ...] | list[str],
                    extra: str | tuple[str, ...] | None = None, options: type[ModelOptions] = ModelOptions):
-    """Decorator for a factory ``(resolved, builder) -> model``: ``resolved`` is the ``ResolvedModel`` (its
-    ``arg``, typed ``options``, ``weights``, ``device``), ``builder`` builds parts of composites and holds the
-    run settings. ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` is the family's own
-    ``ModelOptions`` subclass (``TorchOptions`` adds the torch ones): it learns its family here, so that
-    ``to_model_config`` records it.
-    """
+    """Decorator for a factory ``(resolved, builder) -> model``; ``builder`` builds composites' parts.
+    ``spec_forms`` name the argument (``sbert:ORG/NAME|PATH``); ``options`` learns its family here for
+    ``to_model_config``."""
     if not (isinstance(options, type) and issubclass(options, ModelOptions)):
         raise TypeError(f"register_model({name!r}): options must be a ModelOptions subclass, got {options!r}")
 
@@ -181,11 +173,8 @@ def expand_alias(spec: Spec) -> Spec:
 @dataclass(frozen=True)
 class ResolvedModel:
     """A model spec resolved once per run, before any weights are fetched; jobs and workers receive it pickled.
-
-    ``options`` are typed, the recipe's defaults filled in; ``weights`` is ``hub.Weights`` (None: a Hub repo the
-    build still asks for); ``device`` the torch device (its own ``device=``, else the run's). A bare Hub id
-    whose family depends on files not cached yet has ``family`` None until ``decided()``. Equal when they
-    build the same model the same way (``text`` and ``spec`` are kept for messages)."""
+    ``weights`` None: a Hub repo the build still fetches. ``family`` None: a bare Hub id until ``decided()``.
+    Equal when they build the same model the same way (``text`` and ``spec`` are for messages)."""
 
     text: str = field(compare=False)  # the spec as the user wrote it
     spec: Spec = field(compare=False)  # alias expanded, a bare ORG/NAME given its family: what the factory gets
@@ -215,8 +204,7 @@ class ResolvedModel:
         return self.options is not None and "device" in self.options.model_fields_set
 
     def on_device(self, run_device: str | None) -> "ResolvedModel":
-        """This model under a run whose (resolved) device is ``run_device``: a torch model without its own
-        ``device=`` runs there; a model with one, or a model without torch, keeps what it has."""
+        """This model under a run on ``run_device``: a torch model without its own ``device=`` runs there."""
         if not self.torch or self.own_device or run_device is None or run_device == self.device:
             return self
         return replace(self, device=run_device)
@@ -253,8 +241,7 @@ class ResolvedModel:
         return resolve(arg or self.arg, getattr(self.options, "revision", None))
 
     def decided(self) -> "ResolvedModel":
-        """An undecided bare Hub id with its family chosen from the repo's files, fetched now (the build's
-        download); a decided model as it is."""
+        """An undecided bare Hub id with its family chosen from the repo's files, fetched here; else as it is."""
         if self.family is not None:
             return self
         from .hub import resolve, resolved_bare
@@ -270,8 +257,7 @@ def _spec_value(v: Any) -> str:
 
 
 def resolve_model(text: "str | Spec | ResolvedModel", device: str | None = None) -> ResolvedModel:
-    """Resolve a model spec once (see ``ResolvedModel``): alias, family, form and every option checked before
-    anything is downloaded. ``device``: the run's resolved device (None: not known yet)."""
+    """Resolve a model spec once, every option checked before any download; ``device``: the run's (None: unknown)."""
     if isinstance(text, ResolvedModel):
         return text.on_device(device)
     spec = parse_spec(text) if isinstance(text, str) else text
@@ -312,8 +298,7 @@ def _resolve_bare(spec: Spec, text: str, device: str | None) -> ResolvedModel:
 
 
 def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> ResolvedModel:
-    """An expanded spec (a family's ``NAME[:ARG]``): family, form and options (the recipe's defaults filled
-    in, in the same one parse), the weights located and the device resolved."""
+    """An expanded ``NAME[:ARG]``: options parsed once with the recipe's defaults, weights located, device resolved."""
     family = resolve_family(spec.name)
     _check_form(spec, family, text)
     values = dict(spec.options)
@@ -343,8 +328,7 @@ def _resolve_spec(spec: Spec, text: str, device: str | None, weights: Any) -> Re
 
 
 def _with_recipe_values(family: ModelFamily, values: dict, recipe: str, repo: str | None, text: str) -> dict:
-    """The spec's option values with a recipe's settings under them, where the spec set none (on the raw
-    values, so that the options are parsed once); a recipe of another family is an error."""
+    """The spec's raw option values over a recipe's settings (parsed once); another family's recipe is an error."""
     from .prompts import without_prompt_defaults
     from .recipes import RECIPES, recipe_options
 
@@ -398,8 +382,7 @@ class ModelBuilder:
         return self.device
 
     def resolve(self, text: "str | Spec | ResolvedModel") -> ResolvedModel:
-        """``resolve_model`` under this builder's device, once per spec text (composites and tasks' baseline
-        models ask for the same parts again)."""
+        """``resolve_model`` under this builder's device, once per spec text (composites ask for parts again)."""
         if isinstance(text, ResolvedModel):
             return text.on_device(self._run_device())
         key = str(text)
@@ -418,8 +401,7 @@ class ModelBuilder:
         return self._built[key]
 
     def _build(self, resolved: ResolvedModel) -> Any:
-        """Builds the resolved model (nothing is parsed or checked again; a bare Hub id whose family its
-        files decide is decided now, after its download)."""
+        """Builds the resolved model; nothing is parsed or checked again."""
         resolved = resolved.decided()
         if resolved.torch and resolved.device is None:
             resolved = replace(resolved, device=self.run_device())

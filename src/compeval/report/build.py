@@ -1,7 +1,5 @@
-"""Assemble the report: leaderboard, one section per suite present, paired comparisons, provenance.
-
-The output is one HTML file with everything inline (CSS, SVG figures, no script, no font files) and a
-Content-Security-Policy that forbids any fetch, so opening it never touches the network.
+"""Assemble the report: leaderboard, one section per suite present, paired comparisons, provenance. One HTML
+file with everything inline and a Content-Security-Policy that forbids any fetch: opening it is offline.
 """
 from __future__ import annotations
 
@@ -93,12 +91,8 @@ def build_report(
     n_permutations: int = 1000,
     seed: int = 0,
 ) -> ReportInfo:
-    """Build the self-contained HTML report of ``results_dir`` into ``output``.
-
-    ``figures_dir`` also writes every figure as ``<figure id>.<figure_format>`` (svg or png) for papers.
-    Paired tests use ``n_resamples`` bootstrap resamples (interval) and ``n_permutations`` swaps (p-value),
-    seeded by ``seed``.
-    """
+    """Build the self-contained HTML report of ``results_dir`` into ``output``; ``figures_dir`` also writes
+    each figure as ``<figure id>.<figure_format>``. Paired tests: ``n_resamples`` (interval), ``n_permutations``."""
     from ..outputs import check_output
 
     started = time.perf_counter()

@@ -1,8 +1,5 @@
-"""What a headline's "best" must clear: the chance level of a metric, the trivial reference models (random
-vectors, lemma overlap), and the intervals that say nothing (a ratio over a near-zero denominator).
-
-``RankRow`` is one headline row of the ranking (``report/ranking.py``); the report's leaderboard and the
-exported leaderboards (``report/tables.py``) ask it which model, if any, to mark best.
+"""What a headline's "best" must clear: a metric's chance level, the trivial reference models (random vectors,
+lemma overlap), and intervals that say nothing (a ratio over a near-zero denominator).
 """
 from __future__ import annotations
 
@@ -20,13 +17,8 @@ NA_RATIO = f"interval n/a: a ratio whose bootstrap denominator nears zero (upper
 
 @dataclass
 class RankRow:
-    """One headline: its label, which way is better, and per model (value, ci_low, ci_high).
-
-    ``references``: models that are trivial references (random vectors, lemma overlap), model → what they are;
-    ``chance``: the chance level (``sections.chance_level``: the suite's, else ``CHANCE``), used when no
-    random-vector result is present;
-    ``caveat``: the headline's warning where a degenerate model can win; ``na``: model → why its interval
-    is not shown."""
+    """One headline: its label, which way is better, and per model (value, ci_low, ci_high). ``chance`` is
+    used when no random-vector result is present; ``na``: model → why its interval is not shown."""
 
     suite: str
     label: str

@@ -1,8 +1,5 @@
-"""Matplotlib figures for the report, rendered without pyplot (no global backend state, Agg canvas).
-
-Inline SVG keeps the HTML one self-contained file: text as paths (no fonts), dense point clouds rasterised
-as a ``data:`` PNG (~60 kB instead of ~1 MB), prologue, DOCTYPE and metadata stripped, ids salted with the
-figure id so figures never clash and the same results give the same bytes.
+"""Matplotlib figures for the report, without pyplot (no global backend state). Inline SVG: text as paths,
+dense clouds as a ``data:`` PNG (~60 kB instead of ~1 MB), ids salted so the same results give the same bytes.
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The leaderboard page of a sweep (``compeval report DIR --leaderboard [--mteb-results MTEB]``): a row per
-model, the suite headlines (``ranking.py``) as columns with 95% intervals, mteb's model metadata, and given
-MTEB's results (``results/<org__name>/<revision>/<Task>.json``) a scatter per headline against MTEB STS with
-Spearman's ρ. One self-contained HTML file with no script: a header link shows a copy of the table sorted by
-that column (CSS ``:target``).
+"""The leaderboard page of a sweep (``compeval report DIR --leaderboard [--mteb-results MTEB]``): suite
+headlines per model, and a scatter per headline against MTEB STS. No script: sorting is CSS ``:target``.
 """
 from __future__ import annotations
 
@@ -28,15 +25,6 @@ from .. import seeds
 
 STS_TYPE = "STS"
 N_BOOT = 2000
-
-
-@dataclass
-class MtebSts:
-    """A model's MTEB STS mean (English test subsets' main_score, averaged per task, then over tasks)."""
-
-    mean: float
-    tasks: list[str]
-    folder: str
 
 
 @dataclass
@@ -76,9 +64,8 @@ def _english_main(payload: dict) -> float | None:
 
 
 def read_mteb_sts(root: Path | str, models: dict[str, str | None]) -> tuple[dict[str, dict[str, float]], list[str]]:
-    """{model name: {STS task: score}} for ``models`` ({Hub name: revision or None}) from an MTEB results
-    folder (``root/results/…`` or ``root/…``); the revision folder matching the model's, else the one
-    holding the most STS tasks. Returns the scores and notes on what was not found."""
+    """({model name: {STS task: score}}, notes on what was not found) for ``models`` ({Hub name: revision}) from
+    an MTEB results folder: the model's revision folder, else the one holding the most STS tasks."""
     root = Path(root)
     if not root.is_dir():
         raise CompevalError(f"--mteb-results {root}: no such folder")

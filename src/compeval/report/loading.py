@@ -1,8 +1,5 @@
-"""Read a results folder once for the report: every ``TaskResult`` plus lazily loaded predictions.
-
-The report reads only the store, so everything it shows traces to a file in the folder (task facts travel in
-each result; only a result older than them takes them from the registered task). Predictions are large
-(240k rows per model in ``modifiers-test2``) and few figures need them: read on first use with pyarrow.
+"""Read a results folder once for the report, so everything it shows traces to a file there. Predictions are
+large (240k rows per model in ``modifiers-test2``) and few figures need them: read on first use.
 """
 from __future__ import annotations
 

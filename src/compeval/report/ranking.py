@@ -1,9 +1,5 @@
-"""The end-of-run ranking: per model, the headline of each suite with its 95% interval, the best marked.
-
-A suite names its headline scores when it registers its report section (``headlines``: STS3k's adversarial
-Spearman and the non − adv gap, say); any other ranked task of a suite is summarised by the mean of the
-tasks' main scores that share a metric and direction. Everything is read from the results folder
-(``ResultsIndex``), like the report, so the ranking shows exactly what was written.
+"""The end-of-run ranking: per model, each suite's headlines (declared with its report section) with 95%
+intervals, the best marked; read from the results folder, so it shows exactly what was written.
 """
 from __future__ import annotations
 
@@ -171,9 +167,8 @@ def fmt_cell(cell: tuple[float, float | None, float | None] | None, digits: int 
 
 
 def ranking_frame(results_dir, keep: Iterable[str] | None = None):
-    """The ranking as a DataFrame for the Python API: one row per suite headline, ``chance`` (the reference a
-    model must clear: random vectors' score, else the metric's chance level), one column per model
-    (``value [low, high]``), and ``best``, the best model of the row that clears it ("" when none does)."""
+    """The ranking as a DataFrame: a row per headline, ``chance`` (what a model must clear), a column per model
+    (``value [low, high]``) and ``best`` ("" when no model clears it)."""
     import pandas as pd
 
     index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)

@@ -1,8 +1,5 @@
-"""The leaderboard as data: models × tasks main scores with 95% intervals, and its text exports.
-
-``leaderboard_frame`` is the Python face (a DataFrame); ``leaderboard_text`` renders it as markdown,
-CSV or LaTeX for papers (``compeval results DIR --leaderboard --format latex``); ``rows_latex``
-renders the tidy rows of ``compeval results`` as LaTeX.
+"""The leaderboard as data (models × tasks main scores with 95% intervals) and its markdown, CSV and LaTeX
+exports.
 """
 from __future__ import annotations
 
@@ -71,14 +68,9 @@ def leaderboard_columns(index: ResultsIndex) -> list[Column]:
 
 def leaderboard_frame(results_dir: Path | str | ResultsIndex, include_published: bool = False,
                       overall: bool = False) -> pd.DataFrame:
-    """Models × leaderboard columns: columns ``(suite, column, stat)`` with stat in value / ci_low / ci_high.
-
-    A column is a task's main score (named by the task slug) or a suite's headline (``sts3k:adv``,
-    ``sts3k:non_minus_adv``). With ``include_published``, published reference rows (from the method specs)
-    are appended with the label ``"<model> [published]"`` and no interval; they are not computed by
-    compeval. With ``overall``, an ``("overall", "mean rank", "value")`` column ranks the computed models
-    in each column (1 = best) and averages those ranks over the columns a model has.
-    """
+    """Models × columns ``(suite, column, stat)``, stat in value / ci_low / ci_high; a column is a task slug or
+    a headline (``sts3k:adv``). ``include_published`` adds ``"<model> [published]"`` rows without interval;
+    ``overall`` adds ``("overall", "mean rank", "value")``: each model's mean rank over its columns (1 = best)."""
     index = results_dir if isinstance(results_dir, ResultsIndex) else ResultsIndex(results_dir)
     cols = leaderboard_columns(index)
     data: dict[tuple[str, str, str], dict[str, float]] = {}

@@ -1,7 +1,4 @@
-"""The report's HTML template (Jinja2): inline CSS, no script, no external URL of any kind.
-
-Kept as a Python string rather than a package data file so an installed wheel always has it.
-"""
+"""The report's HTML template (Jinja2): inline CSS, no script, no external URL. A string, so a wheel has it."""
 
 TEMPLATE = r"""{% macro figure(f) %}
   <figure class="figure" id="{{ f.id }}" data-figure="{{ f.id }}">

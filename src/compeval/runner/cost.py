@@ -179,11 +179,8 @@ def safetensors_params(directory: Path) -> int | None:
 
 
 def safetensors_counts(directory: Path) -> tuple[int, int] | None:
-    """(parameters, of them in lookup tables) counted from the safetensors headers (8-byte length + JSON of
-    shapes): no weights read.
-
-    A file whose header is not a safetensors header (fewer than 8 bytes, a length past the file's end or
-    the format's limit, not JSON of shapes) is a ``DamagedWeightsError`` naming it."""
+    """(parameters, of them in lookup tables) from the safetensors headers (8-byte length + JSON of shapes), no
+    weights read; a header that is not one is a ``DamagedWeightsError`` naming the file."""
     files = sorted(directory.glob("*.safetensors"))
     if not files:
         return None
@@ -249,8 +246,7 @@ def _max_length(directory: Path, family: str) -> int:
 
 
 def count_batches(lengths: Sequence[int], budget: int, max_texts: int | None) -> int:
-    """Forward passes that token-budget batching (``models/batching.py``, longest first) makes of texts of
-    ``lengths``."""
+    """Forward passes that token-budget batching (longest first) makes of texts of ``lengths``."""
     from ..models.batching import batches
 
     order = sorted(range(len(lengths)), key=lambda i: (-int(lengths[i]), i))
@@ -313,8 +309,7 @@ def _counted(directory: Path, texts: Sequence[str], max_length: int, budget: int
 
 
 def files_width(directory: Path) -> int | None:
-    """A transformer's vector width from its files: the sentence-transformers pooling config, else the
-    model config's hidden size."""
+    """A transformer's vector width from its pooling config, else its model config's hidden size."""
     for path, key in (("1_Pooling/config.json", "word_embedding_dimension"), ("config.json", "hidden_size"),
                       ("config.json", "d_model")):
         f = directory / path
@@ -330,8 +325,6 @@ def files_width(directory: Path) -> int | None:
 def spec_width(parsed) -> int | None:
     """A non-transformer model's width where its spec states it: a ``dim=`` option, or a name ending in
     ``-<N>d`` (``glove-6b-50d``)."""
-    import re
-
     if str(parsed.options.get("dim", "")).isdigit():
         return int(parsed.options["dim"])
     for text in (parsed.arg or "", parsed.name):  # an alias expands to FAMILY:NAME
@@ -342,10 +335,8 @@ def spec_width(parsed) -> int | None:
 
 
 def model_cost(model: Any, texts: Sequence[str]) -> CostRow:
-    """One model's row from its resolved model (``models.registry.ResolvedModel``; a spec string is resolved
-    here): the family the build would use, where its files are (never loading weights), tokens and
-    parameters, and its vectors' width. A bare Hub id whose family its files decide, not cached, is counted
-    as a transformer (both candidate families are)."""
+    """One model's row (a spec string is resolved here), never loading weights. A bare Hub id whose family its
+    files decide, not cached, is counted as a transformer (both candidate families are)."""
     from ..models.hub import resolve
     from ..models.model_lists import model_metadata
     from ..models.registry import resolve_model
@@ -510,9 +501,7 @@ def plan_footer(plan: CostPlan) -> list[str]:
 
 
 def format_plan(plan: CostPlan) -> str:
-    """The plan as plain text, one line per model at natural width: the device kind assumed, one row per
-    model (encoding and evaluation minutes), then the totals and the assumptions behind the minutes (the CLI
-    prints the same cells fitted to the terminal: ``cli/sweep.py``)."""
+    """The plan as plain text at natural width (the CLI fits the same cells to the terminal)."""
     cells = plan_cells(plan)
     widths = [max([len(h)] + [len(r[k]) for r in cells]) for k, (h, _) in enumerate(PLAN_COLUMNS)]
 

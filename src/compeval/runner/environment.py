@@ -29,10 +29,8 @@ def environment() -> dict[str, str]:
 
 
 def compute_threads() -> dict[str, str]:
-    """How many threads the job's float arithmetic ran on: a run setting (never identity) recorded because
-    it changes the order of float32 reductions, so results of different thread counts agree within
-    ``compeval.results.compare.FLOAT_TOLERANCE``, not bit for bit. torch's intra-op count when torch is in use
-    (read, never imported here), and ``OMP_NUM_THREADS`` as the process was given it."""
+    """The job's float thread count, recorded because it changes the order of float32 reductions (results agree
+    within ``FLOAT_TOLERANCE``, not bit for bit): torch's intra-op count if in use, and ``OMP_NUM_THREADS``."""
     out = {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset")}
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "get_num_threads"):

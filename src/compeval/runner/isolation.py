@@ -1,13 +1,6 @@
-"""One worker process per model (``--isolate``): a crash in a model's code (a segfault, ``os._exit``), an
-out-of-memory kill or a hang past ``--model-timeout`` fails that model's jobs alone, with the reason and
-the worker's log, and each model's GPU memory is returned before the next loads.
-
-The worker (forked from a ``forkserver`` that preloaded torch but never touched a GPU or opened a cache,
-else ``spawn``ed: no CUDA state or SQLite handles are inherited) re-plans its one model from the driver's
-resolved model and pickled tasks and runs the local loop, sending each outcome back as it finishes and its
-``ExecutionReport`` at the end. Results, cache and resuming are as without isolation: a result file
-present means its job is complete, whoever wrote it. Under ``--executor ray`` the same worker function
-runs as one Ray task per model (``ray_executor.execute_on_ray``).
+"""One worker process per model (``--isolate``): a crash, out-of-memory kill or hang past ``--model-timeout``
+fails that model's jobs alone, and each model's GPU memory is returned before the next loads. Workers
+inherit no CUDA state or SQLite handles (``worker_context``).
 """
 from __future__ import annotations
 
@@ -47,10 +40,8 @@ def worker_context() -> Any:
 
 
 def uses_gpu_torch_models(plan: Plan, ctx: RunContext) -> int:
-    """How many of the plan's pending models are torch models on a CUDA device (the default for
-    ``--isolate``: isolate when this is more than one), by each job's resolved model: its family and the
-    device it runs on (a model's own ``device=cpu`` is no GPU model under ``--device cuda``, and a model's
-    own ``device=cuda`` is one under ``--device cpu``)."""
+    """How many pending models are torch models on a CUDA device, by each one's own resolved device
+    (``--isolate``'s default: isolate when more than one)."""
     return sum(bool(r is not None and r.torch and (r.device or "").startswith("cuda"))
                for r in (jobs[0].resolved for jobs in plan.by_model()))
 
@@ -197,10 +188,8 @@ def unfinished(jobs: Any, why: str, log: Path, store: ResultStore, report: Execu
 
 
 class IsolatedExecutor:
-    """Each model's jobs in a fresh process, one model at a time (see the module docstring).
-
-    ``model_timeout`` (seconds, None: no limit) counts from the worker's start: loading weights,
-    encoding and evaluating all of the model's pending tasks."""
+    """Each model's jobs in a fresh process, one model at a time. ``model_timeout`` (seconds, None: no limit)
+    counts from the worker's start."""
 
     name = "local"
 

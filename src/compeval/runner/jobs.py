@@ -61,8 +61,7 @@ class RunSummary:
 
 
 class Reporter:
-    """Progress callbacks; silent here. ``runner.progress.RichReporter`` draws them (CLI, and the API
-    with ``progress=True``)."""
+    """Progress callbacks; silent here, drawn by ``runner.progress.RichReporter``."""
 
     def model_start(self, name: str, n_jobs: int) -> None: ...
     def loading(self, name: str) -> None: ...  # weights start loading
@@ -145,9 +144,8 @@ class Job:
 
 @dataclass
 class Plan:
-    """The jobs still to do, in model order, plus what planning found already done. ``models``
-    (configuration id -> built model), ``tasks``, ``cache`` and ``builder`` are the driver's objects; remote
-    executors send each job's configuration, resolved model and pickled task."""
+    """The jobs still to do, in model order, plus what planning found done. ``models``, ``tasks``, ``cache`` and
+    ``builder`` are the driver's objects; remote executors send each job's own."""
 
     jobs: list[Job]
     skipped: list[JobOutcome]

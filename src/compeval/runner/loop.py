@@ -1,8 +1,5 @@
-"""The loop over a model's jobs that every executor runs: ``run_model_jobs`` loads the model's tasks (each
-once per process), encodes the union of their texts once, evaluates each task, writes its result and
-returns an ``ExecutionReport``. The Ray executor splits it: ``encode_model_texts`` encodes the union in one
-worker, others evaluate from the shared vectors. Workers build the model from the plan's resolved model
-(``rebuild_model``) and receive the tasks pickled.
+"""The loop over a model's jobs that every executor runs (docs/architecture.md, Executors); the Ray executor
+splits it into ``encode_model_texts`` and evaluation from the shared vectors.
 """
 from __future__ import annotations
 
@@ -94,10 +91,8 @@ def _done(report: ExecutionReport, reporter: Reporter, outcome: JobOutcome) -> N
 def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store: ResultStore, reporter: Reporter,
                    *, loader: TaskLoader | None = None, shared: dict[str, Any] | None = None,
                    encode_one: bool = True, reraise: Reraise = ()) -> ExecutionReport:
-    """Run ``model`` on each of ``tasks`` in this process and write each result: load the tasks (``loader``
-    is shared between models by the local executor), encode the union of their texts once (holding the
-    vectors another process encoded, ``shared``), evaluate each. ``encode_one=False`` leaves a single ready
-    task to encode its own texts. ``context`` carries the process's model builder."""
+    """Run ``model`` on each of ``tasks`` here and write each result, encoding the union of their texts once
+    (``shared``: vectors another process encoded). ``encode_one=False`` leaves a single task to encode its own."""
     report = ExecutionReport()
     counts = _CacheCounts(model, context)
     display = model.config.display
@@ -118,12 +113,8 @@ def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store
 
 def encode_model_texts(model: Any, tasks: Sequence[Task], context: RunContext, *, reraise: Reraise = ()
                        ) -> tuple[ExecutionReport, list[str], dict[str, Any] | None]:
-    """``run_model_jobs``' loading and union without evaluating (the Ray executor's encode stage): the
-    report (a failed load is its job's outcome), the slugs of the tasks whose texts were encoded, and
-    ``{"texts", "vectors"}`` for the workers that evaluate them (None when nothing was encoded).
-
-    When the union cannot be encoded (a text some task cannot give, empty…) no slug is returned: those
-    jobs then encode their own texts one after another, so that only the culprit fails."""
+    """The Ray encode stage: (report, slugs of the tasks encoded, ``{"texts", "vectors"}`` or None). A union
+    that cannot be encoded returns no slug, so each job encodes its own texts and only the culprit fails."""
     report = ExecutionReport()
     counts = _CacheCounts(model, context)
     session = ModelSession(model, context, reraise=reraise)

@@ -1,12 +1,6 @@
-"""Progress on the terminal (rich), shared by the CLI and the Python API (``run(..., progress=True)``).
-
-One bar per model from its first encoded batch, with texts/s and the time left; a line while weights load;
-finished jobs count on the model's line (each one printed with ``verbose``, and whenever the console is not a
-terminal: model, task, seconds), failures are always printed (by the CLI once, at the end of the run).
-
-A log has no bars: when the console is not a terminal, a line every ``LOG_INTERVAL_S`` seconds says what each
-model is doing (model, tasks, texts encoded of the union, rate and time left; or the job being evaluated,
-which is where heads are trained, and for how long), so that ``make run > log`` is never silent for long.
+"""Progress on the terminal (rich) for the CLI and ``run(..., progress=True)``: a bar per model. A console
+that is not a terminal gets a line every ``LOG_INTERVAL_S`` seconds instead, so ``make run > log`` is never
+silent for long.
 """
 from __future__ import annotations
 

@@ -1,16 +1,6 @@
-"""Run a plan's jobs as Ray tasks (``compeval run --executor ray [--ray-address ADDR]``), in two stages per
-model, so each text is encoded once per model however many workers evaluate it:
-
-1. one **encode** task per model encodes the union of its pending tasks' texts (``encode_model_texts``)
-   and returns the vectors through Ray's object store;
-2. one **job** task per model × task evaluates from them and writes its result itself, so a driver that
-   dies loses nothing that finished. Tasks that declare no texts, and every job of a model whose vectors
-   cannot be shared (a pair scorer), run one after another in one worker, sharing its in-memory cache.
-
-Jobs travel as the model's resolved model and the pickled tasks (Python objects run locally only). Every
-Ray task reserves ``cpus_per_job``; those that may encode also what the model declares
-(``DeclaresResources``: a GPU for ``cuda``, the API family's ``{"api": 1}``). Worker crashes and
-transient errors are retried. Ray is imported only here, when the executor runs.
+"""Run a plan's jobs as Ray tasks in two stages per model (docs/architecture.md, Executors): one encode
+task per model, then one task per job that evaluates from the shared vectors and writes its own result.
+Ray is imported only here, when the executor runs.
 """
 from __future__ import annotations
 
@@ -52,9 +42,8 @@ def import_ray():
 
 
 def model_resources(model: Any, num_cpus: float = 1.0) -> dict[str, Any]:
-    """Ray options for a job of ``model``: ``num_cpus`` plus what the model and its parts declare
-    (``compeval.models.protocol.declared_resources``: a ``resources`` attribute such as the API family's
-    ``{"api": 1}``, one GPU for a part on a ``cuda`` device)."""
+    """Ray options for a job of ``model``: ``num_cpus`` plus what it and its parts declare
+    (``declared_resources``)."""
     out: dict[str, Any] = {"num_cpus": num_cpus, "num_gpus": 0, "resources": {}}
     for k, v in declared_resources(model).items():
         if k in ("num_cpus", "num_gpus"):
@@ -151,13 +140,8 @@ def _describe(exc: BaseException) -> str:
 
 
 class RayExecutor:
-    """Model × task jobs as Ray tasks; see the module docstring.
-
-    ``address``: ``None`` starts a local cluster for this run (``num_cpus`` CPUs in all, ``api_slots`` of
-    the ``api`` resource) unless this process already called ``ray.init``; ``"auto"`` or ``HOST:PORT``
-    joins a running cluster, whose workers must see the same output, data and cache folders (a shared
-    file system) and have compeval installed.
-    """
+    """Model × task jobs as Ray tasks. ``address`` None starts a local cluster unless ``ray.init`` was
+    called; ``"auto"`` or ``HOST:PORT`` joins one whose workers share the output, data and cache folders."""
 
     name = "ray"
 
@@ -312,10 +296,8 @@ class RayExecutor:
 
 
 def execute_on_ray(executor: Any, ray: Any, plan: Plan, ctx: RunContext, reporter: Reporter) -> ExecutionReport:
-    """``--executor ray --isolate``: each model's jobs as one Ray task in a worker process of its own
-    (``max_calls=1``: the process exits after it, returning its GPU memory; no retries: a model that
-    crashed would crash again), holding the model's declared resources (a GPU for ``cuda``). A worker
-    that dies or times itself out (``--model-timeout``) fails that model's jobs alone."""
+    """``--executor ray --isolate``: each model's jobs as one Ray task in a process of its own (``max_calls=1``
+    returns its GPU memory; no retries: a crashed model would crash again); a dead worker fails its model alone."""
     from ..results.store import ResultStore
     from .isolation import _log_tail, model_worker, unfinished, worker_log
 

@@ -1,7 +1,5 @@
-"""Whether a stored result still stands for what a run would compute now: the model id and task (checked by
-``ResultStore.problem``), and here the seed and seed rule, every data file the task read (registry files,
-and a user's file recorded as ``counts.data_file`` / ``data_sha256``) and the versions of the packages
-that change numbers (``NUMERIC_PACKAGES``). ``compeval verify`` runs the same checks on a folder.
+"""Whether a stored result still stands for what a run would compute now: seed and seed rule, every data
+file the task read and ``NUMERIC_PACKAGES``' versions. ``compeval verify`` runs the same checks.
 """
 from __future__ import annotations
 
@@ -96,10 +94,8 @@ def record_stale_reuse(output_dir: Path, path: Path, changes: list[str]) -> None
 
 def stored_result(store: Any, folder: str, config: Any, task: Any, warnings: list[str], *,
                   ctx: Any = None, data: DataContext | None = None) -> Path | None:
-    """The path of an intact result of exactly this model configuration and task whose inputs are unchanged
-    (``what_changed``), else None and one warning saying why; ``ctx.reuse_stale`` keeps a stale result, with
-    a warning and a line in ``OUTPUT/stale-reuse.jsonl``. Results of compeval < 2.0 (folder named by the
-    model's slug) count when they hold the same model id. The planner and Ray's job stage decide by it."""
+    """An intact result of exactly this configuration and task with unchanged inputs, else None and one warning;
+    ``ctx.reuse_stale`` keeps a stale one (logged in ``OUTPUT/stale-reuse.jsonl``). Pre-2.0 folders count by id."""
     path = store.path(folder, task.slug)
     problem = store.problem(path, model_id=config.id, task=task)
     if problem == "missing":

@@ -46,8 +46,7 @@ def check_writable(output_dir: Path) -> None:
 
 
 def run_texts_sample(tasks: Sequence[Task], ctx: RunContext) -> list[str]:
-    """A sample of the run's texts (``fingerprint.sample_texts``) for the identity of Python objects, read
-    from loaded copies of the tasks (the jobs load their own); a task that fails to load adds nothing."""
+    """A sample of the run's texts for the identity of Python objects; a task that fails to load adds nothing."""
     import copy
 
     from ..models.fingerprint import sample_texts
@@ -105,9 +104,8 @@ def refuse_names_held_in_folder(tasks: Sequence[Task], store: ResultStore) -> No
 
 
 def plan(models: Sequence[str | Spec | Any], tasks: Sequence[str | Task], ctx: RunContext) -> Plan:
-    """Models × tasks → the jobs whose result is not stored yet (all of them with ``overwrite``). Every model
-    is resolved before any is built, and built (weights load lazily) for its configuration, which names its
-    results folder; task specs are built here, once. Repeated tasks or models are planned once."""
+    """Models × tasks → the jobs whose result is not stored yet (all with ``overwrite``). Every model is resolved
+    before any is built (weights load lazily); tasks are built here, once; repeats are planned once."""
     by_slug: dict[str, Task] = {}
     for t in tasks:
         for task in (get_tasks(t) if isinstance(t, str) else [t]):
@@ -195,9 +193,8 @@ def run_model_here(resolved: ResolvedModel, tasks: list[Task], ctx: RunContext, 
 
 def choose_isolation(executor: Any, the_plan: Plan, ctx: RunContext, isolate: bool | None,
                      model_timeout: float | None) -> Any:
-    """The executor that runs the plan: the local one becomes ``IsolatedExecutor`` when asked, or by
-    default when more than one torch model runs on a CUDA device or a model timeout is given; the Ray
-    executor takes the isolation settings itself."""
+    """The local executor becomes ``IsolatedExecutor`` when asked, or by default for more than one CUDA torch
+    model or a model timeout; the Ray executor takes the isolation settings itself."""
     from .isolation import IsolatedExecutor, uses_gpu_torch_models
 
     if isolate is False and model_timeout is not None:
@@ -221,15 +218,9 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
         **settings: Any) -> RunSummary:
     """Run every model on every task; return what was done, skipped or failed.
 
-    ``ctx`` is a ``RunContext``, or the results folder (default ``results``) with the other run settings as
-    keywords (``RunContext``'s fields, checked by ``RunContext.for_run``; README: Run settings); a
-    context given whole passes the same folder checks (``RunContext.checked``).
-    ``executor`` is ``"local"`` (in process), ``"ray"`` (a fresh local Ray cluster unless ``ray.init`` was
-    called), or an executor object such as ``RayExecutor(address="auto")``; Python objects run locally only.
-    ``reporter`` replaces the progress bars with your own callbacks. A job that raises fails alone (its
-    traceback in ``OUTPUT/logs/``). ``report`` writes ``OUTPUT/report.html`` when the run leaves any result
-    (``summary.report``; a report that cannot be built is a warning); ``report=False`` leaves it to
-    ``compeval.report.build_report``.
+    ``ctx`` is a ``RunContext``, or the results folder with ``RunContext``'s fields as keywords (README: Run
+    settings); a context given whole passes the same folder checks (``RunContext.checked``). ``executor``: ``"local"``, ``"ray"`` or an executor object; Python objects run locally only.
+    A job that raises fails alone (traceback in ``OUTPUT/logs/``). ``report`` writes ``OUTPUT/report.html``.
     """
     models = [models] if isinstance(models, str) else models  # run("glove-6b-50d", "sts3k", ...): one each
     tasks = [tasks] if isinstance(tasks, (str, Task)) else tasks

@@ -1,10 +1,5 @@
-"""One model's lifecycle in one process (``ModelSession``, driven by ``loop.run_model_jobs``): encode the
-union of the loaded tasks' texts once (weights load only if the cache lacks some), evaluate each job, write
-its result, release the model.
-
-A job's exceptions are caught here (``load_task``, ``evaluate_job``): they fail that job only, with the
-traceback in ``OUTPUT/logs/`` and one line for the screen. The ``reraise`` types propagate (the Ray
-executor retries them).
+"""One model's lifecycle in one process (``ModelSession``). A job's exceptions fail that job only (traceback
+in ``OUTPUT/logs/``); the ``reraise`` types propagate, so the Ray executor retries them.
 """
 from __future__ import annotations
 
@@ -156,10 +151,8 @@ class ModelSession:
 
     def prepare(self, tasks: Sequence[Any], *, shared: dict[str, Any] | None = None, encode: bool = True,
                 load_without_texts: bool = True) -> tuple[list[str], np.ndarray | None, str | None]:
-        """Hold vectors another process encoded (``shared``), pull the rest from disk, load the weights if
-        something is missing (or, with ``load_without_texts``, if the tasks declared nothing), and encode
-        the union once (``encode``). Returns (union, its vectors or None, why encoding the union failed):
-        a failed union is not fatal, each task then encodes its own texts and only the culprit fails."""
+        """Encode the union once, loading weights only if the cache lacks some text. Returns (union, vectors or
+        None, why the union failed): then each task encodes its own texts and only the culprit fails."""
         union = self.union(tasks)
         cached = self.model if isinstance(self.model, CachedEncoder) else None
         if union and shared is not None and cached is not None:

@@ -1,11 +1,6 @@
-"""Embeddings from an OpenAI-compatible HTTP API (``POST {base_url}/embeddings``; OpenAI, vLLM, llama.cpp,
-Ollama, LiteLLM…), through the standard library; where, the key and the identity: docs/architecture.md §
-Embedding APIs. The key is read at the first request (a run served from the cache needs none; a loopback
-or private server may go without) and never enters the configuration. ``prompt=`` is identity;
-``prompt_name=`` and ``instruction=`` are refused (a server has no repo files or card template to read).
-429, 5xx and connection errors are retried with jittered exponential backoff (``Retry-After`` honoured,
-capped at ``max_backoff``); any other 4xx fails at once with the server's message. Responses are reordered
-by ``index`` and checked (count, one dimension, finite numbers).
+"""Embeddings from an OpenAI-compatible HTTP API (``POST {base_url}/embeddings``) through the standard library
+(docs/architecture.md § Embedding APIs). The key is read at the first request and never enters the
+configuration; a server has no card, so ``prompt_name=`` and ``instruction=`` are refused.
 """
 from __future__ import annotations
 
@@ -65,9 +60,7 @@ class ApiStats:
 
 
 class RateLimiter:
-    """At most ``rpm`` request starts a minute, evenly spaced (``rpm=0``: no limit).
-
-    ``clock`` and ``sleep`` are injectable so that tests never actually wait."""
+    """At most ``rpm`` request starts a minute, evenly spaced (``rpm=0``: no limit); tests inject the clock."""
 
     def __init__(self, rpm: float, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep):

@@ -1,10 +1,6 @@
-"""Plain Hugging Face transformers with a chosen layer (0 = input embeddings, negative from the end) and
-pooling: ``cls``, ``mean`` (special tokens included, as the STS3k authors did), ``mean-nospecial``, ``max``
-or ``last`` (the last non-padding token, for decoder embedders; either padding side). The prompt
-(``models/prompts.py``) is prepended and pooled with the text.
-
-The checkpoint loads into the class ``config.json`` names (a head class gives its base model); weights
-the class and checkpoint do not share are an error naming the keys, never random weights.
+"""Plain Hugging Face transformers with a chosen layer (0 = input embeddings) and pooling (``mean`` keeps
+special tokens, as the STS3k authors did). Weights the class and checkpoint do not share are an error naming
+the keys, never random weights.
 """
 from __future__ import annotations
 
@@ -108,9 +104,8 @@ def checkpoint_shapes(folder: Any) -> dict[str, tuple[int, ...]] | None:
 
 
 def check_loaded_weights(model: Any, folder: Any, where: str) -> None:
-    """For loaders that do not report what they skipped (sentence-transformers' Transformer module): the
-    model's parameters against the checkpoint's tensors, with the same rule and message as ``load_checked``.
-    A checkpoint saved from a head class (``bert.…`` keys) is read under the base model's names."""
+    """``load_checked``'s rule for loaders that do not report what they skipped (sentence-transformers); a head
+    class's checkpoint (``bert.…`` keys) is read under the base model's names."""
     shapes = checkpoint_shapes(folder)
     if shapes is None:
         return

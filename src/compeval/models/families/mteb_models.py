@@ -1,11 +1,6 @@
-"""Models through MTEB (``mteb:NAME``): ``mteb.get_model`` loads them with their MTEB metadata (prompts,
-pooling, loader settings, revision), so a model runs here exactly as MTEB runs it.
-
-An MTEB encoder picks its prompt from the task being run; compeval's tasks are not MTEB tasks, so the
-model is told it runs the MTEB task of the user's choice (default ``STSBenchmark``) with the chosen prompt
-type. Name, revision, loader settings, task, prompt type and the mteb version are identity. A loader that
-runs the repo's code needs ``,trust_remote_code=true``; a pinned commit resolves through ``models/hub.py``
-first, so a commit missing offline is one line naming the ``hf download`` command.
+"""Models through MTEB (``mteb:NAME``), loaded by ``mteb.get_model`` so a model runs exactly as MTEB runs it.
+An MTEB encoder picks its prompt by task; compeval's tasks are not MTEB's, so the model is told it runs the
+MTEB task of the user's choice (default ``STSBenchmark``).
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""NV-Embed-v2 (``nvembed:nvidia/NV-Embed-v2``) under the installed transformers, without the repo's code
-(which pins transformers 4.42): the model rebuilt from the checkpoint's parameter names, as the card runs
-it (docs/models.md § NV-Embed-v2 has the parts, the input format and the pooling mask). Defaults missing
-from ``config.json`` are those of the repo's ``configuration_nvembed.py``; a missing, unexpected or
-misshapen parameter is a one-line error, never a randomly initialised layer.
+"""NV-Embed-v2 without the repo's code (which pins transformers 4.42): rebuilt from the checkpoint's parameter
+names as the card runs it (docs/models.md § NV-Embed-v2); a parameter that does not fit is an error, never a
+random layer.
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Sentence-transformers encoders: a Hub repo (``sbert:ORG/NAME``), a local folder, or the packaged
-all-MiniLM-L6-v2. The effective prompt (``models/prompts.py``; with none, the repo's
-``default_prompt_name``) is passed to ``SentenceTransformer.encode(prompt=…)`` with the model's own default
-switched off, so nothing is added behind the recorded prompt. Weights and special tokens are checked as
-``hf`` checks them."""
+"""Sentence-transformers encoders (``sbert:ORG/NAME``, a folder, or the packaged all-MiniLM-L6-v2). The
+effective prompt is passed with the model's own default off, so nothing is added behind the recorded one."""
 from __future__ import annotations
 
 import json

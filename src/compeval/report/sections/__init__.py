@@ -1,6 +1,5 @@
-"""The registry of suite sections: each suite's ``compeval/tasks/<suite>/report.py`` registers its own, with
-its place in the report and its tasks' reading order; no section is listed here. A suite whose results are
-absent contributes nothing; results of a suite without a section still reach the leaderboard.
+"""The registry of suite sections, each registered by its suite's ``report.py``; results of a suite without a
+section still reach the leaderboard.
 """
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What a suite section is: figures and tables built from one suite's results, plus the per-item
-columns that let the report recompute the suite's main score for paired tests.
-
-A suite's ``compeval/tasks/<suite>/report.py`` calls ``register_section`` (``compeval.report.sections``)
-with its title, its place in the report, its leaderboard columns in reading order,
-``build(ctx) -> Section | None`` (None when its suite has no results) and ``items(entry) -> ItemColumns |
-None`` (None when a task's main score is not a function of per-item values the predictions hold).
+"""What a suite section is: figures and tables from one suite's results, plus the per-item columns that let
+the report recompute the suite's main score for paired tests (``register_section``).
 """
 from __future__ import annotations
 
@@ -49,11 +44,7 @@ class Section:
 
 @dataclass
 class ItemColumns:
-    """Per-item inputs of a main score, for ``metrics.paired.paired_test``.
-
-    ``keys`` identify items across models (the paired test joins two models on them); ``values`` are
-    the model's per-item numbers; ``reference`` / ``labels`` / ``clusters`` as ``paired_test`` takes them.
-    """
+    """Per-item inputs of a main score for ``metrics.paired.paired_test``, which joins two models on ``keys``."""
 
     kind: str
     keys: np.ndarray

@@ -219,7 +219,8 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
     """Run every model on every task; return what was done, skipped or failed.
 
     ``ctx`` is a ``RunContext``, or the results folder with ``RunContext``'s fields as keywords (README: Run
-    settings); a context given whole passes the same folder checks (``RunContext.checked``). ``executor``: ``"local"``, ``"ray"`` or an executor object; Python objects run locally only.
+    settings); a context given whole passes the same folder checks (``RunContext.checked``). ``executor``:
+    ``"local"``, ``"ray"`` or an executor object; Python objects run locally only.
     A job that raises fails alone (traceback in ``OUTPUT/logs/``). ``report`` writes ``OUTPUT/report.html``.
     """
     models = [models] if isinstance(models, str) else models  # run("glove-6b-50d", "sts3k", ...): one each

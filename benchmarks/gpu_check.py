@@ -353,7 +353,7 @@ def hf_embedder(folder: Path, model, device: str, dtype: str, *, max_length: int
     import torch
     from transformers import AutoTokenizer
 
-    from compeval.models.hf import HFModel
+    from compeval.models.families.hf import HFModel
     from compeval.models.transformers_common import TorchSetup
 
     setup = TorchSetup.outside_a_run(device, dtype=dtype, batch=batch, max_length=max_length,
@@ -932,7 +932,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     import compeval
-    from compeval.models.hf import HFModel  # noqa: F401  (compeval imports: fail here, before any timing)
+    from compeval.models.families.hf import HFModel  # noqa: F401  (compeval imports: fail here, before any timing)
 
     cuda = torch.cuda.is_available() and not args.dry_run
     dry = not cuda

@@ -29,7 +29,7 @@ def main() -> int:
     texts, used, notes = task_texts([args.task], None)
     print(f"{args.task}: {len(texts)} unique texts; torch threads {__import__('torch').get_num_threads()}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    from compeval.models.sentence_transformers import SentenceTransformerModel
+    from compeval.models.families.sentence_transformers import SentenceTransformerModel
 
     for spec in models:
         row = model_cost(spec, texts)

@@ -16,7 +16,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import pandas as pd  # noqa: E402
 
 from compeval.data.registry import DataContext  # noqa: E402
-from compeval.models.roles.agreement import agreement_table  # noqa: E402
+from compeval.models.families.roles.agreement import agreement_table  # noqa: E402
 from compeval.linguistics.labeler import RoleLabeler  # noqa: E402
 from compeval.linguistics.roles import HAND_FILES, load_hand_parses  # noqa: E402
 

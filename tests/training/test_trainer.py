@@ -361,3 +361,27 @@ def test_logreg_problems_solved_together_equal_one_at_a_time():
         np.testing.assert_allclose(fit.cv_accuracy, alone.cv_accuracy, atol=1 / 60 + 1e-9)
         assert fit.C == alone.C
         assert (fit.predictions == alone.predictions).mean() >= 0.99
+
+
+def test_the_fused_adam_step_is_scikit_learns_formula():
+    """``_adam_step`` against scikit-learn's Adam written out in float64 (its ``AdamOptimizer``), ten steps."""
+    from sklearn.neural_network._stochastic_optimizers import AdamOptimizer
+
+    from compeval.training.mlp import _adam_step
+
+    rng = np.random.default_rng(4)
+    shapes = [(3, 7, 5), (3, 5)]
+    start = [rng.standard_normal(s) for s in shapes]
+    grads = [[rng.standard_normal(s) for s in shapes] for _ in range(10)]
+    reference = [p.copy() for p in start]
+    adam = AdamOptimizer(reference, learning_rate_init=1e-3)
+    params = [torch.tensor(p, dtype=torch.float32) for p in start]
+    ms, vs = [torch.zeros_like(p) for p in params], [torch.zeros_like(p) for p in params]
+    steps = [torch.zeros(()) for _ in params]
+    for t, g in enumerate(grads, 1):
+        adam.update_params(reference, [x.copy() for x in g])
+        _adam_step(params, [torch.tensor(x, dtype=torch.float32) for x in g], ms, vs, steps, t, 1e-3)
+    for mine, ref, first in zip(params, reference, start):
+        moved = np.abs(ref - first).max()
+        assert moved > 5e-3  # ten steps of about lr each
+        np.testing.assert_allclose(mine.numpy(), ref, rtol=0, atol=1e-6 * max(1.0, np.abs(ref).max()))

@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .. import threads
 from ..errors import CompevalError
 
 #: Default budget (padded tokens per forward pass) per model family, when the run gives no
@@ -96,6 +97,7 @@ def encode_budgeted(texts: Sequence[str], lengths: Sequence[int], forward: Calla
         done = 0
         try:
             for batch in plan:
+                threads.adapt()  # the cores other programs leave free (compeval/threads.py)
                 vectors = np.asarray(forward([texts[i] for i in batch]))
                 for i, v in zip(batch, vectors):
                     rows[i] = v

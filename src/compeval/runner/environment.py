@@ -30,12 +30,15 @@ def environment() -> dict[str, str]:
 
 def compute_threads() -> dict[str, str]:
     """The job's float thread count, recorded because it changes the order of float32 reductions (results agree
-    within ``FLOAT_TOLERANCE``, not bit for bit): torch's intra-op count if in use, and ``OMP_NUM_THREADS``."""
+    within ``FLOAT_TOLERANCE``, not bit for bit): torch's intra-op count if in use, ``OMP_NUM_THREADS``, and the
+    run's ``--threads`` with the counts it used in this process (``compeval.threads``)."""
+    from .. import threads
+
     out = {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "unset")}
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "get_num_threads"):
         out["torch_threads"] = str(torch.get_num_threads())
-    return out
+    return {**out, **threads.record()}
 
 
 def result_environment() -> dict[str, str]:

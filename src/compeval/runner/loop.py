@@ -4,8 +4,10 @@ splits it into ``encode_model_texts`` and evaluation from the shared vectors.
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Sequence
 
+from .. import threads
 from ..cache import CachedModel, EmbeddingCache
 from ..context import RunContext
 from ..data.registry import DataContext
@@ -88,11 +90,63 @@ def _done(report: ExecutionReport, reporter: Reporter, outcome: JobOutcome) -> N
     reporter.job_done(outcome)
 
 
+def _stages(task: Task) -> bool:
+    return type(task).staged is not Task.staged
+
+
+def _evaluate(session: ModelSession, ready: list[tuple[Task, DataContext]], report: ExecutionReport,
+              reporter: Reporter, display: str) -> None:
+    """Each job in order, its model part in this thread. The rest of a staging task (``Task.staged``: trained
+    heads, mostly) runs on a pool of one thread per free core (``threads.workers``), beside the next jobs: on
+    a CPU, two single-threaded jobs keep both cores busy where one job's two threads split its matrix
+    products unevenly. Results are written here, as each job finishes; the scores do not depend on the
+    overlap (``tests/core/test_staged_jobs.py``)."""
+    staging = sum(_stages(task) for task, _ in ready)
+    workers = threads.workers(staging) if session.ctx.torch_device() == "cpu" else 1
+    if workers < 2:
+        for task, files in ready:
+            _working_on(reporter, display, [task.slug], "evaluating")
+            _done(report, reporter, session.evaluate(task, files))
+        return
+    running: list[tuple[Any, Future]] = []
+
+    def write_finished(wait: bool) -> None:
+        nonlocal running
+        keep = []
+        for job, future in running:
+            if wait or future.done():
+                future.result()  # compute() keeps a job's failure; anything else is the runner's own
+                _done(report, reporter, job.write(session.store))
+            else:
+                keep.append((job, future))
+        running = keep
+
+    with threads.sharing(workers), ThreadPoolExecutor(workers, thread_name_prefix="compeval-job") as pool:
+        for task, files in ready:
+            _working_on(reporter, display, [task.slug], "evaluating")
+            job = session.start(task, files, stage=_stages(task))
+            if isinstance(job, JobOutcome):
+                _done(report, reporter, job)
+            elif job.pending:
+                running.append((job, pool.submit(job.compute)))
+            else:
+                _done(report, reporter, job.write(session.store))
+            write_finished(wait=False)
+        write_finished(wait=True)
+
+
 def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store: ResultStore, reporter: Reporter,
                    *, loader: TaskLoader | None = None, shared: dict[str, Any] | None = None,
                    encode_one: bool = True, reraise: Reraise = ()) -> ExecutionReport:
     """Run ``model`` on each of ``tasks`` here and write each result, encoding the union of their texts once
     (``shared``: vectors another process encoded). ``encode_one=False`` leaves a single task to encode its own."""
+    with threads.installed(context.threads):
+        return _run_model_jobs(model, tasks, context, store, reporter, loader, shared, encode_one, reraise)
+
+
+def _run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store: ResultStore, reporter: Reporter,
+                    loader: TaskLoader | None, shared: dict[str, Any] | None, encode_one: bool,
+                    reraise: Reraise) -> ExecutionReport:
     report = ExecutionReport()
     counts = _CacheCounts(model, context)
     display = model.config.display
@@ -102,9 +156,7 @@ def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store
     session = ModelSession(model, context, store, reporter=reporter, reraise=reraise)
     _working_on(reporter, display, [task.slug for task, _ in ready], "encoding")
     session.prepare([task for task, _ in ready], shared=shared, encode=encode_one or len(ready) > 1)
-    for task, files in ready:
-        _working_on(reporter, display, [task.slug], "evaluating")
-        _done(report, reporter, session.evaluate(task, files))
+    _evaluate(session, ready, report, reporter, display)
     session.close()
     report.load_seconds += session.load_seconds
     counts.into(report)
@@ -115,6 +167,12 @@ def encode_model_texts(model: Any, tasks: Sequence[Task], context: RunContext, *
                        ) -> tuple[ExecutionReport, list[str], dict[str, Any] | None]:
     """The Ray encode stage: (report, slugs of the tasks encoded, ``{"texts", "vectors"}`` or None). A union
     that cannot be encoded returns no slug, so each job encodes its own texts and only the culprit fails."""
+    with threads.installed(context.threads):
+        return _encode_model_texts(model, tasks, context, reraise)
+
+
+def _encode_model_texts(model: Any, tasks: Sequence[Task], context: RunContext, reraise: Reraise
+                        ) -> tuple[ExecutionReport, list[str], dict[str, Any] | None]:
     report = ExecutionReport()
     counts = _CacheCounts(model, context)
     session = ModelSession(model, context, reraise=reraise)

@@ -7,7 +7,7 @@ import time
 import traceback
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -76,43 +76,89 @@ def load_task(task: Any, data: DataContext, ctx: RunContext, reraise: Reraise = 
     return None
 
 
+class StartedJob:
+    """One job with its model part done (``task.staged``, or the whole ``evaluate`` for a task that does not
+    stage): ``compute`` runs the rest in any thread, ``write`` records the result in the runner's thread. The
+    cache counts cover the model part, the only part that reads the model."""
+
+    def __init__(self, model: Any, task: Any, data: DataContext, ctx: RunContext, reraise: Reraise = (), *,
+                 stage: bool = False):
+        self.model, self.task, self.data, self.ctx, self.reraise = model, task, data, ctx, reraise
+        self.started_at = datetime.now(timezone.utc)
+        self.output: Any = None
+        self.failure: Exception | None = None
+        self.rest: Callable[[], Any] | None = None
+        counters = model.stats if isinstance(model, CachedEncoder) else None
+        before = dict(counters.as_dict()) if counters is not None else {}
+        t0 = time.perf_counter()
+        try:
+            self.rest = task.staged(model, seed=ctx.seed) if stage else None
+            if self.rest is None:
+                self.output = task.evaluate(model, seed=ctx.seed)
+        except reraise:
+            raise
+        except Exception as exc:  # the model, the task or the disk: this job fails, the grid goes on
+            self.failure = exc
+        self.seconds = time.perf_counter() - t0
+        after = counters.as_dict() if counters is not None else {}
+        self.cache = {k: after[k] - before.get(k, 0) for k in after}
+
+    @property
+    def pending(self) -> bool:
+        """True while the staged rest has not run."""
+        return self.rest is not None and self.failure is None
+
+    def compute(self) -> None:
+        """The staged rest (in any thread); a failure is kept for ``write``."""
+        t0 = time.perf_counter()
+        try:
+            if self.pending:
+                self.output = self.rest()
+        except Exception as exc:
+            self.failure = exc
+        finally:
+            self.rest = None
+            self.seconds += time.perf_counter() - t0
+
+    def write(self, store: ResultStore) -> JobOutcome:
+        """The result written atomically, or the failure logged; the outcome."""
+        display, slug = self.model.config.display, model_folder(self.model.config)
+        try:
+            if self.failure is not None:
+                raise self.failure
+            output, meta = self.output, self.task.metadata
+            main = next((s.value for s in output.scores
+                         if s.metric == meta.main_metric and s.subset == meta.main_subset), None)
+            result = TaskResult(
+                model=model_record(self.model.config),
+                task=meta.task_info(self.task.params),
+                data=self.data.provenance(meta.data_sources),
+                environment=result_environment(),
+                seed=self.ctx.seed,
+                seed_rule=SEED_RULE,
+                started_at=self.started_at,
+                duration_seconds=self.seconds,
+                n_items=output.n_items,
+                main_score=main,
+                scores=output.scores,
+                counts=output.counts,
+                cache=self.cache,
+            )
+            path = store.save(result, slug, self.task.slug, output.predictions)
+        except self.reraise:
+            raise
+        except Exception as exc:
+            return JobOutcome(display, self.task.slug, "failed", seconds=self.seconds,
+                              error=record_failure(self.ctx, exc, self.task.slug, slug))
+        return JobOutcome(display, self.task.slug, "done", path, self.seconds, output.n_items, main)
+
+
 def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, ctx: RunContext,
                  reraise: Reraise = ()) -> JobOutcome:
-    """Evaluate one loaded task on one model and write its result atomically (every executor runs this)."""
-    display, slug = model.config.display, model_folder(model.config)
-    started_at = datetime.now(timezone.utc)
-    t0 = time.perf_counter()
-    counters = model.stats if isinstance(model, CachedEncoder) else None
-    before = dict(counters.as_dict()) if counters is not None else {}
-    try:
-        output = task.evaluate(model, seed=ctx.seed)
-        seconds = time.perf_counter() - t0
-        after = counters.as_dict() if counters is not None else {}
-        meta = task.metadata
-        main = next((s.value for s in output.scores
-                     if s.metric == meta.main_metric and s.subset == meta.main_subset), None)
-        result = TaskResult(
-            model=model_record(model.config),
-            task=meta.task_info(task.params),
-            data=data.provenance(meta.data_sources),
-            environment=result_environment(),
-            seed=ctx.seed,
-            seed_rule=SEED_RULE,
-            started_at=started_at,
-            duration_seconds=seconds,
-            n_items=output.n_items,
-            main_score=main,
-            scores=output.scores,
-            counts=output.counts,
-            cache={k: after[k] - before.get(k, 0) for k in after},
-        )
-        path = store.save(result, slug, task.slug, output.predictions)
-    except reraise:
-        raise
-    except Exception as exc:  # the model, the task or the disk: this job fails, the grid goes on
-        return JobOutcome(display, task.slug, "failed", seconds=time.perf_counter() - t0,
-                          error=record_failure(ctx, exc, task.slug, slug))
-    return JobOutcome(display, task.slug, "done", path, seconds, output.n_items, main)
+    """Evaluate one loaded task on one model, whole and here, and write its result atomically."""
+    job = StartedJob(model, task, data, ctx, reraise)
+    job.compute()
+    return job.write(store)
 
 
 class ModelSession:
@@ -179,10 +225,19 @@ class ModelSession:
 
     def evaluate(self, task: Any, data: DataContext) -> JobOutcome:
         """One job: evaluate and write (``evaluate_job``), unless the weights failed to load."""
+        job = self.start(task, data, stage=False)
+        if isinstance(job, JobOutcome):
+            return job
+        job.compute()
+        return job.write(self.store)
+
+    def start(self, task: Any, data: DataContext, *, stage: bool) -> "StartedJob | JobOutcome":
+        """A job with its model part done (``stage``: a staging task leaves the rest for ``compute``), or its
+        failed outcome when the weights did not load."""
         if self.broken is not None:
             return JobOutcome(self.model.config.display, task.slug, "failed", error=self.broken)
         assert self.store is not None, "a session that evaluates needs a result store"
-        return evaluate_job(self.model, task, data, self.store, self.ctx, self.reraise)
+        return StartedJob(self.model, task, data, self.ctx, self.reraise, stage=stage)
 
     def close(self) -> None:
         """Let the model release its weights (it loads them again if a later model shares it)."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -149,6 +149,14 @@ class Task(ABC):
     @abstractmethod
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
         """Score ``model`` (an Encoder and/or PairScorer behind the cache)."""
+
+    def staged(self, model: Any, *, seed: int) -> Callable[[], TaskOutput] | None:
+        """Optional: ``evaluate`` in two parts, the model's part now and the rest as the returned call, which
+        touches no model, no global random state and nothing another job shares. The runner runs such calls
+        beside each other, one per free core (``runner/loop.py``), so long trained heads of several tasks
+        overlap. A task that stages returns ``self.staged(model, seed=seed)()`` from ``evaluate``; None (the
+        default): the task runs whole, alone."""
+        return None
 
     #: Why ``compeval verify`` only checks this task's scores (hashes, data, versions) and does not recompute
     #: them from its predictions file; unused by a task that implements ``score_predictions``.

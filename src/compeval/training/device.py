@@ -25,7 +25,9 @@ def torch_device(device: str | torch.device = "cpu") -> torch.device:
 #: Below this many operations per step a head trains on one thread: with other processes on the cores, a
 #: descheduled sibling thread holds every parallel region for a time slice (measured on a shared 2-core
 #: machine: a 64-wide probe took 10× the CPU time per step on two threads). 2e10 is far above every default
-#: head (an Ettinger 2018 probe: 6e8 per step); one thread also gives the same arithmetic under every executor.
+#: head (an Ettinger 2018 probe: 6e8 per step). One thread also gives the same bits under every executor and
+#: every load: a lone 412-wide head's products split differently on two threads and change its predictions.
+#: Other free cores serve other jobs' heads (``runner/loop.py``, ``Task.staged``).
 SMALL_STEP_FLOPS = 2e10
 
 

@@ -113,6 +113,22 @@ def _loss_and_grads(params: list[torch.Tensor], xb: torch.Tensor, yb: torch.Tens
     return point + 0.5 * alpha * penalty / size
 
 
+#: scikit-learn's Adam constants (its defaults; ``MLPClassifier`` takes none of them as options).
+BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8
+
+
+def _adam_step(params: list[torch.Tensor], grads: list[torch.Tensor], ms: list[torch.Tensor],
+               vs: list[torch.Tensor], steps: list[torch.Tensor], t: int, lr: float) -> None:
+    """scikit-learn's Adam step ``t`` for every parameter in one pass over memory (torch's fused kernel):
+    m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g², w ← w − lr_t · m / (√v + ε), lr_t = lr·√(1−β2ᵗ)/(1−β1ᵗ).
+    torch's kernel divides by √v/√(1−β2ᵗ) + ε' and steps by lr/(1−β1ᵗ); with ε' = ε/√(1−β2ᵗ) that is the same
+    update. Seven elementwise passes took 1.3 ms of a 6.6 ms Ettinger-probe step on one thread; this takes 0.4."""
+    for step in steps:
+        step.fill_(t)
+    torch._fused_adam_(params, grads, ms, vs, [], steps, lr=lr, beta1=BETA1, beta2=BETA2, weight_decay=0.0,
+                       eps=EPSILON / float(np.sqrt(1 - BETA2 ** t)), amsgrad=False, maximize=False)
+
+
 def _score(out: torch.Tensor, y: torch.Tensor, classify: bool) -> torch.Tensor:
     """Per-head validation score as scikit-learn's ``score``: accuracy, or R²."""
     if classify:
@@ -181,38 +197,32 @@ def _fit_group(jobs: list[MLPJob], hidden: tuple[int, ...], classify: bool, s: A
     no_improve = [0] * m_all
     n_iter = [0] * m_all
     xa, ya = X, Y
+    xe: torch.Tensor | None = None
+    ye = Y
     grads: list[torch.Tensor] | None = None
-    denom: list[torch.Tensor] = []
+    steps = [torch.zeros((), dtype=torch.float32, device=dev) for _ in params]
     t = 0
-    beta1, beta2, eps = 0.9, 0.999, 1e-8
     for epoch in range(1, s.max_iter + 1):
         for k in active:  # scikit-learn shuffles its running index array in place of a fresh one
             order[k] = order[k][states[k].permutation(n_train)]
-        idx = torch.as_tensor(np.stack([order[k] for k in active]), device=dev)
-        rows = torch.arange(len(active), device=dev)[:, None]
-        # the epoch's order gathered once; each batch is then a view (one gather per step cost a tenth
-        # of the Ettinger probes' training time)
-        xe, ye = xa[rows, idx], ya[rows, idx]
+        if xe is None or xe.shape[0] != len(active):
+            xe, ye = torch.empty_like(xa), torch.empty_like(ya)
+        # the epoch's order gathered once; each batch is then a view (one gather per step cost a tenth of the
+        # Ettinger probes' training time; a row copy per head takes half the time of one advanced index)
+        for pos, k in enumerate(active):
+            rows = torch.as_tensor(order[k], device=dev)
+            torch.index_select(xa[pos], 0, rows, out=xe[pos])
+            torch.index_select(ya[pos], 0, rows, out=ye[pos])
         epoch_loss = torch.zeros(len(active), dtype=torch.float64, device=dev)
         for start in range(0, n_train, batch):
             xb, yb = xe[:, start:start + batch], ye[:, start:start + batch]
             size = xb.shape[1]
             if grads is None:  # (re)allocated after heads leave the batch
-                grads, denom = [torch.empty_like(q) for q in params], [torch.empty_like(q) for q in params]
+                grads = [torch.empty_like(q) for q in params]
             per_head = _loss_and_grads(params, xb, yb, classify, s.alpha, size, grads)
             epoch_loss += per_head.double() * size
             t += 1
-            lr_t = s.lr * np.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
-            # scikit-learn's Adam, all parameters at once: m ← β1·m + (1−β1)·g, v ← β2·v + (1−β2)·g²,
-            # w ← w − lr_t · m / (√v + ε)
-            torch._foreach_mul_(ms, beta1)
-            torch._foreach_add_(ms, grads, alpha=1 - beta1)
-            torch._foreach_mul_(vs, beta2)
-            torch._foreach_addcmul_(vs, grads, grads, value=1 - beta2)
-            for d, v in zip(denom, vs):
-                torch.sqrt(v, out=d)
-            torch._foreach_add_(denom, eps)
-            torch._foreach_addcdiv_(params, ms, denom, value=-lr_t)
+            _adam_step(params, grads, ms, vs, steps, t, s.lr)
         losses = (epoch_loss / n_train).tolist()
         scores = None
         if s.early_stopping:

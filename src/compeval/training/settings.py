@@ -16,6 +16,12 @@ class TrainerSettings(OptionsBase):
     """Frozen, no unknown names, finite numbers; through task options, errors name the option."""
 
 
+#: The version of the MLP heads' arithmetic (``training/mlp.py``), the version of every task that trains them:
+#: a stored result whose heads trained with other arithmetic is recomputed (a different rounding of Adam's
+#: step moves where a head meets scikit-learn's stopping rule, and so its predictions).
+MLP_HEADS_VERSION = "2"
+
+
 class AdamSettings(TrainerSettings):
     """scikit-learn's ``MLPClassifier``/``MLPRegressor`` defaults (adam) and stopping rule: no
     improvement by ``tol`` for more than ``n_iter_no_change`` epochs, or ``max_iter`` epochs."""

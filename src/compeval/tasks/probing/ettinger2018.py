@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
@@ -13,9 +13,10 @@ from ... import textfile
 from ...data.registry import DataContext
 from ...errors import MalformedDataError
 from ...results.schema import Score
+from ...training.settings import MLP_HEADS_VERSION
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..registry import register_task
-from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems, score_predictions
+from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, staged_problems, score_predictions
 from ...lazy import lazy_module
 
 pd = lazy_module("pandas")
@@ -116,15 +117,18 @@ class Ettinger2018Task(Task):
         return score_predictions([self._problem()], predictions, seed=seed, options=self.options,
                                  probe_features=True)
 
-    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
-        return evaluate_problems(model, [self._problem()], seed=seed, options=self.options,
+    def staged(self, model: Any, *, seed: int) -> Callable[[], TaskOutput]:
+        return staged_problems(model, [self._problem()], seed=seed, options=self.options,
                                  device=self.context.torch_device(), probe_features=True, probe_vocab=self.vocab)
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        return self.staged(model, seed=seed)()
 
 
 def _define(directory: str, n_probes: int, description: str, eval_cost: EvalCost) -> type:
     metadata = TaskMetadata(
         name=f"ettinger2018-{directory}", suite="probing", description=description, data_sources=(SOURCE,),
-        main_metric="accuracy", main_subset="mlp",
+        main_metric="accuracy", main_subset="mlp", version=MLP_HEADS_VERSION,
         subsets=("mlp", "logreg", "control-gaussian", "control-random-probe"), reference=REFERENCE,
     )
     cls = type(f"Ettinger2018{directory.capitalize()}", (Ettinger2018Task,),

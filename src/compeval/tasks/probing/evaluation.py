@@ -4,7 +4,7 @@ Bootstrap units are minimal pairs for generated data (a pair's members are not i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from pydantic import field_validator
@@ -87,15 +87,24 @@ def accuracy_score(subset: str, correct: np.ndarray, units: np.ndarray, seed: in
                           "bootstrap_units": int(len(per_unit)), **details})
 
 
-def evaluate_problems(model: Any, problems: list[ProbeProblem], *, seed: int, options: ClassifierOptions,
-                      device: str, probe_features: bool, probe_vocab: list[str]) -> TaskOutput:
-    """Fit every classifier and control per problem on ``device``; scores overall and per problem."""
-    from ...training.logreg import logreg_solver_record  # torch only when training: discovery stays cheap
-
-    classifiers, main = options.classifier_names(), options.main_classifier
+def staged_problems(model: Any, problems: list[ProbeProblem], *, seed: int, options: ClassifierOptions,
+                      device: str, probe_features: bool, probe_vocab: list[str]) -> Callable[[], TaskOutput]:
+    """The model's part now (the vectors of every problem's sentences); returns the rest, which fits every
+    classifier and control per problem on ``device`` and scores overall and per problem. That call reads no
+    model and only its own random streams, so the runner may run it beside another job's (``Task.staged``)."""
     all_texts = [t for p in problems for t in p.train.texts + p.test.texts]
     matrix, row = embed(model, all_texts)
     matrix = np.asarray(matrix, dtype=np.float32)
+    return lambda: _fit_and_score(matrix, row, problems, seed=seed, options=options, device=device,
+                                  probe_features=probe_features, probe_vocab=probe_vocab)
+
+
+def _fit_and_score(matrix: np.ndarray, row: dict[str, int], problems: list[ProbeProblem], *, seed: int,
+                   options: ClassifierOptions, device: str, probe_features: bool, probe_vocab: list[str]
+                   ) -> TaskOutput:
+    from ...training.logreg import logreg_solver_record  # torch only when training: discovery stays cheap
+
+    classifiers, main = options.classifier_names(), options.main_classifier
     rng = seeds.rng(seed, "probing-controls")  # the Gaussian sentences and the random probe words
     gaussian = gaussian_vectors(list(row), matrix.shape[1], rng)
 
@@ -181,7 +190,7 @@ def score_predictions(problems: list[ProbeProblem], predictions: pd.DataFrame, *
 
 def problem_scores(problems: list[ProbeProblem], correct: dict[str, list[np.ndarray]], classifiers: list[str],
                    main: str, seed: int, probe_features: bool) -> list[Score]:
-    """Accuracy per classifier and control from each test item's correctness, for ``evaluate_problems`` and
+    """Accuracy per classifier and control from each test item's correctness, for ``staged_problems`` and
     ``score_predictions`` alike."""
     scores: list[Score] = []
     units = np.concatenate([[f"{p.choice}/{u}" for u in p.test.units] for p in problems])

@@ -2,19 +2,20 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from ...data.registry import DataContext
 from ...results.schema import Score
+from ...training.settings import MLP_HEADS_VERSION
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import domain_check
 from ..registry import register_task
 from . import builders
 from .builders import ProbeDataset, ProbeItem, ProbeSpec
-from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, evaluate_problems, score_predictions
+from .evaluation import ClassifierOptions, ProbeProblem, ProbeSplit, staged_problems, score_predictions
 from .grammar import ASPECT_SETS, GrammarConfig, StructurePool
 from .lexicon import CATEGORIES
 from .published import HAS_HUMAN_PUBLISHED, HAS_X_PUBLISHED, X_AS_AGENT_PUBLISHED
@@ -93,14 +94,22 @@ class GeneratedProbeTask(Task):
         return score_predictions(self._problems(), predictions, seed=seed, options=self.options,
                                  probe_features=False)
 
-    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+    def staged(self, model: Any, *, seed: int) -> Callable[[], TaskOutput]:
         datasets = self._require()
-        problems = self._problems()
-        out = evaluate_problems(model, problems, seed=seed, options=self.options,
-                                device=self.context.torch_device(), probe_features=False, probe_vocab=[])
-        out.counts["generator"] = {"pool_seed": self.pool.seed, "grammar": _grammar_record(self.pool.config), **{
-            d.choice: d.counts for d in datasets}}
-        return out
+        finish = staged_problems(model, self._problems(), seed=seed, options=self.options,
+                                   device=self.context.torch_device(), probe_features=False, probe_vocab=[])
+        generator = {"pool_seed": self.pool.seed, "grammar": _grammar_record(self.pool.config),
+                     **{d.choice: d.counts for d in datasets}}
+
+        def rest() -> TaskOutput:
+            out = finish()
+            out.counts["generator"] = generator
+            return out
+
+        return rest
+
+    def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
+        return self.staged(model, seed=seed)()
 
 
 def _grammar_record(config: GrammarConfig) -> dict:
@@ -122,7 +131,8 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 def _metadata(name: str, description: str, published=()) -> TaskMetadata:
     return TaskMetadata(name=name, suite=SUITE, description=description, main_metric="accuracy",
-                        main_subset="logreg", subsets=SUBSETS, reference=REFERENCE, published=published)
+                        main_subset="logreg", subsets=SUBSETS, reference=REFERENCE, published=published,
+                        version=MLP_HEADS_VERSION)
 
 
 class _WordProbeTask(GeneratedProbeTask):

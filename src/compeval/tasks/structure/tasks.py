@@ -14,7 +14,7 @@ from ...metrics import mean_ci, percentile_interval, resample_indices
 from ...metrics.ties import at_rank_precision
 from ...results.schema import Score
 from ...results.store import as_written
-from ...training.settings import AdamSettings, Trainer
+from ...training.settings import MLP_HEADS_VERSION, AdamSettings, Trainer
 from ..base import EvalCost, Task, TaskMetadata, TaskOutput
 from ..options import TaskOptions, resamples
 from ..recompute import checked_column
@@ -270,7 +270,7 @@ class STS3kFinetune(Task):
     conformance_options = "repeats=2,components=2,test_fraction=0.5,no_pca=false"  # the smallest; still 16 MLPs
     metadata = TaskMetadata(
         name="sts3k-finetune", suite="structure", data_sources=("sts3k",), main_metric="spearman",
-        main_subset="non_to_adv:layers=3",
+        main_subset="non_to_adv:layers=3", version=MLP_HEADS_VERSION,
         description="MLP regressors (0–3 hidden layers) on PCA-8 embeddings or role similarities: random vs non→adv",
         reference=FODOR,
     )

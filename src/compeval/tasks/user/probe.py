@@ -1,7 +1,7 @@
 """``probe``: labelled sentences, scored by the probing method (``tasks.probing.evaluation``; docs/user-tasks.md)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from pydantic import Field
@@ -10,10 +10,11 @@ from ... import seeds
 from ...errors import MalformedDataError
 
 from ...results.schema import Score
+from ...training.settings import MLP_HEADS_VERSION
 from ..base import TaskMetadata, TaskOutput
 from ..probing.classifiers import LOGREG_FOLDS
 from ..probing.evaluation import CONTROL_GAUSSIAN, CONTROL_RANDOM_PROBE, ClassifierOptions, ProbeProblem, ProbeSplit
-from ..probing.evaluation import evaluate_problems, score_predictions
+from ..probing.evaluation import staged_problems, score_predictions
 from .base import SUITE, UserTask, check_duplicates, label_column, text_cell
 from .tables import Table
 from ...lazy import lazy_module
@@ -33,6 +34,7 @@ class ProbeOptions(ClassifierOptions):
 class UserProbe(UserTask):
     kind = "probe"
     metadata = TaskMetadata(name="probe", suite=SUITE, main_metric="accuracy", main_subset="logreg",
+                            version=MLP_HEADS_VERSION,
                             description="a user's labelled sentences: probing classifiers beside a control")
     Options = ProbeOptions
     options: ProbeOptions
@@ -102,11 +104,19 @@ class UserProbe(UserTask):
         """Accuracies from the predicted labels of the test sentences (the probes are not refitted)."""
         return score_predictions(self._problems(), predictions, seed=seed, options=self.options, probe_features=False)
 
+    def staged(self, model: Any, *, seed: int) -> Callable[[], TaskOutput]:
+        finish = staged_problems(model, self._problems(), seed=seed, options=self.options,
+                                 device=self.context.torch_device(), probe_features=False, probe_vocab=[])
+        extra = dict(self.source_record, labels={v: int((self.labels == v).sum()) for v in self.values},
+                     train_test="column " + self.options.partition if self.options.partition else
+                     f"stratified, test_fraction={self.options.test_fraction}, seed={self.options.split_seed}")
+
+        def rest() -> TaskOutput:
+            out = finish()
+            out.counts.update(extra)
+            return out
+
+        return rest
+
     def evaluate(self, model: Any, *, seed: int) -> TaskOutput:
-        problems = self._problems()
-        out = evaluate_problems(model, problems, seed=seed, options=self.options, device=self.context.torch_device(),
-                                probe_features=False, probe_vocab=[])
-        out.counts.update(self.source_record, labels={v: int((self.labels == v).sum()) for v in self.values},
-                          train_test="column " + self.options.partition if self.options.partition else
-                          f"stratified, test_fraction={self.options.test_fraction}, seed={self.options.split_seed}")
-        return out
+        return self.staged(model, seed=seed)()

@@ -1,0 +1,200 @@
+"""CPU threads: encoding on as many as the cores other programs leave free, and trained heads on one each, as many
+jobs at once as there are free cores (docs/architecture.md, "CPU threads").
+
+Why: torch's parallel regions wait for every sibling thread, and a sibling that another program has pushed off
+its core holds each region for a scheduler time slice. On a 2-core machine with the other core busy, MiniLM
+encoding on two threads fell to 0.19 of its quiet speed, while one thread kept all of its own. OpenMP's passive
+wait or shorter spins kept about 0.55 but cost 7–11% on a quiet machine. So:
+
+- encoding: before each batch, ``adapt()`` looks at the CPU time the machine's other processes used since its
+  last look (``/proc/stat`` less this process's own CPU time) and sets torch's intra-op threads to the cores
+  they left free, between 1 and the count the process started with;
+- trained heads: one thread each (``training/device.py``: the same bits at any load), and the runner runs the
+  heads of several jobs at once, one per free core (``workers``, ``Task.staged``); meanwhile the encoder's
+  count is the free cores divided among the jobs (``sharing``).
+
+The policy is process-wide: the runner installs the run's ``--threads`` in every process that runs jobs
+(``installed``). ``N`` fixes torch's count at N and runs one job at a time. Where ``/proc/stat`` cannot be read
+(not Linux) ``auto`` keeps the starting count. An encoder's vectors at different counts agree within
+``FLOAT_TOLERANCE`` (some float32 sums split differently). Each result records the setting and the counts used.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+from .errors import CompevalError
+
+#: Seconds between two looks at ``/proc/stat``: at 100 ticks a second per core, 0.25 s reads the other
+#: programs' load to about 0.04 of a core, and a look costs about 50 µs.
+RECHECK_SECONDS = 0.25
+#: A core counts as taken when the other programs used at least this share of one over the last look (a busy
+#: program next to two spinning threads of ours still gets about half a core).
+TAKEN_SHARE = 0.35
+
+_AUTO = "auto"
+
+
+def check_threads(value: object, flag: str = "--threads") -> str:
+    """``auto`` or a positive whole number, as text (the run setting's one-line check)."""
+    text = str(value).strip().lower()
+    if text == _AUTO:
+        return _AUTO
+    if isinstance(value, bool) or not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+        raise CompevalError(f"{flag} {value!r}: choose auto (the cores other programs leave free) or a "
+                            "positive number of threads")
+    return str(int(text))
+
+
+def _own_cpus() -> list[int] | None:
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+
+
+class ThreadPolicy:
+    """``auto``: torch's intra-op threads follow the free cores; ``N``: exactly N threads. torch is imported at
+    the first ``adapt`` (a run of static vectors never loads it)."""
+
+    def __init__(self, setting: str = _AUTO):
+        self.setting = check_threads(setting)
+        self.ceiling: int | None = None if self.setting == _AUTO else int(self.setting)
+        self.cpus = _own_cpus()
+        self.used: set[int] = set()
+        self._last: tuple[float, float, float] | None = None
+        self._free: int | None = None  # the free cores at the last look
+        self.share = 1  # jobs running at once (``sharing``)
+        self._lock = threading.Lock()
+        self._ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def _busy_seconds(self) -> float | None:
+        """CPU seconds the cores this process may use have been busy (every process), or None if unknown."""
+        if self.cpus is None:
+            return None
+        wanted = {f"cpu{c}" for c in self.cpus}
+        busy = 0
+        try:
+            with open("/proc/stat", encoding="ascii") as f:
+                for line in f:
+                    name, _, rest = line.partition(" ")
+                    if name in wanted:
+                        ticks = [int(x) for x in rest.split()]
+                        busy += sum(ticks[:8]) - ticks[3] - ticks[4]  # all but idle and iowait; guests are in user
+        except (OSError, ValueError, IndexError):
+            return None
+        return busy / self._ticks
+
+    def free_cores(self) -> int | None:
+        """Cores the other programs left free since the last look (None: not measured yet, or unknown)."""
+        with self._lock:  # the runner's job threads look too
+            busy = self._busy_seconds()
+            if busy is None:
+                return None
+            now, own = time.monotonic(), time.process_time()
+            last, self._last = self._last, (now, busy, own)
+        if last is None or now <= last[0]:
+            return None
+        others = max(0.0, (busy - last[1]) - (own - last[2])) / (now - last[0])
+        return len(self.cpus) - math.ceil(max(others - TAKEN_SHARE, 0.0))
+
+    def threads(self, current: int) -> int:
+        """The count ``adapt`` sets now in the calling thread, given its ``current`` one (``/proc/stat`` read at
+        most every ``RECHECK_SECONDS``): the free cores, shared among the jobs running at once (``sharing``)."""
+        if self.ceiling is None:
+            self.ceiling = current  # the count the process started with: OMP_NUM_THREADS, else torch's default
+        if self.setting != _AUTO:
+            return max(1, self.ceiling // self.share)
+        if self._free is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS:
+            free = self.free_cores()
+            self._free = free if free is not None else (self._free or self.ceiling)
+        return max(1, min(self.ceiling, self._free) // self.share)
+
+    def adapt(self) -> int:
+        """Set torch's thread count (of the calling thread: OpenMP keeps one per thread) from the free cores;
+        returns it."""
+        import torch
+
+        current = torch.get_num_threads()
+        want = self.threads(current)
+        if want != current:
+            torch.set_num_threads(want)
+        self.used.add(want)
+        return want
+
+    def free_now(self) -> int:
+        """The free cores now: from the last look if recent, else from two looks ``RECHECK_SECONDS`` apart."""
+        if self._last is None:
+            self.free_cores()
+            time.sleep(RECHECK_SECONDS)
+        if self._free is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS:
+            free = self.free_cores()
+            self._free = free if free is not None else self._free
+        return self._free if self._free is not None else (self.ceiling or os.cpu_count() or 1)
+
+    def record(self) -> dict[str, str]:
+        """What a result records: the setting and the counts used so far in this process."""
+        return {"threads_setting": self.setting, "threads_used": ",".join(map(str, sorted(self.used))) or "none"}
+
+
+_policy: ThreadPolicy | None = None
+
+
+def adapt() -> int | None:
+    """Before a batch or an epoch on the CPU: the installed policy's count (None: no policy installed, torch's
+    own setting stands, as in code outside a run)."""
+    return _policy.adapt() if _policy is not None else None
+
+
+def workers(jobs: int) -> int:
+    """How many of ``jobs`` staged jobs may run at once: one per free core under ``auto``; one under ``N`` (its
+    N threads serve one job at a time) or outside a run."""
+    if _policy is None or _policy.setting != _AUTO or jobs < 2:
+        return 1
+    return max(1, min(jobs, _policy.free_now()))
+
+
+@contextmanager
+def sharing(jobs: int) -> Iterator[None]:
+    """While ``jobs`` jobs run at once, each thread's count is the free cores divided among them."""
+    if _policy is None:
+        yield
+        return
+    before, _policy.share = _policy.share, max(1, jobs)
+    try:
+        yield
+    finally:
+        _policy.share = before
+
+
+def record() -> dict[str, str]:
+    return _policy.record() if _policy is not None else {}
+
+
+@contextmanager
+def installed(setting: str) -> Iterator[ThreadPolicy]:
+    """Run the enclosed jobs under ``setting``; afterwards torch's count is the one the policy found (or set
+    at the start, for ``N``) and an outer policy is back."""
+    global _policy
+    policy, outer = ThreadPolicy(setting), _policy
+    before = None
+    if policy.setting != _AUTO:
+        import torch
+
+        before = torch.get_num_threads()
+        torch.set_num_threads(policy.ceiling)
+    _policy = policy
+    try:
+        yield policy
+    finally:
+        _policy = outer
+        restore = before if before is not None else policy.ceiling
+        torch = sys.modules.get("torch")
+        if restore is not None and torch is not None and torch.get_num_threads() != restore:
+            torch.set_num_threads(restore)

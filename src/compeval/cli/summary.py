@@ -65,13 +65,16 @@ def end_of_run(summary: RunSummary, output_dir: Path, *, console: Console, out: 
     done = [o for o in summary.outcomes if o.status == "done"]
     skipped = [o for o in summary.outcomes if o.status == "skipped"]
     left_out = summary_line(not_run)
+    job_seconds = sum(o.seconds for o in done)
     console.print(
         f"[bold]summary[/]: {len(done)} job(s) done, {len(skipped)} skipped (already present), "
         f"{len(summary.failed)} failed, {sum(len(v) for v in grouped(not_run).values())} task(s) not run "
         f"in {summary.seconds:.1f}s; {summary.encoded:,} encoded, "
         f"{summary.from_cache:,} from the disk cache ({summary.unique:,} unique texts)\n"
         f"time: weights {summary.load_seconds:.1f}s, encoder {summary.encode_seconds:.1f}s, task loading "
-        f"{summary.task_load_seconds:.1f}s, evaluation {sum(o.seconds for o in done):.1f}s",
+        f"{summary.task_load_seconds:.1f}s, evaluation {summary.evaluate_seconds:.1f}s"
+        + (f" (jobs' own seconds {job_seconds:.1f}s: their heads overlapped)"
+           if job_seconds > summary.evaluate_seconds * 1.05 else ""),
         soft_wrap=True, highlight=False)
     if left_out:
         console.print(f"[yellow]{escape(left_out)}[/]", soft_wrap=True, highlight=False)

@@ -425,10 +425,16 @@ def _load_tasks(tasks: Sequence[Any], data_dir: Path | None) -> tuple[list[str],
     return list(texts), used, notes, loaded
 
 
+#: Cores of the device kind whose evaluation seconds the tasks declare: tasks that stage their heads
+#: (``Task.staged``) train them side by side, one per core (``runner/loop.py``).
+EVAL_CORES = 2
+
+
 def eval_seconds(tasks: Sequence[Any], width: int) -> float:
-    """The tasks' measured evaluation seconds on ``cpu-2core`` for a model of ``width``; a task without a
-    measured cost counts 0 (the plan names it)."""
-    return sum(t.eval_cost.seconds(width) for t in tasks if t.eval_cost is not None)
+    """The tasks' measured evaluation seconds on ``cpu-2core`` for a model of ``width``, those of staging tasks
+    shared among ``EVAL_CORES``; a task without a measured cost counts 0 (the plan names it)."""
+    costs = [(t.eval_cost.seconds(width), t.stages()) for t in tasks if t.eval_cost is not None]
+    return sum(c for c, staged in costs if not staged) + sum(c for c, staged in costs if staged) / EVAL_CORES
 
 
 def plan_costs(models: Sequence[str], tasks: Sequence[str], *, data_dir: Path | None = None,

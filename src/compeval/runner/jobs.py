@@ -47,6 +47,7 @@ class RunSummary:
     encode_seconds: float = 0.0  # in the model (encode / score_pairs), summed over workers
     load_seconds: float = 0.0  # model weights
     task_load_seconds: float = 0.0  # Task.load: data read, stimuli generated, baselines fitted
+    evaluate_seconds: float = 0.0  # the jobs' wall seconds, overlapping jobs once (Task.staged), summed over workers
     executor: str = "local"
     warnings: list[str] = field(default_factory=list)  # e.g. stored results that had to be recomputed
     report: Path | None = None  # OUTPUT/report.html when ``run(report=True)`` wrote it
@@ -80,6 +81,7 @@ class ExecutionReport:
     outcomes: list[JobOutcome] = field(default_factory=list)
     load_seconds: float = 0.0  # model weights
     task_load_seconds: float = 0.0  # task data read and stimuli generated (Task.load)
+    evaluate_seconds: float = 0.0  # the jobs' wall seconds: jobs that overlap (Task.staged) count once
     counters: dict[str, dict[str, float]] = field(default_factory=dict)  # configuration id -> CacheStats sums
     texts: dict[str, set[bytes]] = field(default_factory=dict)  # configuration id -> digests of its texts
 
@@ -95,6 +97,7 @@ class ExecutionReport:
         self.outcomes.extend(other.outcomes)
         self.load_seconds += other.load_seconds
         self.task_load_seconds += other.task_load_seconds
+        self.evaluate_seconds += other.evaluate_seconds
         for cid, numbers in other.counters.items():
             self.count(cid, numbers, other.texts.get(cid, ()))
         return self

@@ -90,10 +90,6 @@ def _done(report: ExecutionReport, reporter: Reporter, outcome: JobOutcome) -> N
     reporter.job_done(outcome)
 
 
-def _stages(task: Task) -> bool:
-    return type(task).staged is not Task.staged
-
-
 def _evaluate(session: ModelSession, ready: list[tuple[Task, DataContext]], report: ExecutionReport,
               reporter: Reporter, display: str) -> None:
     """Each job in order, its model part in this thread. The rest of a staging task (``Task.staged``: trained
@@ -101,7 +97,16 @@ def _evaluate(session: ModelSession, ready: list[tuple[Task, DataContext]], repo
     a CPU, two single-threaded jobs keep both cores busy where one job's two threads split its matrix
     products unevenly. Results are written here, as each job finishes; the scores do not depend on the
     overlap (``tests/core/test_staged_jobs.py``)."""
-    staging = sum(_stages(task) for task, _ in ready)
+    t0 = time.perf_counter()
+    try:
+        _evaluate_jobs(session, ready, report, reporter, display)
+    finally:
+        report.evaluate_seconds += time.perf_counter() - t0
+
+
+def _evaluate_jobs(session: ModelSession, ready: list[tuple[Task, DataContext]], report: ExecutionReport,
+                   reporter: Reporter, display: str) -> None:
+    staging = sum(task.stages() for task, _ in ready)
     workers = threads.workers(staging) if session.ctx.torch_device() == "cpu" else 1
     if workers < 2:
         for task, files in ready:
@@ -124,7 +129,7 @@ def _evaluate(session: ModelSession, ready: list[tuple[Task, DataContext]], repo
     with threads.sharing(workers), ThreadPoolExecutor(workers, thread_name_prefix="compeval-job") as pool:
         for task, files in ready:
             _working_on(reporter, display, [task.slug], "evaluating")
-            job = session.start(task, files, stage=_stages(task))
+            job = session.start(task, files, stage=task.stages())
             if isinstance(job, JobOutcome):
                 _done(report, reporter, job)
             elif job.pending:

@@ -270,6 +270,7 @@ def run(models: Sequence[str | Any], tasks: Sequence[str | Task], ctx: RunContex
         summary.encode_seconds = totals.encode_seconds + totals.score_seconds
         summary.load_seconds += executed.load_seconds
         summary.task_load_seconds = executed.task_load_seconds
+        summary.evaluate_seconds = executed.evaluate_seconds
     if report and any(o.path is not None for o in summary.outcomes):
         _write_report(summary, ctx.output_dir)
     summary.seconds = time.perf_counter() - started

@@ -158,6 +158,11 @@ class Task(ABC):
         default): the task runs whole, alone."""
         return None
 
+    @classmethod
+    def stages(cls) -> bool:
+        """True for a task that overrides ``staged``."""
+        return cls.staged is not Task.staged
+
     #: Why ``compeval verify`` only checks this task's scores (hashes, data, versions) and does not recompute
     #: them from its predictions file; unused by a task that implements ``score_predictions``.
     not_recomputed: ClassVar[str] = ""

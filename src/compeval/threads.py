@@ -38,6 +38,10 @@ RECHECK_SECONDS = 0.25
 #: program next to two spinning threads of ours still gets about half a core).
 TAKEN_SHARE = 0.35
 
+#: The largest ``N``: above any machine's cores (more threads than cores only wait for each other), and far
+#: below the counts that overflow torch's int or exhaust the threads a process may start.
+MAX_THREADS = 1024
+
 _AUTO = "auto"
 
 
@@ -49,6 +53,8 @@ def check_threads(value: object, flag: str = "--threads") -> str:
     if isinstance(value, bool) or not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
         raise CompevalError(f"{flag} {value!r}: choose auto (the cores other programs leave free) or a "
                             "positive number of threads")
+    if int(text) > MAX_THREADS:
+        raise CompevalError(f"{flag} {value!r}: choose auto or at most {MAX_THREADS} threads")
     return str(int(text))
 
 
@@ -104,6 +110,10 @@ class ThreadPolicy:
         others = max(0.0, (busy - last[1]) - (own - last[2])) / (now - last[0])
         return len(self.cpus) - math.ceil(max(others - TAKEN_SHARE, 0.0))
 
+    def _stale(self) -> bool:
+        """No look yet (or none possible: not Linux), or the last is RECHECK_SECONDS old."""
+        return self._last is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS
+
     def threads(self, current: int) -> int:
         """The count ``adapt`` sets now in the calling thread, given its ``current`` one (``/proc/stat`` read at
         most every ``RECHECK_SECONDS``): the free cores, shared among the jobs running at once (``sharing``)."""
@@ -111,7 +121,7 @@ class ThreadPolicy:
             self.ceiling = current  # the count the process started with: OMP_NUM_THREADS, else torch's default
         if self.setting != _AUTO:
             return max(1, self.ceiling // self.share)
-        if self._free is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS:
+        if self._free is None or self._stale():
             free = self.free_cores()
             self._free = free if free is not None else (self._free or self.ceiling)
         return max(1, min(self.ceiling, self._free) // self.share)
@@ -132,8 +142,9 @@ class ThreadPolicy:
         """The free cores now: from the last look if recent, else from two looks ``RECHECK_SECONDS`` apart."""
         if self._last is None:
             self.free_cores()
-            time.sleep(RECHECK_SECONDS)
-        if self._free is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS:
+            if self._last is not None:  # measurable: a second look to compare with
+                time.sleep(RECHECK_SECONDS)
+        if self._free is None or self._stale():
             free = self.free_cores()
             self._free = free if free is not None else self._free
         return self._free if self._free is not None else (self.ceiling or os.cpu_count() or 1)
@@ -171,6 +182,27 @@ def sharing(jobs: int) -> Iterator[None]:
         yield
     finally:
         _policy.share = before
+
+
+_rest = threading.local()  # the task whose staged rest this thread runs
+
+
+@contextmanager
+def without_model(task: str) -> Iterator[None]:
+    """A staged rest (``Task.staged``) runs beside other jobs' model parts: a model call from it would race
+    them and add to their cache counts, so ``check_model_call`` refuses it."""
+    _rest.task = task
+    try:
+        yield
+    finally:
+        _rest.task = None
+
+
+def check_model_call() -> None:
+    task = getattr(_rest, "task", None)
+    if task is not None:
+        raise CompevalError(f"task {task}: its staged() rest called the model; call the model before staged() "
+                            "returns, and leave the rest the vectors or scores")
 
 
 def record() -> dict[str, str]:

@@ -110,6 +110,14 @@ class ThreadPolicy:
         others = max(0.0, (busy - last[1]) - (own - last[2])) / (now - last[0])
         return len(self.cpus) - math.ceil(max(others - TAKEN_SHARE, 0.0))
 
+    def starting(self) -> int:
+        """The count the process started with (the ceiling): OMP_NUM_THREADS, else torch's default."""
+        if self.ceiling is None:
+            import torch
+
+            self.ceiling = torch.get_num_threads()
+        return self.ceiling
+
     def _stale(self) -> bool:
         """No look yet (or none possible: not Linux), or the last is RECHECK_SECONDS old."""
         return self._last is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS
@@ -164,11 +172,12 @@ def adapt() -> int | None:
 
 
 def workers(jobs: int) -> int:
-    """How many of ``jobs`` staged jobs may run at once: one per free core under ``auto``; one under ``N`` (its
-    N threads serve one job at a time) or outside a run."""
+    """How many of ``jobs`` staged jobs may run at once: one per free core under ``auto``, never more than the
+    count the process started with (OMP_NUM_THREADS, which Ray sets to a job's CPUs, or an API user's
+    ``torch.set_num_threads``); one under ``N`` (its N threads serve one job at a time) or outside a run."""
     if _policy is None or _policy.setting != _AUTO or jobs < 2:
         return 1
-    return max(1, min(jobs, _policy.free_now()))
+    return max(1, min(jobs, _policy.free_now(), _policy.starting()))
 
 
 @contextmanager

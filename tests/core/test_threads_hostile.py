@@ -18,6 +18,7 @@ from compeval.tasks.base import Task, TaskMetadata, TaskOutput
 
 def _free_cores(monkeypatch, n: int) -> None:
     monkeypatch.setattr(threads.ThreadPolicy, "free_now", lambda self: n)
+    monkeypatch.setattr(threads.ThreadPolicy, "starting", lambda self: n)  # a process allowed n threads
 
 
 def _output(value: float = 1.0) -> TaskOutput:
@@ -150,3 +151,24 @@ def test_ctrl_c_starts_no_queued_rest(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         run(["hashbag"], tasks, tmp_path, cache_dir=None, device="cpu", report=False)
     assert ran == []  # "slow" and "slower" held both workers; the queued rest was cancelled
+
+
+def test_auto_runs_no_more_rests_at_once_than_the_threads_the_process_was_given(tmp_path, monkeypatch):
+    """Ray gives a one-CPU job OMP_NUM_THREADS=1; an API user may call torch.set_num_threads(1) first."""
+    import torch
+
+    monkeypatch.setattr(threads.ThreadPolicy, "free_now", lambda self: 2)  # an idle machine
+    names = []
+
+    def named(model):
+        return lambda: names.append(threading.current_thread().name) or _output()
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        summary = run(["hashbag"], [_task("a", named), _task("b", named)], tmp_path, cache_dir=None, device="cpu",
+                      report=False)
+    finally:
+        torch.set_num_threads(before)
+    assert [o.status for o in summary.outcomes] == ["done", "done"]
+    assert names == ["MainThread", "MainThread"]

@@ -13,8 +13,8 @@ wait or shorter spins kept about 0.55 but cost 7–11% on a quiet machine. So:
   heads of several jobs at once, one per free core (``workers``, ``Task.staged``); meanwhile the encoder's
   count is the free cores divided among the jobs (``sharing``).
 
-The policy is process-wide: the runner installs the run's ``--threads`` in every process that runs jobs
-(``installed``). ``N`` fixes torch's count at N and runs one job at a time. Where ``/proc/stat`` cannot be read
+The runner installs the run's ``--threads`` in every process that runs jobs (``installed``), for the thread
+that runs them. ``N`` fixes torch's count at N and runs one job at a time. Where ``/proc/stat`` cannot be read
 (not Linux) ``auto`` keeps the starting count. An encoder's vectors at different counts agree within
 ``FLOAT_TOLERANCE`` (some float32 sums split differently). Each result records the setting and the counts used.
 """
@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Iterator
 
 from .errors import CompevalError
@@ -162,35 +163,40 @@ class ThreadPolicy:
         return {"threads_setting": self.setting, "threads_used": ",".join(map(str, sorted(self.used))) or "none"}
 
 
-_policy: ThreadPolicy | None = None
+#: The run's policy, per thread (a context variable): two runs in two threads of one program each record their
+#: own setting, and neither leaves its policy behind for the other.
+_installed: ContextVar[ThreadPolicy | None] = ContextVar("compeval_threads", default=None)
 
 
 def adapt() -> int | None:
     """Before a batch or an epoch on the CPU: the installed policy's count (None: no policy installed, torch's
     own setting stands, as in code outside a run)."""
-    return _policy.adapt() if _policy is not None else None
+    policy = _installed.get()
+    return policy.adapt() if policy is not None else None
 
 
 def workers(jobs: int) -> int:
     """How many of ``jobs`` staged jobs may run at once: one per free core under ``auto``, never more than the
     count the process started with (OMP_NUM_THREADS, which Ray sets to a job's CPUs, or an API user's
     ``torch.set_num_threads``); one under ``N`` (its N threads serve one job at a time) or outside a run."""
-    if _policy is None or _policy.setting != _AUTO or jobs < 2:
+    policy = _installed.get()
+    if policy is None or policy.setting != _AUTO or jobs < 2:
         return 1
-    return max(1, min(jobs, _policy.free_now(), _policy.starting()))
+    return max(1, min(jobs, policy.free_now(), policy.starting()))
 
 
 @contextmanager
 def sharing(jobs: int) -> Iterator[None]:
     """While ``jobs`` jobs run at once, each thread's count is the free cores divided among them."""
-    if _policy is None:
+    policy = _installed.get()
+    if policy is None:
         yield
         return
-    before, _policy.share = _policy.share, max(1, jobs)
+    before, policy.share = policy.share, max(1, jobs)
     try:
         yield
     finally:
-        _policy.share = before
+        policy.share = before
 
 
 _rest = threading.local()  # the task whose staged rest this thread runs
@@ -215,26 +221,26 @@ def check_model_call() -> None:
 
 
 def record() -> dict[str, str]:
-    return _policy.record() if _policy is not None else {}
+    policy = _installed.get()
+    return policy.record() if policy is not None else {}
 
 
 @contextmanager
 def installed(setting: str) -> Iterator[ThreadPolicy]:
     """Run the enclosed jobs under ``setting``; afterwards torch's count is the one the policy found (or set
     at the start, for ``N``) and an outer policy is back."""
-    global _policy
-    policy, outer = ThreadPolicy(setting), _policy
+    policy = ThreadPolicy(setting)
     before = None
     if policy.setting != _AUTO:
         import torch
 
         before = torch.get_num_threads()
         torch.set_num_threads(policy.ceiling)
-    _policy = policy
+    token = _installed.set(policy)
     try:
         yield policy
     finally:
-        _policy = outer
+        _installed.reset(token)
         restore = before if before is not None else policy.ceiling
         torch = sys.modules.get("torch")
         if restore is not None and torch is not None and torch.get_num_threads() != restore:

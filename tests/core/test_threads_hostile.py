@@ -172,3 +172,36 @@ def test_auto_runs_no_more_rests_at_once_than_the_threads_the_process_was_given(
         torch.set_num_threads(before)
     assert [o.status for o in summary.outcomes] == ["done", "done"]
     assert names == ["MainThread", "MainThread"]
+
+
+def test_two_runs_in_two_threads_each_record_their_own_setting(tmp_path):
+    import torch
+
+    before = torch.get_num_threads()
+    meet = threading.Barrier(2)
+
+    def both_inside(model):
+        meet.wait(10)  # both runs' policies installed
+
+        def rest():
+            meet.wait(10)  # neither has written yet
+            return _output()
+        return rest
+
+    settings: dict[str, str] = {}
+
+    def one_run(setting: str) -> None:
+        summary = run(["hashbag"], [_task("meet", both_inside)], tmp_path / setting, cache_dir=None, device="cpu",
+                      report=False, threads=setting)
+        settings[setting] = json.loads(summary.outcomes[0].path.read_text())["environment"]["threads_setting"]
+
+    runs = [threading.Thread(target=one_run, args=(s,)) for s in ("1", "auto")]
+    try:
+        for t in runs:
+            t.start()
+        for t in runs:
+            t.join(20)
+    finally:
+        torch.set_num_threads(before)
+    assert settings == {"1": "1", "auto": "auto"}
+    assert threads.record() == {}  # no policy left behind

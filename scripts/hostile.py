@@ -1843,11 +1843,74 @@ def round5_h49() -> list[Scenario]:
     ])]
 
 
+def round6_h50() -> list[Scenario]:
+    """Issue 50's new surfaces, attacked: ``--threads`` out of range on every route (CLI, ``run()``, a RunContext,
+    with ``--isolate`` and ``--executor ray``), a garbage OMP_NUM_THREADS, and a user task whose ``staged``
+    returns no call, a rest that returns no TaskOutput or calls the model, and two runs in two threads."""
+    api = "from compeval.context import RunContext\nfrom compeval.runner import run\n"
+    base = ["-m", "hashbag", "-t", T_GS, "--no-cache"]
+    staging = api + (
+        "import json, threading\nfrom compeval.results.schema import Score\n"
+        "from compeval.tasks.base import Task, TaskMetadata, TaskOutput\n"
+        "def out():\n    return TaskOutput(scores=[Score(subset='all', metric='x', value=1.0, n=2)], n_items=2)\n"
+        "def task(name, staged):\n"
+        "    class T(Task):\n"
+        "        metadata = TaskMetadata(name=name, suite='test', description='hostile', main_metric='x')\n"
+        "        def texts(self):\n            return ['a dog runs', 'a cat sleeps']\n"
+        "        def evaluate(self, model, *, seed):\n            return self.staged(model, seed=seed)()\n"
+        "    T.staged = lambda self, model, *, seed: staged(model)\n    return T()\n"
+        "def fine(model):\n    model.encode(['a dog runs'])\n    return out\n")
+
+    def one_job_fails(label: str, staged: str, error: str) -> Step:
+        return Step(label, py=staging + (
+            f"s = run(['hashbag'], [task('bad', {staged}), task('fine', fine)], here / {label!r}, cache_dir=None)\n"
+            "by = {o.task: o for o in s.outcomes}\nprint(by['bad'].error)\n"
+            f"rc = 0 if by['fine'].status == 'done' and (by['bad'].error or '').startswith({error!r}) else 3\n"))
+
+    def kw(setting: str) -> Step:
+        return Step(f"API run() {setting}", expect="fail", py=api + (
+            f"run(['hashbag'], [{T_GS!r}], here / 'a', data_dir=fx['data'], cache_dir=None, {setting})\nrc = 0\n"))
+
+    two_runs = staging + (
+        "meet = threading.Barrier(2)\n"
+        "def both(model):\n    meet.wait(10)\n    return lambda: meet.wait(10) and out() or out()\n"
+        "got = {}\n"
+        "def one(setting):\n"
+        "    s = run(['hashbag'], [task('meet', both)], here / setting, cache_dir=None, threads=setting)\n"
+        "    got[setting] = json.loads(s.outcomes[0].path.read_text())['environment']['threads_setting']\n"
+        "ts = [threading.Thread(target=one, args=(x,)) for x in ('1', 'auto')]\n"
+        "[t.start() for t in ts]\n[t.join(20) for t in ts]\nprint(got)\n"
+        "rc = 0 if got == {'1': '1', 'auto': 'auto'} else 3\n")
+    return [Scenario("round6-h50-threads", [
+        *[Step(f"--threads {v!r}", expect="fail", cli=RUN + base + ["-o", "{here}/a", "--threads", v])
+          for v in ("0", "-1", "abc", "1.5", "", "1025", "99999999999999999999")],
+        Step("--threads 0 --isolate", expect="fail",
+             cli=RUN + base + ["-o", "{here}/a", "--threads", "0", "--isolate"]),
+        Step("--threads x --executor ray", expect="fail",
+             cli=RUN + base + ["-o", "{here}/a", "--threads", "x", "--executor", "ray"]),
+        Step("--threads 1 --isolate", cli=RUN + base + ["-o", "{here}/i", "--threads", "1", "--isolate"],
+             compare="{here}/i"),
+        Step("OMP_NUM_THREADS=garbage", sub=RUN + base + ["-o", "{here}/g"], env={"OMP_NUM_THREADS": "garbage"},
+             compare="{here}/g"),
+        kw("threads=0"), kw("threads=True"), kw("threads=2.5"), kw("threads=10 ** 30"), kw("threads=None"),
+        Step("API RunContext(threads='nope') given whole", expect="fail", py=api + (
+            f"run(['hashbag'], [{T_GS!r}], RunContext(output_dir=here / 'r', data_dir=fx['data'], threads='nope'))\n"
+            "rc = 0\n")),
+    ]), Scenario("round6-h50-staged", [
+        one_job_fails("staged() returns no call", "lambda model: 5", "task bad: staged() returned a int"),
+        one_job_fails("a rest returns no TaskOutput", "lambda model: (lambda: {'scores': []})",
+                      "task bad: its evaluation returned a dict, not a TaskOutput"),
+        one_job_fails("a rest calls the model", "lambda model: (lambda: (model.encode(['a zebra']), out())[1])",
+                      "task bad: its staged() rest called the model"),
+        Step("two runs in two threads record their own --threads", py=two_runs),
+    ])]
+
+
 def all_scenarios() -> list[Scenario]:
     return (malformed() + edited_results() + damaged_data() + damaged_vectors() + model_folder() + outputs()
             + secrets() + kill_and_resume() + relative_paths() + python_objects() + clean_repeats()
             + round4_numerics() + round4_verify() + round4_names() + round4_hostile_pass() + round4_first_hour()
-            + round4_settings() + round5_h49())
+            + round4_settings() + round5_h49() + round6_h50())
 
 
 # --- driver -----------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ wait or shorter spins kept about 0.55 but cost 7–11% on a quiet machine. So:
   heads of several jobs at once, one per free core (``workers``, ``Task.staged``); meanwhile the encoder's
   count is the free cores divided among the jobs (``sharing``).
 
-The policy is process-wide: the runner installs the run's ``--threads`` in every process that runs jobs
-(``installed``). ``N`` fixes torch's count at N and runs one job at a time. Where ``/proc/stat`` cannot be read
+The runner installs the run's ``--threads`` in every process that runs jobs (``installed``), for the thread
+that runs them. ``N`` fixes torch's count at N and runs one job at a time. Where ``/proc/stat`` cannot be read
 (not Linux) ``auto`` keeps the starting count. An encoder's vectors at different counts agree within
 ``FLOAT_TOLERANCE`` (some float32 sums split differently). Each result records the setting and the counts used.
 """
@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Iterator
 
 from .errors import CompevalError
@@ -37,6 +38,10 @@ RECHECK_SECONDS = 0.25
 #: A core counts as taken when the other programs used at least this share of one over the last look (a busy
 #: program next to two spinning threads of ours still gets about half a core).
 TAKEN_SHARE = 0.35
+
+#: The largest ``N``: above any machine's cores (more threads than cores only wait for each other), and far
+#: below the counts that overflow torch's int or exhaust the threads a process may start.
+MAX_THREADS = 1024
 
 _AUTO = "auto"
 
@@ -49,6 +54,8 @@ def check_threads(value: object, flag: str = "--threads") -> str:
     if isinstance(value, bool) or not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
         raise CompevalError(f"{flag} {value!r}: choose auto (the cores other programs leave free) or a "
                             "positive number of threads")
+    if int(text) > MAX_THREADS:
+        raise CompevalError(f"{flag} {value!r}: choose auto or at most {MAX_THREADS} threads")
     return str(int(text))
 
 
@@ -104,6 +111,18 @@ class ThreadPolicy:
         others = max(0.0, (busy - last[1]) - (own - last[2])) / (now - last[0])
         return len(self.cpus) - math.ceil(max(others - TAKEN_SHARE, 0.0))
 
+    def starting(self) -> int:
+        """The count the process started with (the ceiling): OMP_NUM_THREADS, else torch's default."""
+        if self.ceiling is None:
+            import torch
+
+            self.ceiling = torch.get_num_threads()
+        return self.ceiling
+
+    def _stale(self) -> bool:
+        """No look yet (or none possible: not Linux), or the last is RECHECK_SECONDS old."""
+        return self._last is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS
+
     def threads(self, current: int) -> int:
         """The count ``adapt`` sets now in the calling thread, given its ``current`` one (``/proc/stat`` read at
         most every ``RECHECK_SECONDS``): the free cores, shared among the jobs running at once (``sharing``)."""
@@ -111,7 +130,7 @@ class ThreadPolicy:
             self.ceiling = current  # the count the process started with: OMP_NUM_THREADS, else torch's default
         if self.setting != _AUTO:
             return max(1, self.ceiling // self.share)
-        if self._free is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS:
+        if self._free is None or self._stale():
             free = self.free_cores()
             self._free = free if free is not None else (self._free or self.ceiling)
         return max(1, min(self.ceiling, self._free) // self.share)
@@ -132,8 +151,9 @@ class ThreadPolicy:
         """The free cores now: from the last look if recent, else from two looks ``RECHECK_SECONDS`` apart."""
         if self._last is None:
             self.free_cores()
-            time.sleep(RECHECK_SECONDS)
-        if self._free is None or time.monotonic() - self._last[0] >= RECHECK_SECONDS:
+            if self._last is not None:  # measurable: a second look to compare with
+                time.sleep(RECHECK_SECONDS)
+        if self._free is None or self._stale():
             free = self.free_cores()
             self._free = free if free is not None else self._free
         return self._free if self._free is not None else (self.ceiling or os.cpu_count() or 1)
@@ -143,57 +163,84 @@ class ThreadPolicy:
         return {"threads_setting": self.setting, "threads_used": ",".join(map(str, sorted(self.used))) or "none"}
 
 
-_policy: ThreadPolicy | None = None
+#: The run's policy, per thread (a context variable): two runs in two threads of one program each record their
+#: own setting, and neither leaves its policy behind for the other.
+_installed: ContextVar[ThreadPolicy | None] = ContextVar("compeval_threads", default=None)
 
 
 def adapt() -> int | None:
     """Before a batch or an epoch on the CPU: the installed policy's count (None: no policy installed, torch's
     own setting stands, as in code outside a run)."""
-    return _policy.adapt() if _policy is not None else None
+    policy = _installed.get()
+    return policy.adapt() if policy is not None else None
 
 
 def workers(jobs: int) -> int:
-    """How many of ``jobs`` staged jobs may run at once: one per free core under ``auto``; one under ``N`` (its
-    N threads serve one job at a time) or outside a run."""
-    if _policy is None or _policy.setting != _AUTO or jobs < 2:
+    """How many of ``jobs`` staged jobs may run at once: one per free core under ``auto``, never more than the
+    count the process started with (OMP_NUM_THREADS, which Ray sets to a job's CPUs, or an API user's
+    ``torch.set_num_threads``); one under ``N`` (its N threads serve one job at a time) or outside a run."""
+    policy = _installed.get()
+    if policy is None or policy.setting != _AUTO or jobs < 2:
         return 1
-    return max(1, min(jobs, _policy.free_now()))
+    return max(1, min(jobs, policy.free_now(), policy.starting()))
 
 
 @contextmanager
 def sharing(jobs: int) -> Iterator[None]:
     """While ``jobs`` jobs run at once, each thread's count is the free cores divided among them."""
-    if _policy is None:
+    policy = _installed.get()
+    if policy is None:
         yield
         return
-    before, _policy.share = _policy.share, max(1, jobs)
+    before, policy.share = policy.share, max(1, jobs)
     try:
         yield
     finally:
-        _policy.share = before
+        policy.share = before
+
+
+_rest = threading.local()  # the task whose staged rest this thread runs
+
+
+@contextmanager
+def without_model(task: str) -> Iterator[None]:
+    """A staged rest (``Task.staged``) runs beside other jobs' model parts: a model call from it would race
+    them and add to their cache counts, so ``check_model_call`` refuses it."""
+    _rest.task = task
+    try:
+        yield
+    finally:
+        _rest.task = None
+
+
+def check_model_call() -> None:
+    task = getattr(_rest, "task", None)
+    if task is not None:
+        raise CompevalError(f"task {task}: its staged() rest called the model; call the model before staged() "
+                            "returns, and leave the rest the vectors or scores")
 
 
 def record() -> dict[str, str]:
-    return _policy.record() if _policy is not None else {}
+    policy = _installed.get()
+    return policy.record() if policy is not None else {}
 
 
 @contextmanager
 def installed(setting: str) -> Iterator[ThreadPolicy]:
     """Run the enclosed jobs under ``setting``; afterwards torch's count is the one the policy found (or set
     at the start, for ``N``) and an outer policy is back."""
-    global _policy
-    policy, outer = ThreadPolicy(setting), _policy
+    policy = ThreadPolicy(setting)
     before = None
     if policy.setting != _AUTO:
         import torch
 
         before = torch.get_num_threads()
         torch.set_num_threads(policy.ceiling)
-    _policy = policy
+    token = _installed.set(policy)
     try:
         yield policy
     finally:
-        _policy = outer
+        _installed.reset(token)
         restore = before if before is not None else policy.ceiling
         torch = sys.modules.get("torch")
         if restore is not None and torch is not None and torch.get_num_threads() != restore:

@@ -18,6 +18,7 @@ TASKS = [f"probe-has-x,words=school,{CHEAP}", f"probe-agent-of-verb,pairs=profes
 
 def _free_cores(monkeypatch, n: int) -> None:
     monkeypatch.setattr(threads.ThreadPolicy, "free_now", lambda self: n)
+    monkeypatch.setattr(threads.ThreadPolicy, "starting", lambda self: max(n, 1))  # a process allowed n threads
 
 
 def _heads_trained_on(monkeypatch) -> list[str]:

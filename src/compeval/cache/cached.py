@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import threads
 from ..errors import InputTextError, ModelOutputError
 from ..models.protocol import Closeable, Loadable, ModelConfig, WrapsModel, can_encode, can_score_pairs
 from .store import EmbeddingStore, default_cache_dir
@@ -160,6 +161,7 @@ class CachedModel(WrapsModel):
         return getattr(self.model, name)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
+        threads.check_model_call()
         if not can_encode(self.model):
             raise TypeError(f"model {self.config.display} scores pairs only; it has no encode()")
         texts = list(texts)
@@ -223,6 +225,7 @@ class CachedModel(WrapsModel):
             self._memory.update(zip(texts, vectors))
 
     def score_pairs(self, texts_a: Sequence[str], texts_b: Sequence[str]) -> np.ndarray:
+        threads.check_model_call()
         if not can_score_pairs(self.model):
             raise TypeError(f"model {self.config.display} has no score_pairs()")
         a, b = list(texts_a), list(texts_b)

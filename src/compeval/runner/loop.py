@@ -116,28 +116,31 @@ def _evaluate_jobs(session: ModelSession, ready: list[tuple[Task, DataContext]],
     running: list[tuple[Any, Future]] = []
 
     def write_finished(wait: bool) -> None:
-        nonlocal running
-        keep = []
-        for job, future in running:
+        for item in list(running):
+            job, future = item
             if wait or future.done():
                 future.result()  # compute() keeps a job's failure; anything else is the runner's own
+                running.remove(item)
                 _done(report, reporter, job.write(session.store))
-            else:
-                keep.append((job, future))
-        running = keep
 
     with threads.sharing(workers), ThreadPoolExecutor(workers, thread_name_prefix="compeval-job") as pool:
-        for task, files in ready:
-            _working_on(reporter, display, [task.slug], "evaluating")
-            job = session.start(task, files, stage=task.stages())
-            if isinstance(job, JobOutcome):
-                _done(report, reporter, job)
-            elif job.pending:
-                running.append((job, pool.submit(job.compute)))
-            else:
-                _done(report, reporter, job.write(session.store))
-            write_finished(wait=False)
-        write_finished(wait=True)
+        try:
+            for task, files in ready:
+                _working_on(reporter, display, [task.slug], "evaluating")
+                job = session.start(task, files, stage=task.stages())
+                if isinstance(job, JobOutcome):
+                    _done(report, reporter, job)
+                elif job.pending:
+                    running.append((job, pool.submit(job.compute)))
+                else:
+                    _done(report, reporter, job.write(session.store))
+                write_finished(wait=False)
+            write_finished(wait=True)
+        except BaseException:  # Ctrl-C or the runner's own error: queued rests never start, finished ones are kept
+            for job, future in running:
+                if not future.cancel() and future.done() and future.exception() is None:
+                    _done(report, reporter, job.write(session.store))
+            raise
 
 
 def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store: ResultStore, reporter: Reporter,

@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import threads
 from ..context import RunContext
 from ..data.registry import DataContext
 from ..errors import CompevalError
@@ -20,6 +21,7 @@ from ..redact import redact
 from ..results.schema import TaskResult
 from ..results.store import ResultStore, model_folder
 from ..seeds import SEED_RULE
+from ..tasks.base import TaskOutput
 from .environment import result_environment
 from .jobs import JobOutcome, Reporter, model_record
 
@@ -93,6 +95,9 @@ class StartedJob:
         t0 = time.perf_counter()
         try:
             self.rest = task.staged(model, seed=ctx.seed) if stage else None
+            if self.rest is not None and not callable(self.rest):
+                raise CompevalError(f"task {task.slug}: staged() returned a {type(self.rest).__name__}; return the "
+                                    "call that finishes the evaluation, or None")
             if self.rest is None:
                 self.output = task.evaluate(model, seed=ctx.seed)
         except reraise:
@@ -113,7 +118,8 @@ class StartedJob:
         t0 = time.perf_counter()
         try:
             if self.pending:
-                self.output = self.rest()
+                with threads.without_model(self.task.slug):
+                    self.output = self.rest()
         except Exception as exc:
             self.failure = exc
         finally:
@@ -127,6 +133,9 @@ class StartedJob:
             if self.failure is not None:
                 raise self.failure
             output, meta = self.output, self.task.metadata
+            if not isinstance(output, TaskOutput):
+                raise CompevalError(f"task {self.task.slug}: its evaluation returned a {type(output).__name__}, "
+                                    "not a TaskOutput")
             main = next((s.value for s in output.scores
                          if s.metric == meta.main_metric and s.subset == meta.main_subset), None)
             result = TaskResult(
@@ -156,7 +165,7 @@ class StartedJob:
 def evaluate_job(model: Any, task: Any, data: DataContext, store: ResultStore, ctx: RunContext,
                  reraise: Reraise = ()) -> JobOutcome:
     """Evaluate one loaded task on one model, whole and here, and write its result atomically."""
-    job = StartedJob(model, task, data, ctx, reraise)
+    job = StartedJob(model, task, data, ctx, reraise, stage=True)  # staged as on the pool: the same checks at any load
     job.compute()
     return job.write(store)
 
@@ -225,7 +234,7 @@ class ModelSession:
 
     def evaluate(self, task: Any, data: DataContext) -> JobOutcome:
         """One job: evaluate and write (``evaluate_job``), unless the weights failed to load."""
-        job = self.start(task, data, stage=False)
+        job = self.start(task, data, stage=True)  # staged as on the pool: the same checks at any load
         if isinstance(job, JobOutcome):
             return job
         job.compute()

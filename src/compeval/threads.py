@@ -10,8 +10,8 @@ wait or shorter spins kept about 0.55 but cost 7–11% on a quiet machine. So:
   last look (``/proc/stat`` less this process's own CPU time) and sets torch's intra-op threads to the cores
   they left free, between 1 and the count the process started with;
 - trained heads: one thread each (``training/device.py``: the same bits at any load), and the runner runs the
-  heads of several jobs at once, one per free core (``workers``, ``Task.staged``); meanwhile the encoder's
-  count is the free cores divided among the jobs (``sharing``).
+  heads of several jobs at once, one per free core (``workers``, ``Task.staged``); meanwhile every thread of
+  the process computes on one (``sharing``: torch's BLAS count is process-wide).
 
 The runner installs the run's ``--threads`` in every process that runs jobs (``installed``), for the thread
 that runs them. ``N`` fixes torch's count at N and runs one job at a time. Where ``/proc/stat`` cannot be read
@@ -125,11 +125,13 @@ class ThreadPolicy:
 
     def threads(self, current: int) -> int:
         """The count ``adapt`` sets now in the calling thread, given its ``current`` one (``/proc/stat`` read at
-        most every ``RECHECK_SECONDS``): the free cores, shared among the jobs running at once (``sharing``)."""
+        most every ``RECHECK_SECONDS``): the free cores; one while jobs overlap (``sharing``)."""
         if self.ceiling is None:
             self.ceiling = current  # the count the process started with: OMP_NUM_THREADS, else torch's default
+        if self.share > 1:
+            return 1  # jobs overlap: see ``sharing``
         if self.setting != _AUTO:
-            return max(1, self.ceiling // self.share)
+            return self.ceiling
         if self._free is None or self._stale():
             free = self.free_cores()
             self._free = free if free is not None else (self._free or self.ceiling)
@@ -187,16 +189,31 @@ def workers(jobs: int) -> int:
 
 @contextmanager
 def sharing(jobs: int) -> Iterator[None]:
-    """While ``jobs`` jobs run at once, each thread's count is the free cores divided among them."""
+    """While ``jobs`` jobs run at once, every thread of the process computes on one thread (this one, the pool's
+    through ``one_thread``, and ``adapt``'s count): torch's BLAS thread count is process-wide, so a count one job
+    set would split another job's matrix products differently, and a lone head's bits with them (measured:
+    two Ettinger jobs, one restoring two threads as it finished, moved the other's accuracy by 0.014)."""
+    import torch
+
     policy = _installed.get()
-    if policy is None:
-        yield
-        return
-    before, policy.share = policy.share, max(1, jobs)
+    before_share = policy.share if policy is not None else 1
+    before = torch.get_num_threads()
+    if policy is not None:
+        policy.share = max(1, jobs)
+    torch.set_num_threads(1)
     try:
         yield
     finally:
-        policy.share = before
+        if policy is not None:
+            policy.share = before_share
+        torch.set_num_threads(before)
+
+
+def one_thread() -> None:
+    """A job pool's thread initializer: compute on one thread (``sharing``)."""
+    import torch
+
+    torch.set_num_threads(1)
 
 
 _rest = threading.local()  # the task whose staged rest this thread runs

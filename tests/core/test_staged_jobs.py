@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+
+import torch
 
 from compeval import threads
 from compeval.results.compare import differences
@@ -98,3 +101,37 @@ def test_a_failure_in_a_staged_part_fails_only_its_job(tmp_path, monkeypatch):
     assert failed.status == "failed" and "\n" not in failed.error and "the heads diverged" in failed.error
     logs = list((tmp_path / "logs").glob("*staged-fails.log"))
     assert len(logs) == 1 and "ValueError: the heads diverged" in logs[0].read_text()
+
+
+class _SeesThreads(_Staged):
+    """Records torch's thread count inside its rest, before and after the other job's rest may have ended."""
+
+    metadata = TaskMetadata(name="sees-threads-a", suite="test", description="records threads", main_metric="x")
+    seen: list[int] = []
+
+    def staged(self, model, *, seed):
+        rest = super().staged(model, seed=seed)
+
+        def counted() -> TaskOutput:
+            _SeesThreads.seen.append(torch.get_num_threads())
+            time.sleep(0.3)  # the other job's rest runs and ends meanwhile
+            _SeesThreads.seen.append(torch.get_num_threads())
+            return rest()
+
+        return counted
+
+
+class _SeesThreadsB(_SeesThreads):
+    metadata = TaskMetadata(name="sees-threads-b", suite="test", description="records threads", main_metric="x")
+
+
+def test_overlapping_rests_compute_on_one_thread_each(tmp_path, monkeypatch):
+    """torch's BLAS thread count is process-wide: a second thread in one job would split the other job's
+    products (a lone head's bits) differently, so every thread computes on one while jobs overlap."""
+    _free_cores(monkeypatch, 2)
+    _SeesThreads.seen = []
+    before = torch.get_num_threads()
+    summary = run(["hashbag"], [_SeesThreads(), _SeesThreadsB()], tmp_path, cache_dir=None, device="cpu")
+    assert [o.status for o in summary.outcomes] == ["done", "done"]
+    assert _SeesThreads.seen == [1, 1, 1, 1]
+    assert torch.get_num_threads() == before  # restored once the jobs are done

@@ -123,7 +123,8 @@ def _evaluate_jobs(session: ModelSession, ready: list[tuple[Task, DataContext]],
                 running.remove(item)
                 _done(report, reporter, job.write(session.store))
 
-    with threads.sharing(workers), ThreadPoolExecutor(workers, thread_name_prefix="compeval-job") as pool:
+    with threads.sharing(workers), ThreadPoolExecutor(workers, thread_name_prefix="compeval-job",
+                                                             initializer=threads.one_thread) as pool:
         try:
             for task, files in ready:
                 _working_on(reporter, display, [task.slug], "evaluating")

@@ -137,14 +137,15 @@ def _define(directory: str, n_probes: int, description: str, eval_cost: EvalCost
     return register_task(cls)
 
 
-# eval_cost: process CPU s at the default 700 epochs, benchmarks/eval_vs_encode.py --costs
+# eval_cost: seconds of each job at the default 700 epochs in the default run (one thread each, jobs side by side:
+# glove-6b-50d's and all-MiniLM-L6-v2's; docs/architecture.md, "CPU threads")
 Ettinger2018Sr = _define("sr", 2, "2018 semantic role: is the probe noun the agent of the probe verb",
-                         EvalCost(at_50=6.09, at_384=47.3))
+                         EvalCost(at_50=10.2, at_384=39.1))
 Ettinger2018Neg = _define("neg", 1, "2018 negation: TRUE when the probe verb is NOT negated (the other verb is)",
-                          EvalCost(at_50=7.19, at_384=53))
+                          EvalCost(at_50=16.7, at_384=46.4))
 Ettinger2018Cont1 = _define("cont1", 1, "2018 content: does the sentence contain the probe verb",
-                            EvalCost(at_50=5.23, at_384=34.1))
+                            EvalCost(at_50=25.8, at_384=77))
 Ettinger2018Cont2 = _define("cont2", 2, "2018 content: does it contain both the probe noun and the probe verb",
-                            EvalCost(at_50=10.6, at_384=45))
+                            EvalCost(at_50=37.3, at_384=49.5))
 Ettinger2018Order = _define("order", 2, "2018 order: does the noun's first mention precede the verb's",
-                            EvalCost(at_50=10.7, at_384=49.7))
+                            EvalCost(at_50=26.5, at_384=41.3))

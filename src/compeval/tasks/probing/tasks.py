@@ -162,7 +162,7 @@ class _WordProbeTask(GeneratedProbeTask):
 class ProbeHasX(_WordProbeTask):
     conformance_options = f"words=school,{_CHEAP}"
     metadata = _metadata("probe-has-x", "lexical sanity probe: does the sentence contain noun X", HAS_X_PUBLISHED)
-    eval_cost = EvalCost(at_50=2.18, at_384=6.85)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=5.6, at_384=7.1)  # s per job in the default run (ettinger2018.py)
     build = staticmethod(builders.has_x)
 
 
@@ -171,7 +171,7 @@ class ProbeHasHuman(GeneratedProbeTask):
     conformance_options = f"n_heldout=2,{_CHEAP}"
     metadata = _metadata("probe-has-human", "category probe: does the sentence contain a noun of a category "
                          "(human by default), with the test set's category nouns unseen in training", HAS_HUMAN_PUBLISHED)
-    eval_cost = EvalCost(at_50=1.52, at_384=2.73)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=3.8, at_384=2.9)  # s per job in the default run (ettinger2018.py)
 
     class Options(GeneratedProbeOptions):
         # the category whose nouns make a sentence positive
@@ -202,7 +202,7 @@ class ProbeXAsAgent(_WordProbeTask):
     conformance_options = f"words=dog,{_CHEAP}"
     metadata = _metadata("probe-x-as-agent", "semantic-role probe: is X the agent of some event (negatives: X "
                          "only a patient, same words)", X_AS_AGENT_PUBLISHED)
-    eval_cost = EvalCost(at_50=0.219, at_384=21.7)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.6, at_384=21.3)  # s per job in the default run (ettinger2018.py)
     build = staticmethod(builders.x_as_agent)
     quick = "n_train=200,n_test=100"  # the suite's quick task: 900 texts, heads on 200 items per noun
 
@@ -248,7 +248,7 @@ class ProbeAgentOfVerb(GeneratedProbeTask):
     conformance_options = f"pairs=professor:recommend,{_CHEAP}"
     metadata = _metadata("probe-agent-of-verb", "semantic-role probe: is noun N the agent of verb V (negatives "
                          "hold N and V in other relations, same words)")
-    eval_cost = EvalCost(at_50=0.217, at_384=17.9)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.5, at_384=27)  # s per job in the default run (ettinger2018.py)
 
     Options = PairOptions
 
@@ -265,7 +265,7 @@ class ProbeNegationScope(GeneratedProbeTask):
     conformance_options = f"pairs=professor:recommend,role_negatives=0.5,{_CHEAP}"
     metadata = _metadata("probe-negation-scope", "negation-scope probe: does N perform V (agent of V, V not "
                          "negated); every sentence has N as V's agent and one negation, placed on V or elsewhere")
-    eval_cost = EvalCost(at_50=0.219, at_384=15.4)  # CPU s, benchmarks/eval_vs_encode.py --costs
+    eval_cost = EvalCost(at_50=0.4, at_384=15.2)  # s per job in the default run (ettinger2018.py)
 
     class Options(PairOptions):
         role_negatives: float = Field(0.0, ge=0, le=1)  # share of negatives that keep the negation but break the role

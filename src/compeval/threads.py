@@ -16,7 +16,10 @@ wait or shorter spins kept about 0.55 but cost 7–11% on a quiet machine. So:
 The runner installs the run's ``--threads`` in every process that runs jobs (``installed``), for the thread
 that runs them. ``N`` fixes torch's count at N and runs one job at a time. Where ``/proc/stat`` cannot be read
 (not Linux) ``auto`` keeps the starting count. An encoder's vectors at different counts agree within
-``FLOAT_TOLERANCE`` (some float32 sums split differently). Each result records the setting and the counts used.
+``FLOAT_TOLERANCE`` (some float32 sums split differently), so under ``auto`` a fresh-cache run on a busy machine
+may round some vectors otherwise than on a quiet one, and a probe's stopping rule can turn that into another
+accuracy (docs/architecture.md, "Reproducibility"); ``N`` gives the same bits at any load. Each result records
+the setting and the counts used.
 """
 from __future__ import annotations
 

@@ -34,9 +34,10 @@ from ..redact import redact
 #: float32 on CPUs): about 35-40% of the datasheet's dense tensor peak, what batched encoder inference
 #: with short texts reaches. H100 SXM: 989 TFLOP/s bf16 dense peak; A100: 312; L4: 121; T4: 65 (fp16).
 #: ``cpu-2core``: two cores in float32, fitted on the project's 2-core machine: the default run's
-#: all-MiniLM-L6-v2 encoding, 27.0 TFLOP (embedding tables left out) in 230 s of encoder time on a quiet
-#: machine (load 2), 1,104 batches at 10 ms, so 27.0e12 / (230 − 11) s = 123 GFLOP/s, taken as 120; compare
-#: with measured encoder time on your machine with benchmarks/plan_vs_measured.py (it prints the ratio).
+#: all-MiniLM-L6-v2 encoding is 27.0 TFLOP (embedding tables left out) in about 2,200 batches (22 s at 10 ms);
+#: two quiet fresh-clone runs took 163 s and 230 s of encoder time, 191 and 130 GFLOP/s, so 150 (the plan
+#: within 0.8-1.2x of either); compare with measured encoder time on your machine with
+#: benchmarks/plan_vs_measured.py (it prints the ratio).
 #: ``h100`` is measured (benchmarks/gpu_check.py on an H100 80GB HBM3, docs/gpu-check.md): a 7B decoder with
 #: the token budget sustained 170 TFLOP/s on STS3k's sentences and 260 on the modifier phrases, so 210 T
 #: (their geometric mean); ``h200`` is that rate scaled by the two cards' memory bandwidth advantage (not
@@ -47,7 +48,7 @@ DEVICE_FLOPS: dict[str, float] = {
     "a100": 120e12,
     "l4": 45e12,
     "t4": 25e12,
-    "cpu-2core": 120e9,
+    "cpu-2core": 150e9,
 }
 
 #: Seconds per batch beyond the arithmetic, per device kind (the batches counted as the family's default

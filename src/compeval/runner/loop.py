@@ -123,8 +123,8 @@ def _evaluate_jobs(session: ModelSession, ready: list[tuple[Task, DataContext]],
                 running.remove(item)
                 _done(report, reporter, job.write(session.store))
 
-    with threads.sharing(workers), ThreadPoolExecutor(workers, thread_name_prefix="compeval-job",
-                                                             initializer=threads.one_thread) as pool:
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="compeval-job", initializer=threads.one_thread)
+    with threads.sharing(workers), pool:
         try:
             for task, files in ready:
                 _working_on(reporter, display, [task.slug], "evaluating")
@@ -148,7 +148,8 @@ def run_model_jobs(model: Any, tasks: Sequence[Task], context: RunContext, store
                    *, loader: TaskLoader | None = None, shared: dict[str, Any] | None = None,
                    encode_one: bool = True, reraise: Reraise = ()) -> ExecutionReport:
     """Run ``model`` on each of ``tasks`` here and write each result, encoding the union of their texts once
-    (``shared``: vectors another process encoded). ``encode_one=False`` leaves a single task to encode its own."""
+    (``shared``: vectors another process encoded), under the run's ``--threads`` (``compeval/threads.py``).
+    ``encode_one=False`` leaves a single task to encode its own."""
     with threads.installed(context.threads):
         return _run_model_jobs(model, tasks, context, store, reporter, loader, shared, encode_one, reraise)
 

@@ -198,7 +198,7 @@ def _fit_group(jobs: list[MLPJob], hidden: tuple[int, ...], classify: bool, s: A
     n_iter = [0] * m_all
     xa, ya = X, Y
     xe: torch.Tensor | None = None
-    ye = Y
+    ye: torch.Tensor | None = None
     grads: list[torch.Tensor] | None = None
     steps = [torch.zeros((), dtype=torch.float32, device=dev) for _ in params]
     t = 0
